@@ -1,0 +1,75 @@
+# vramtrace - top-level build. `make` builds the library and CLI (no CUDA toolkit needed);
+# with nvcc present, `make examples` / `make test` also build the simulated device and the CUDA
+# test programs. Module fragments live in mk/*.mk.
+#
+#   make                 build/libvramtrace.so, build/vramtrace
+#   make demo            examples under the tracer (simulated device, or the real GPU if present)
+#   make test            full test suite (prints 'N passed, N failed')
+#   make SAN=1 test      the same under ASan+UBSan (build dir build-san)
+#   make bench, make fuzz, make lint, make clean
+
+CC       ?= cc
+SAN      ?=
+ifeq ($(SAN),)
+BUILD    ?= build
+else
+BUILD    ?= build-san
+endif
+CUDA_HOME ?= $(shell d=$$(dirname $$(dirname $$(command -v nvcc 2>/dev/null || echo /usr/local/cuda/bin/nvcc))); echo $$d)
+NVCC     ?= $(shell command -v nvcc 2>/dev/null || { [ -x $(CUDA_HOME)/bin/nvcc ] && echo $(CUDA_HOME)/bin/nvcc; })
+HAVE_CUDA_HEADERS := $(shell [ -f $(CUDA_HOME)/include/cuda.h ] && echo 1)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wno-unused-parameter
+OPT      ?= -O2 -g
+SAN_ON   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SANFLAGS := $(if $(SAN),$(SAN_ON))
+CFLAGS   ?=
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -fPIC -Isrc -Itools
+LDFLAGS  += $(SANFLAGS)
+
+LIB_LIBS  := -ldl -lpthread -lzstd -llz4
+TOOL_LIBS := -ljson-c -ldw -lelf -ldl -lpthread -lzstd -llz4 -lm
+
+LIB_SRCS  := $(wildcard src/*.c)
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+TOOL_SRCS := $(wildcard tools/*.c tools/report/*.c tools/bandwidth/*.c)
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
+
+.PHONY: all deps lib cli examples test demo bench fuzz lint clean check-hooks
+all: deps lib cli
+
+deps:
+	@sh tools/setup-deps.sh
+
+lib: $(BUILD)/libvramtrace.so $(BUILD)/libvtcore.a
+cli: $(BUILD)/vramtrace
+
+$(BUILD)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/libvramtrace.so: $(LIB_OBJS) src/libvramtrace.map
+	$(CC) -shared -o $@ $(LIB_OBJS) $(LDFLAGS) -Wl,--version-script=src/libvramtrace.map -Wl,-z,nodelete $(LIB_LIBS)
+
+# The same objects as a static archive, for unit tests and the CLI (only what they reference is linked).
+$(BUILD)/libvtcore.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/vramtrace: $(TOOL_OBJS) $(BUILD)/libvtcore.a
+	$(CC) -o $@ $(TOOL_OBJS) $(BUILD)/libvtcore.a $(LDFLAGS) $(TOOL_LIBS) $(TOOL_EXTRA_LIBS)
+
+# --- unit tests: tests/unit/test_<module>.c, one binary each -------------------------------
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+$(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/vt_test.h $(BUILD)/libvtcore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BUILD)/libvtcore.a $(LDFLAGS) $(TOOL_LIBS)
+
+-include mk/*.mk
+-include $(LIB_OBJS:.o=.d) $(TOOL_OBJS:.o=.d)
+
+test: all $(UNIT_BINS) $(TEST_DEPS)
+	@BUILD=$(BUILD) NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" SAN="$(SAN)" sh tests/run.sh
+
+clean:
+	rm -rf build build-san

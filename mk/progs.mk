@@ -1,0 +1,24 @@
+# mk/progs.mk - CUDA programs for tests (tests/progs) and examples (examples/), built only when nvcc exists.
+# tests/progs/*.cu : nvcc -cudart shared (the simulated libcudart.so.13 replaces the real one at run time)
+# tests/progs/*.c  : plain C against the toolkit's libcudart/libcuda (ABI-checked against real headers)
+# *_static.cu      : nvcc default static cudart (driver layer only)
+NVCCFLAGS ?= -arch=sm_90 -g -lineinfo -Xcompiler -rdynamic
+PROG_CU   := $(wildcard tests/progs/*.cu)
+PROG_C    := $(wildcard tests/progs/*.c)
+EXAMPLE_CU := $(wildcard examples/*.cu)
+ifneq ($(NVCC),)
+PROG_BINS := $(PROG_CU:tests/progs/%.cu=$(BUILD)/tests/progs/%) $(PROG_C:tests/progs/%.c=$(BUILD)/tests/progs/%)
+EXAMPLE_BINS := $(EXAMPLE_CU:examples/%.cu=$(BUILD)/examples/%)
+TEST_DEPS += $(PROG_BINS) $(EXAMPLE_BINS)
+endif
+examples: all $(EXAMPLE_BINS)
+
+$(BUILD)/tests/progs/%: tests/progs/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) $(if $(findstring _static,$*),,-cudart shared) $(if $(findstring _zstdnone,$*),--compress-mode=none) $(if $(findstring _zsize,$*),--compress-mode=size) -o $@ $<
+$(BUILD)/tests/progs/%: tests/progs/%.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -rdynamic -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart -lcuda -ldl -lpthread
+$(BUILD)/examples/%: examples/%.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<

@@ -1,0 +1,68 @@
+/* fatbin.h - kernel parameter layouts read from CUDA fat binaries.
+ *
+ * Given the image a program hands to __cudaRegisterFatBinary, cuModuleLoadData or
+ * cuLibraryLoadData, find each kernel's parameters (offset and size in the argument buffer).
+ * Sources, best first: the ELF cubin's `.nv.info.<kernel>` EIATTR_KPARAM_INFO records, then the
+ * PTX `.entry` signature. Payloads may be zstd (flag 0x8000) or LZ4 raw block (0x2000) compressed.
+ * The layout relied on is documented in docs/fatbin.md.
+ *
+ * Invariants: pure parsing, never calls CUDA, never prints. Every input is untrusted: all reads
+ * are bounds-checked against the length given (or the length the container header declares,
+ * capped at VT_FATBIN_MAX_IMAGE); a malformed image gives a negative code and a message, never a
+ * crash. The parsed result owns all its memory; free it with vt_fatbin_free.
+ */
+#ifndef VT_FATBIN_H
+#define VT_FATBIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VT_FATBIN_MAX_IMAGE ((size_t)1 << 31)   /* refuse images claiming more than 2 GiB */
+#define VT_FATBIN_MAX_PARAMS 1024
+
+enum vt_layout_source {
+    VT_LAYOUT_NONE = 0,
+    VT_LAYOUT_PARAMINFO = 1, /* filled by the caller from cu/cudaFuncGetParamInfo */
+    VT_LAYOUT_ELF = 2,
+    VT_LAYOUT_PTX = 3,
+};
+
+/* Error codes (negative). */
+enum {
+    VT_FATBIN_EINVAL = -1,   /* not a fatbin/ELF/PTX image, or bad arguments */
+    VT_FATBIN_ETRUNC = -2,   /* image shorter than its headers claim */
+    VT_FATBIN_ECORRUPT = -3, /* inconsistent headers or records */
+    VT_FATBIN_EDECOMP = -4,  /* zstd/LZ4 payload failed to decompress */
+    VT_FATBIN_ENOMEM = -5,
+};
+
+typedef struct vt_param {
+    uint32_t offset; /* byte offset in the kernel's argument buffer */
+    uint32_t size;   /* bytes */
+} vt_param;
+
+typedef struct vt_kernel_layout {
+    char *name;            /* mangled device name, NUL-terminated */
+    uint32_t nparams;
+    vt_param *params;      /* nparams entries, ordered by parameter index */
+    enum vt_layout_source source;
+} vt_kernel_layout;
+
+typedef struct vt_fatbin vt_fatbin;
+
+/* Parse an image. `data` may point at a fatbin wrapper (magic 0x466243B1, as passed to
+ * __cudaRegisterFatBinary; its data pointer is followed), a fatbin header (0xBA55ED50), a bare
+ * ELF cubin, or NUL-terminated PTX text. `len` bounds every read; pass 0 when unknown (then the
+ * container's own declared size is used, capped at VT_FATBIN_MAX_IMAGE; PTX is read up to its NUL).
+ * Kernels found in several entries (several archs) are kept once, ELF layouts preferred.
+ * On success returns the number of kernels (>= 0) and sets *out (caller frees with vt_fatbin_free).
+ * On failure returns a negative VT_FATBIN_E* code, writes a one-line message to err, *out = NULL. */
+int vt_fatbin_parse(const void *data, size_t len, vt_fatbin **out, char *err, size_t errlen);
+
+size_t vt_fatbin_count(const vt_fatbin *fb);
+const vt_kernel_layout *vt_fatbin_at(const vt_fatbin *fb, size_t i);
+/* Lookup by mangled name; NULL when absent. */
+const vt_kernel_layout *vt_fatbin_find(const vt_fatbin *fb, const char *name);
+void vt_fatbin_free(vt_fatbin *fb);
+
+#endif

@@ -1,0 +1,30 @@
+# tests/lib.sh - helpers for case scripts (sourced). Each check prints one "ok - " / "not ok - " line.
+# Provides: $VT (CLI), $SIM (sim lib dir), $PROGS (built test programs), $TMP (scratch dir, removed
+# at exit), ok/not_ok/skip/check/check_eq, need_sim (skips the script when the simulated device or
+# nvcc programs are not built), jqs (jq -s over a trace, ignoring NUL padding).
+BUILD=${BUILD:-build}
+ROOT=${ROOT:-$(pwd)}
+VT="$ROOT/$BUILD/vramtrace"
+SIM="$ROOT/$BUILD/sim"
+PROGS="$ROOT/$BUILD/tests/progs"
+EXAMPLES="$ROOT/$BUILD/examples"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/vt-test.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+ok()     { echo "ok - $*"; }
+not_ok() { echo "not ok - $*"; }
+skip()   { echo "skip - $*"; }
+check()  { # check DESC CMD...  : passes when CMD succeeds
+    d=$1; shift
+    if "$@"; then ok "$d"; else not_ok "$d"; fi
+}
+check_eq() { # check_eq DESC GOT WANT
+    if [ "$2" = "$3" ]; then ok "$1"; else not_ok "$1 (got '$2', want '$3')"; fi
+}
+need_sim() {
+    if [ ! -f "$SIM/libcudart.so.13" ] || [ ! -d "$PROGS" ]; then
+        skip "$(basename "$0"): simulated device or nvcc test programs not built (no CUDA toolkit)"
+        exit 0
+    fi
+}
+# jqs TRACE FILTER : slurp a trace (NUL padding stripped) and apply a jq filter
+jqs() { tr -d '\000' <"$1" | jq -s -r "$2"; }
