@@ -54,11 +54,22 @@ typedef struct vt_fatbin vt_fatbin;
  * __cudaRegisterFatBinary; its data pointer is followed), a fatbin header (0xBA55ED50), a bare
  * ELF cubin, or NUL-terminated PTX text. `len` bounds every read; pass 0 when unknown (then the
  * container's own declared size is used, capped at VT_FATBIN_MAX_IMAGE; PTX is read up to its NUL).
- * Kernels found in several entries (several archs) are kept once, ELF layouts preferred.
+ * Kernels found in several entries (several archs) are kept once: ELF layouts preferred, then the
+ * highest arch (see vt_fatbin_parse_arch to choose for a given device).
  * On success returns the number of kernels (>= 0) and sets *out (caller frees with vt_fatbin_free).
  * On failure returns a negative VT_FATBIN_E* code, writes a one-line message to err, *out = NULL. */
 int vt_fatbin_parse(const void *data, size_t len, vt_fatbin **out, char *err, size_t errlen);
 
+/* The same for a device of compute capability `sm` (major*10 + minor: 90 for sm_90; 0 = unknown,
+ * which is vt_fatbin_parse). Layouts can differ between archs (parameters aligned above 16 bytes
+ * move with the parameter bank's address), so each kernel's layout is taken from, best first: the
+ * highest-arch ELF entry that device runs (same major, arch <= sm), the highest PTX entry with
+ * arch <= sm, any other entry (ELF before PTX, highest arch). With sm = 0: ELF before PTX,
+ * highest arch first. */
+int vt_fatbin_parse_arch(const void *data, size_t len, unsigned sm, vt_fatbin **out, char *err,
+                         size_t errlen);
+
+/* Kernels are in strcmp order of name; i < vt_fatbin_count. */
 size_t vt_fatbin_count(const vt_fatbin *fb);
 const vt_kernel_layout *vt_fatbin_at(const vt_fatbin *fb, size_t i);
 /* Lookup by mangled name; NULL when absent. */

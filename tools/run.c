@@ -1,4 +1,175 @@
-/* placeholder */
+/* run.c - `vramtrace run`: run a command with libvramtrace.so preloaded and say where traces went. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bandwidth/bandwidth.h"
 #include "commands.h"
-int vt_cmd_run(int argc, char **argv) { (void)argc; (void)argv; return 1; }
+
+static void run_usage(FILE *f)
+{
+    fputs("usage: vramtrace run [options] -- CMD [ARGS...]\n"
+          "\n"
+          "Runs CMD with libvramtrace.so preloaded; every process of CMD that uses CUDA writes a trace.\n"
+          "\n"
+          "options:\n"
+          "  -o, --output PATH     trace path template (%p pid, %e program, %h host, %r rank);\n"
+          "                        default vramtrace-%e-%p.jsonl in the current directory\n"
+          "  --sim                 run on the simulated CUDA device (build/sim; tests and demos)\n"
+          "  --check=MODE          pointer checks: record (default), abort (stop at the first error), off\n"
+          "  --no-backtrace        do not record call stacks (cheapest; reports lose call sites)\n"
+          "  --bandwidth           measure reference bandwidths first (for `report --bandwidth`)\n"
+          "  -q, --quiet           no messages from the tracer inside the program\n"
+          "  -h, --help            this help\n"
+          "\n"
+          "The exit status is CMD's (128+N when it was killed by signal N).\n", f);
+}
+
+static int file_exists(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0;
+}
+
+static int find_lib(char *out, size_t len)
+{
+    const char *dir = vt_self_dir();
+    const char *env = getenv("VRAMTRACE_LIB");
+    if (env && *env) { snprintf(out, len, "%s", env); return file_exists(out); }
+    if (snprintf(out, len, "%s/libvramtrace.so", dir) < (int)len && file_exists(out)) return 1;
+    if (snprintf(out, len, "%s/../lib/vramtrace/libvramtrace.so", dir) >= (int)len) return 0;
+    return file_exists(out);
+}
+
+static void prepend_env(const char *name, const char *value, char sep)
+{
+    const char *old = getenv(name);
+    if (!old || !*old) { setenv(name, value, 1); return; }
+    size_t n = strlen(value) + strlen(old) + 2;
+    char *v = malloc(n);
+    if (!v) return;
+    snprintf(v, n, "%s%c%s", value, sep, old);
+    setenv(name, v, 1);
+    free(v);
+}
+
+static void absolute(const char *in, char *out, size_t len)
+{
+    if (in[0] == '/') { snprintf(out, len, "%s", in); return; }
+    char cwd[PATH_MAX];
+    if (!getcwd(cwd, sizeof cwd)) { snprintf(out, len, "%s", in); return; }
+    if (snprintf(out, len, "%s/%s", cwd, in) >= (int)len) snprintf(out, len, "%s", in);
+}
+
+static int print_manifest(const char *manifest, int quiet)
+{
+    FILE *f = fopen(manifest, "r");
+    int n = 0;
+    if (!f) return 0;
+    char line[PATH_MAX + 2];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!line[0]) continue;
+        if (!quiet) fprintf(stderr, "vramtrace: trace written to %s\n", line);
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+int vt_cmd_run(int argc, char **argv)
+{
+    const char *output = NULL, *check = NULL;
+    int sim = 0, no_bt = 0, bandwidth = 0, quiet = 0, i;
+    for (i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) { i++; break; }
+        if (a[0] != '-') break;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { run_usage(stdout); return 0; }
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            if (++i >= argc) { fprintf(stderr, "vramtrace run: %s needs a path\n", a); return 2; }
+            output = argv[i];
+        } else if (!strncmp(a, "--output=", 9)) output = a + 9;
+        else if (!strcmp(a, "--sim")) sim = 1;
+        else if (!strncmp(a, "--check=", 8)) {
+            check = a + 8;
+            if (strcmp(check, "record") && strcmp(check, "abort") && strcmp(check, "off")) {
+                fprintf(stderr, "vramtrace run: --check must be record, abort or off (got '%s')\n", check);
+                return 2;
+            }
+        } else if (!strcmp(a, "--no-backtrace")) no_bt = 1;
+        else if (!strcmp(a, "--bandwidth")) bandwidth = 1;
+        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
+        else { fprintf(stderr, "vramtrace run: unknown option '%s' (try 'vramtrace run --help')\n", a); return 2; }
+    }
+    if (i >= argc) { fprintf(stderr, "vramtrace run: no command given (usage: vramtrace run [options] -- CMD ARGS...)\n"); return 2; }
+
+    char lib[PATH_MAX];
+    if (!find_lib(lib, sizeof lib)) {
+        fprintf(stderr, "vramtrace run: cannot find libvramtrace.so next to %s/vramtrace (set VRAMTRACE_LIB)\n", vt_self_dir());
+        return 1;
+    }
+    if (sim) {
+        char simdir[PATH_MAX];
+        snprintf(simdir, sizeof simdir, "%s/sim", vt_self_dir());
+        char probe[PATH_MAX + 32];
+        snprintf(probe, sizeof probe, "%s/libcudart.so.13", simdir);
+        if (!file_exists(probe)) {
+            fprintf(stderr, "vramtrace run: --sim needs the simulated device, not built in %s (run `make test` or `make sim` with nvcc installed)\n", simdir);
+            return 1;
+        }
+        prepend_env("LD_LIBRARY_PATH", simdir, ':');
+    }
+    char tmpl[PATH_MAX];
+    absolute(output ? output : "vramtrace-%e-%p.jsonl", tmpl, sizeof tmpl);
+    setenv("VRAMTRACE_OUTPUT", tmpl, 1);
+    if (check) setenv("VRAMTRACE_CHECK", check, 1);
+    if (no_bt) setenv("VRAMTRACE_BACKTRACE", "0", 1);
+    if (quiet) setenv("VRAMTRACE_QUIET", "1", 1);
+    if (!getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", lib, 1);
+    char manifest[PATH_MAX];
+    snprintf(manifest, sizeof manifest, "%s/vramtrace-run-%ld.list", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
+    unlink(manifest);
+    setenv("VRAMTRACE_MANIFEST", manifest, 1);
+
+    if (bandwidth) {
+        char bw[PATH_MAX + 32], err[256];
+        char *dot = strrchr(tmpl, '/');
+        snprintf(bw, sizeof bw, "%.*s/vramtrace-bandwidth-%ld.json", dot ? (int)(dot - tmpl) : 1, dot ? tmpl : ".", (long)getpid());
+        if (vt_bandwidth_measure_json(bw, err, sizeof err) != 0) fprintf(stderr, "vramtrace run: bandwidth: %s\n", err);
+        else if (!quiet) fprintf(stderr, "vramtrace: reference bandwidths in %s (use: vramtrace report --bandwidth %s TRACE)\n", bw, bw);
+    }
+    prepend_env("LD_PRELOAD", lib, ':');
+
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) { fprintf(stderr, "vramtrace run: fork: %s\n", strerror(errno)); return 1; }
+    if (pid == 0) {
+        char rootpid[32];
+        snprintf(rootpid, sizeof rootpid, "%ld", (long)getpid());
+        setenv("VRAMTRACE_ROOT_PID", rootpid, 1);
+        execvp(argv[i], argv + i);
+        fprintf(stderr, "vramtrace run: cannot run '%s': %s\n", argv[i], strerror(errno));
+        _exit(127);
+    }
+    /* The terminal's ^C reaches the whole process group; the tracer waits for the program. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+    if (WIFSIGNALED(status) && !quiet)
+        fprintf(stderr, "vramtrace: program killed by signal %d; the trace holds everything up to that point\n", WTERMSIG(status));
+    if (print_manifest(manifest, quiet) == 0 && !quiet && rc != 127)
+        fprintf(stderr, "vramtrace: no trace written (the program never used CUDA)\n");
+    else if (!quiet) fprintf(stderr, "vramtrace: analyse with: vramtrace report TRACE\n");
+    unlink(manifest);
+    return rc;
+}

@@ -1,4 +1,232 @@
-/* placeholder: replaced by the bandwidth module */
-#include <stdio.h>
+/* bandwidth.c - `vramtrace bandwidth`: option parsing, the measurement sequence (GPU copies and
+ * kernels, PCIe link from sysfs, host DDR) and vt_bandwidth_measure_json() for `run --bandwidth`. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bandwidth.h"
+#include "bw.h"
 #include "commands.h"
-int vt_cmd_bandwidth(int argc, char **argv) { (void)argc; (void)argv; fputs("vramtrace bandwidth: not built yet\n", stderr); return 1; }
+
+#define DEFAULT_SIZE   ((size_t)1 << 30)   /* 1 GiB per array: far beyond an H200's 50 MB L2 */
+#define DEFAULT_TRIALS 7
+#define QUICK_SIZE     ((size_t)256 << 20)
+#define QUICK_TRIALS   3
+#define MIN_SIZE       ((size_t)1 << 20)
+
+void vt_bw_note(struct vt_bw_report *r, const char *fmt, ...)
+{
+    if (r->nnotes >= VT_BW_MAX_NOTES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->notes[r->nnotes++], sizeof r->notes[0], fmt, ap);
+    va_end(ap);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double vt_bw_median(double *v, int n)
+{
+    if (n <= 0) return 0.0;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+struct vt_bw_result *vt_bw_add(struct vt_bw_report *r, const char *name, unsigned long long bytes,
+                               double *ms, int trials, int simulated)
+{
+    if (r->nresults >= VT_BW_MAX_RESULTS) return NULL;
+    struct vt_bw_result *x = &r->results[r->nresults++];
+    memset(x, 0, sizeof *x);
+    snprintf(x->name, sizeof x->name, "%s", name);
+    x->bytes = bytes;
+    x->trials = trials;
+    x->median_ms = vt_bw_median(ms, trials);
+    x->gbps = x->median_ms > 0 ? (double)bytes / (x->median_ms * 1e-3) / 1e9 : 0.0;
+    x->simulated = simulated;
+    return x;
+}
+
+int vt_bw_measure(const struct vt_bw_opts *o, struct vt_bw_report *r)
+{
+    memset(r, 0, sizeof *r);
+    int rc = 0;
+    const char *root = o->sysfs_root ? o->sysfs_root : "";
+    if (!o->no_gpu) {
+        int g = vt_bw_gpu_measure(o, r);
+        if (g == 2) return 2;
+        if (g < 0) rc = -1;
+    }
+    /* No GPU (or its bus id unknown): the PCIe link of the N-th NVIDIA display device in sysfs.
+     * The link idles at a lower speed, so without transfers the max_* files describe it best. */
+    if (!r->pcie.present) {
+        char bus[64];
+        if (r->gpu.pci_bus_id[0])
+            vt_bw_pcie_read(root, r->gpu.pci_bus_id, 0, &r->pcie);
+        else if (vt_bw_pcie_find_nvidia(root, o->device, bus, sizeof bus) == 0)
+            vt_bw_pcie_read(root, bus, 0, &r->pcie);
+    }
+    /* Theoretical figures: PCIe for host<->device copies, VRAM for device-side rows. */
+    for (int i = 0; i < r->nresults; i++) {
+        struct vt_bw_result *x = &r->results[i];
+        if (!strncmp(x->name, "h2d_", 4) || !strncmp(x->name, "d2h_", 4))
+            x->theoretical_gbps = r->pcie.present ? r->pcie.theoretical_gbps : 0.0;
+        else if (!strncmp(x->name, "vram_", 5) || !strcmp(x->name, "d2d_copy"))
+            x->theoretical_gbps = r->gpu.theoretical_gbps;
+    }
+    if (!o->no_host) {
+        size_t hs = o->host_size;
+        if (!hs) {
+            hs = o->size;
+            size_t llc4 = 4 * vt_bw_llc_bytes();
+            if (hs < llc4) hs = llc4;
+        }
+        vt_bw_host_measure(hs, o->trials, r);
+    }
+    return rc;
+}
+
+static void usage(FILE *f)
+{
+    fputs("usage: vramtrace bandwidth [--device N] [--size BYTES] [--trials N] [--json] [-o FILE]\n"
+          "\n"
+          "Measures on this machine: host<->device copies (pageable and pinned), device->device copy,\n"
+          "BabelStream-style VRAM kernels (read, write, copy, triad), the PCIe link from sysfs and\n"
+          "host DDR (multi-threaded copy and triad), each with its % of the theoretical peak.\n"
+          "\n"
+          "  --device N        CUDA device ordinal (default 0)\n"
+          "  --size BYTES      bytes per array, suffixes K M G (default 1G; capped to free memory)\n"
+          "  --host-size BYTES bytes per host DDR array (default: --size, at least 4 x LLC)\n"
+          "  --trials N        timed runs per figure after one warm-up; the median is reported (default 7)\n"
+          "  --json            print the JSON document (docs/bandwidth.md) instead of the table\n"
+          "  -o FILE           write the output to FILE instead of stdout\n"
+          "  --no-gpu          skip the GPU rows;  --no-host  skip the host DDR rows\n", f);
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fputs("vramtrace bandwidth: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (try 'vramtrace bandwidth --help')\n", stderr);
+    return 2;
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    if (!s || !*s) return -1;
+    errno = 0;
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (errno || *end || v < lo || v > hi) return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static FILE *open_out(const char *path)
+{
+    return path ? fopen(path, "w") : stdout;
+}
+
+int vt_cmd_bandwidth(int argc, char **argv)
+{
+    struct vt_bw_opts o = {.device = 0, .size = DEFAULT_SIZE, .trials = DEFAULT_TRIALS};
+    int json = 0, dump_ptx = 0;
+    const char *out = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = NULL;
+        const char *eq = NULL;
+        char opt[32];
+        /* --opt=value and --opt value */
+        if (!strncmp(a, "--", 2) && (eq = strchr(a, '=')) && (size_t)(eq - a) < sizeof opt) {
+            memcpy(opt, a, (size_t)(eq - a));
+            opt[eq - a] = '\0';
+            a = opt;
+            v = eq + 1;
+        }
+        int takes = !strcmp(a, "--device") || !strcmp(a, "--size") || !strcmp(a, "--host-size") ||
+                    !strcmp(a, "--trials") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
+                    !strcmp(a, "--sysfs-root");
+        if (takes && !v) {
+            if (i + 1 >= argc) return bad("option %s needs a value", a);
+            v = argv[++i];
+        } else if (!takes && v) {
+            return bad("option %s takes no value", a);
+        }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
+        else if (!strcmp(a, "--json")) json = 1;
+        else if (!strcmp(a, "--no-gpu")) o.no_gpu = 1;
+        else if (!strcmp(a, "--no-host")) o.no_host = 1;
+        else if (!strcmp(a, "--dump-ptx")) dump_ptx = 1;       /* hidden: for tests (ptxas) */
+        else if (!strcmp(a, "--sysfs-root")) o.sysfs_root = v; /* hidden: for tests (fixtures) */
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) out = v;
+        else if (!strcmp(a, "--device")) {
+            if (parse_int(v, 0, 1023, &o.device)) return bad("bad --device '%s' (want an ordinal 0..1023)", v);
+        } else if (!strcmp(a, "--trials")) {
+            if (parse_int(v, 1, 1000, &o.trials)) return bad("bad --trials '%s' (want 1..1000)", v);
+        } else if (!strcmp(a, "--size") || !strcmp(a, "--host-size")) {
+            size_t sz;
+            if (vt_bw_parse_size(v, &sz) || sz < MIN_SIZE || sz > ((size_t)1 << 40))
+                return bad(!strcmp(a, "--size") ? "bad --size '%s' (want bytes, 1M..1T, e.g. 64M or 1G)"
+                                                : "bad --host-size '%s' (want bytes, 1M..1T, e.g. 64M or 1G)", v);
+            if (!strcmp(a, "--size")) o.size = sz & ~(size_t)15; else o.host_size = sz;
+        } else if (a[0] == '-') {
+            return bad("unknown option '%s'", a);
+        } else {
+            return bad("unexpected argument '%s'", a);
+        }
+    }
+    if (dump_ptx) {
+        FILE *f = open_out(out);
+        if (!f) { fprintf(stderr, "vramtrace bandwidth: cannot write %s: %s\n", out, strerror(errno)); return 1; }
+        fputs(vt_bw_kernels_ptx, f);
+        if (f != stdout && fclose(f)) return 1;
+        return 0;
+    }
+    FILE *f = open_out(out);
+    if (!f) { fprintf(stderr, "vramtrace bandwidth: cannot write %s: %s\n", out, strerror(errno)); return 1; }
+    struct vt_bw_report *r = malloc(sizeof *r);
+    if (!r) { fputs("vramtrace bandwidth: out of memory\n", stderr); return 1; }
+    int rc = vt_bw_measure(&o, r);
+    for (int i = 0; i < r->nnotes; i++) fprintf(stderr, "vramtrace bandwidth: %s\n", r->notes[i]);
+    if (rc == 2) { free(r); if (f != stdout) { fclose(f); remove(out); } return 2; }
+    if (json) vt_bw_print_json(f, r); else vt_bw_print_table(f, r);
+    int werr = f == stdout ? fflush(f) : fclose(f);
+    free(r);
+    if (werr) { fprintf(stderr, "vramtrace bandwidth: writing %s failed\n", out ? out : "stdout"); return 1; }
+    return rc < 0 ? 1 : 0;
+}
+
+int vt_bandwidth_measure_json(const char *path, char *err, size_t errlen)
+{
+    /* Host arrays: 4 x LLC (at least 64 MiB), not QUICK_SIZE, to keep it short on big-LLC hosts. */
+    size_t hs = 4 * vt_bw_llc_bytes();
+    struct vt_bw_opts o = {.device = 0, .size = QUICK_SIZE, .trials = QUICK_TRIALS,
+                           .host_size = hs < ((size_t)64 << 20) ? (size_t)64 << 20 : hs};
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        if (err) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct vt_bw_report *r = malloc(sizeof *r);
+    if (!r) { if (err) snprintf(err, errlen, "out of memory"); fclose(f); return -1; }
+    int rc = vt_bw_measure(&o, r);
+    vt_bw_print_json(f, r);
+    if (fclose(f)) {
+        if (err) snprintf(err, errlen, "writing %s failed", path);
+        free(r);
+        return -1;
+    }
+    if (rc != 0) {   /* the file holds what was measured, and the notes */
+        if (err) snprintf(err, errlen, "bandwidth measurement failed: %s", r->nnotes ? r->notes[r->nnotes - 1] : "?");
+        free(r);
+        return -1;
+    }
+    free(r);
+    return 0;
+}

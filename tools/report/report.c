@@ -1,4 +1,200 @@
-/* placeholder: replaced by the report module */
+/* report.c - `vramtrace report`: the CLI layer (options, files, messages, exit status).
+ * Data flows one way: reader -> analysis -> renderers; only this file prints diagnostics. */
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
 #include "commands.h"
-int vt_cmd_report(int argc, char **argv) { (void)argc; (void)argv; fputs("vramtrace report: not built yet\n", stderr); return 1; }
+#include "report/analysis.h"
+#include "report/reader.h"
+#include "report/refbw.h"
+#include "report/render.h"
+
+#define MAX_WARN_SHOWN 10
+
+static void usage(FILE *f)
+{
+    fputs("usage: vramtrace report [options] TRACE... | DIR\n"
+          "\n"
+          "Analyse vramtrace traces (one per process; a directory means every *.jsonl in it).\n"
+          "\n"
+          "options:\n"
+          "  --json             machine-readable summary on stdout (docs/report.md) instead of text\n"
+          "  --html FILE        write a self-contained HTML report\n"
+          "  --perfetto FILE    write Chrome Trace Event JSON (open in ui.perfetto.dev)\n"
+          "  --bandwidth FILE   reference bandwidths from `vramtrace bandwidth --json`\n"
+          "  --top N            rows per table (default 10)\n"
+          "  --no-symbols       do not read ELF/DWARF files to symbolize backtraces\n"
+          "  -h, --help         this help\n", f);
+}
+
+struct warn_ctx { long shown, total; };
+static void on_warn(void *ctx, const char *msg)
+{
+    struct warn_ctx *w = ctx;
+    if (w->shown++ < MAX_WARN_SHOWN) fprintf(stderr, "vramtrace report: %s\n", msg);
+    w->total++;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Expands DIR into its *.jsonl files (sorted); returns the count added, or -1. */
+static int add_dir(const char *dir, char ***paths, size_t *n, size_t *cap)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    struct dirent *e;
+    size_t before = *n;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl")) continue;
+        if (*n == *cap) {
+            *cap = *cap ? *cap * 2 : 16;
+            char **np = realloc(*paths, *cap * sizeof *np);
+            if (!np) { closedir(d); return -1; }
+            *paths = np;
+        }
+        size_t sz = strlen(dir) + len + 2;
+        char *p = malloc(sz);
+        if (!p) { closedir(d); return -1; }
+        snprintf(p, sz, "%s/%s", dir, e->d_name);
+        (*paths)[(*n)++] = p;
+    }
+    closedir(d);
+    qsort(*paths + before, *n - before, sizeof **paths, cmp_str);
+    return (int)(*n - before);
+}
+
+/* Reads and analyses one trace. 0, or the exit status after printing why. */
+static int analyse(const char *path, struct vt_proc *p)
+{
+    char err[1024];
+    struct warn_ctx w = { 0, 0 };
+    struct vt_reader *r = vt_reader_open(path, on_warn, &w, err, sizeof err);
+    if (!r) { fprintf(stderr, "vramtrace report: %s\n", err); return 2; }
+    struct vt_event ev;
+    int rc;
+    while ((rc = vt_reader_next(r, &ev, err, sizeof err)) > 0)
+        if (vt_proc_feed(p, &ev, err, sizeof err) < 0) { rc = VT_RD_ENOMEM; break; }
+    p->warnings = w.total;
+    p->lines = vt_reader_lines(r);
+    vt_reader_close(r);
+    if (w.shown > MAX_WARN_SHOWN)
+        fprintf(stderr, "vramtrace report: %s: %ld more warnings not shown\n", path, w.shown - MAX_WARN_SHOWN);
+    if (rc < 0) {
+        fprintf(stderr, "vramtrace report: %s\n", err);
+        return rc == VT_RD_ENOMEM || rc == VT_RD_EIO ? 1 : 2;
+    }
+    if (vt_proc_finish(p, err, sizeof err) < 0) { fprintf(stderr, "vramtrace report: %s\n", err); return 1; }
+    return 0;
+}
+
+static int write_file(const char *path, const char *what, int (*fn)(FILE *, struct vt_proc *const *, size_t,
+                      const struct vt_render_opts *), struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) { fprintf(stderr, "vramtrace report: %s: %s\n", path, strerror(errno)); return 1; }
+    int rc = fn(f, procs, n, o);
+    if (fclose(f) != 0 || rc < 0) { fprintf(stderr, "vramtrace report: writing %s %s failed\n", what, path); return 1; }
+    return 0;
+}
+
+int vt_cmd_report(int argc, char **argv)
+{
+    const char *html = NULL, *perfetto = NULL, *bw = NULL;
+    int json = 0, symbols = 1, status = 0;
+    struct vt_render_opts opts = { 10, NULL };
+    struct vt_refbw ref;
+    char **paths = NULL;
+    size_t npaths = 0, cap = 0;
+    int only_files = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || !a[1]) {
+            struct stat st;
+            if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
+                int k = add_dir(a, &paths, &npaths, &cap);
+                if (k < 0) { fprintf(stderr, "vramtrace report: %s: %s\n", a, strerror(errno)); status = 2; goto out; }
+                if (k == 0) { fprintf(stderr, "vramtrace report: %s: no *.jsonl traces in this directory\n", a); status = 2; goto out; }
+                continue;
+            }
+            if (npaths == cap) {
+                cap = cap ? cap * 2 : 16;
+                char **np = realloc(paths, cap * sizeof *np);
+                if (!np) { fputs("vramtrace report: out of memory\n", stderr); status = 1; goto out; }
+                paths = np;
+            }
+            if (!(paths[npaths] = strdup(a))) { status = 1; goto out; }
+            npaths++;
+            continue;
+        }
+        if (!strcmp(a, "--")) { only_files = 1; continue; }
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); goto out; }
+        if (!strcmp(a, "--json")) { json = 1; continue; }
+        if (!strcmp(a, "--no-symbols")) { symbols = 0; continue; }
+        const char **dst = !strcmp(a, "--html") ? &html : !strcmp(a, "--perfetto") ? &perfetto
+                         : !strcmp(a, "--bandwidth") ? &bw : NULL;
+        int is_top = !strcmp(a, "--top");
+        if (dst || is_top) {
+            if (i + 1 >= argc) { fprintf(stderr, "vramtrace report: %s needs an argument\n", a); status = 2; goto out; }
+            const char *v = argv[++i];
+            if (dst) { *dst = v; continue; }
+            char *end;
+            long t = strtol(v, &end, 10);
+            if (!*v || *end || t < 1 || t > 100000) {
+                fprintf(stderr, "vramtrace report: --top needs a number from 1 to 100000, not '%s'\n", v);
+                status = 2; goto out;
+            }
+            opts.top = (int)t;
+            continue;
+        }
+        fprintf(stderr, "vramtrace report: unknown option '%s' (try 'vramtrace report --help')\n", a);
+        status = 2;
+        goto out;
+    }
+    if (!npaths) { fputs("vramtrace report: no trace given (usage: vramtrace report [options] TRACE... | DIR)\n", stderr); status = 2; goto out; }
+    if (bw) {
+        char err[1024];
+        if (vt_refbw_load(bw, &ref, err, sizeof err) < 0) { fprintf(stderr, "vramtrace report: %s\n", err); status = 2; goto out; }
+        opts.ref = &ref;
+    }
+
+    struct vt_proc **procs = calloc(npaths, sizeof *procs);
+    struct vt_perfetto *pf = NULL;
+    FILE *pff = NULL;
+    if (!procs) { status = 1; goto out; }
+    if (perfetto) {
+        if (!(pff = fopen(perfetto, "w")) || !(pf = vt_perfetto_open(pff))) {
+            fprintf(stderr, "vramtrace report: %s: %s\n", perfetto, strerror(errno));
+            if (pff) fclose(pff);
+            free(procs);
+            status = 1;
+            goto out;
+        }
+    }
+    size_t done = 0;
+    for (; done < npaths; done++) {
+        if (!(procs[done] = vt_proc_new(paths[done], symbols))) { fputs("vramtrace report: out of memory\n", stderr); status = 1; break; }
+        if (pf) { struct vt_observer obs = vt_perfetto_observer(pf); vt_proc_set_observer(procs[done], &obs); }
+        int rc = analyse(paths[done], procs[done]);
+        if (rc) { status = rc; done++; break; }
+    }
+    if (pf) {
+        int rc = status ? vt_perfetto_finish(pf, procs, 0) : vt_perfetto_finish(pf, procs, done);
+        if (fclose(pff) != 0 || rc < 0) { fprintf(stderr, "vramtrace report: writing %s failed\n", perfetto); if (!status) status = 1; }
+    }
+    if (!status) {
+        int rc = json ? vt_render_json(stdout, procs, done, &opts) : vt_render_text(stdout, procs, done, &opts);
+        if (fflush(stdout) != 0 || rc < 0) { fputs("vramtrace report: writing the report failed\n", stderr); status = 1; }
+        if (html && !status) status = write_file(html, "HTML report", vt_render_html, procs, done, &opts);
+    }
+    for (size_t i = 0; i < done; i++) vt_proc_free(procs[i]);
+    free(procs);
+out:
+    for (size_t i = 0; i < npaths; i++) free(paths[i]);
+    free(paths);
+    return status;
+}

@@ -1,0 +1,119 @@
+/* backtrace.c - glibc backtrace() with the tracer's frames removed; dl_iterate_phdr module map. */
+#include "backtrace.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "events.h"
+
+#define VT_MAX_MODULES 4096
+
+static struct mod { uint64_t lo, hi; } mods[VT_MAX_MODULES];
+static _Atomic int nmods;
+static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t self_lo, self_hi;
+static pthread_once_t self_once = PTHREAD_ONCE_INIT;
+
+static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uint64_t probe = (uint64_t)(uintptr_t)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        if (probe >= lo && probe < hi) {
+            uint64_t mlo = UINT64_MAX, mhi = 0;
+            for (int j = 0; j < info->dlpi_phnum; j++) {
+                const ElfW(Phdr) *q = &info->dlpi_phdr[j];
+                if (q->p_type != PT_LOAD) continue;
+                uint64_t a = info->dlpi_addr + q->p_vaddr;
+                if (a < mlo) mlo = a;
+                if (a + q->p_memsz > mhi) mhi = a + q->p_memsz;
+            }
+            self_lo = mlo;
+            self_hi = mhi;
+            return 1;
+        }
+    }
+    return 0;
+}
+static void find_self(void) { dl_iterate_phdr(find_self_cb, (void *)(uintptr_t)&find_self); }
+
+int vt_addr_is_self(uint64_t addr)
+{
+    pthread_once(&self_once, find_self);
+    return addr >= self_lo && addr < self_hi;
+}
+
+int vt_backtrace(uint64_t *frames, int max)
+{
+    void *raw[VT_BT_MAX + 8];
+    if (max > VT_BT_MAX) max = VT_BT_MAX;
+    int n = backtrace(raw, max + 8);
+    int out = 0, i = 0;
+    while (i < n && vt_addr_is_self((uint64_t)(uintptr_t)raw[i])) i++;
+    for (; i < n && out < max; i++) frames[out++] = (uint64_t)(uintptr_t)raw[i];
+    return out;
+}
+
+static int known(uint64_t addr)
+{
+    int n = atomic_load_explicit(&nmods, memory_order_acquire);
+    for (int i = 0; i < n; i++)
+        if (addr >= mods[i].lo && addr < mods[i].hi) return 1;
+    return 0;
+}
+
+static int emit_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size; (void)data;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int j = 0; j < info->dlpi_phnum; j++) {
+        const ElfW(Phdr) *q = &info->dlpi_phdr[j];
+        if (q->p_type != PT_LOAD) continue;
+        uint64_t a = info->dlpi_addr + q->p_vaddr;
+        if (a < lo) lo = a;
+        if (a + q->p_memsz > hi) hi = a + q->p_memsz;
+    }
+    if (hi == 0 || known(lo)) return 0;
+    int n = atomic_load(&nmods);
+    if (n >= VT_MAX_MODULES) return 1;
+    char exe[4096];
+    const char *path = info->dlpi_name;
+    if (!path || !path[0]) { /* the main program */
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[len > 0 ? len : 0] = '\0';
+        path = exe;
+    }
+    if (strncmp(path, "linux-vdso", 10) == 0) return 0;
+    mods[n].lo = lo;
+    mods[n].hi = hi;
+    atomic_store_explicit(&nmods, n + 1, memory_order_release);
+    vt_emit_module(path, info->dlpi_addr, lo, hi);
+    return 0;
+}
+
+void vt_modules_emit_new(void)
+{
+    pthread_mutex_lock(&mod_lock);
+    dl_iterate_phdr(emit_cb, NULL);
+    pthread_mutex_unlock(&mod_lock);
+}
+
+void vt_modules_cover(const uint64_t *frames, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!known(frames[i])) { vt_modules_emit_new(); return; }
+}
+
+void vt_modules_reset(void)
+{
+    atomic_store(&nmods, 0);
+    pthread_mutex_init(&mod_lock, NULL);
+}

@@ -1,0 +1,23 @@
+/* backtrace.h - native call stacks for allocations and findings, and the map of loaded modules the
+ * report needs to symbolize them offline (no symbolization ever happens in the traced process).
+ *
+ * Invariants: vt_backtrace never allocates after the first call (which loads the unwinder) and
+ * drops the tracer's own frames; module records are emitted once per loaded object. */
+#ifndef VT_BACKTRACE_H
+#define VT_BACKTRACE_H
+#include <stdint.h>
+
+#define VT_BT_MAX 64
+
+/* Fill up to `max` return addresses of the caller's stack, innermost first. Returns the count. */
+int vt_backtrace(uint64_t *frames, int max);
+/* Emit a `module` record for every loaded object not yet recorded (called when a trace opens). */
+void vt_modules_emit_new(void);
+/* Emit records for modules that appeared since (a dlopen) when a frame lies outside all known ones. */
+void vt_modules_cover(const uint64_t *frames, int n);
+/* Fork child / new trace: forget what was emitted. */
+void vt_modules_reset(void);
+/* True if addr is inside libvramtrace.so itself. */
+int vt_addr_is_self(uint64_t addr);
+
+#endif

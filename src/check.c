@@ -1,0 +1,192 @@
+/* check.c - pointer classification: registry, then driver attributes, then cached host maps. */
+#include "check.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cuda_abi.h"
+#include "resolve.h"
+#include "tracer.h"
+
+#define VT_NEAR_SLACK ((uint64_t)1 << 20)
+
+struct hmap { uint64_t lo, hi; char name[160]; };
+static struct hmap *maps;
+static size_t nmaps, maps_cap;
+static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static VT_TLS uint64_t stack_lo, stack_hi;
+static VT_TLS int stack_known;
+
+static uint64_t parse_hex(const char **s)
+{
+    uint64_t v = 0;
+    for (;; (*s)++) {
+        char c = **s;
+        if (c >= '0' && c <= '9') v = v * 16 + (uint64_t)(c - '0');
+        else if (c >= 'a' && c <= 'f') v = v * 16 + (uint64_t)(c - 'a' + 10);
+        else return v;
+    }
+}
+
+/* Re-read /proc/self/maps (lock held). Raw read(): no stdio buffers, no locale. */
+static void refresh_maps(void)
+{
+    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (len + 4096 > cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) break;
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - len - 1);
+        if (n <= 0) break;
+        len += (size_t)n;
+    }
+    close(fd);
+    if (!buf) return;
+    buf[len] = '\0';
+    nmaps = 0;
+    for (const char *line = buf; *line;) {
+        const char *eol = strchr(line, '\n');
+        if (!eol) eol = line + strlen(line);
+        const char *s = line;
+        uint64_t lo = parse_hex(&s);
+        if (*s == '-') s++;
+        uint64_t hi = parse_hex(&s);
+        /* fields: perms offset dev inode name */
+        int fields = 0;
+        while (s < eol && fields < 5) {
+            while (s < eol && *s == ' ') s++;
+            if (fields == 4) break;
+            while (s < eol && *s != ' ') s++;
+            fields++;
+        }
+        if (nmaps == maps_cap) {
+            size_t nc = maps_cap ? maps_cap * 2 : 256;
+            struct hmap *nm = realloc(maps, nc * sizeof *nm);
+            if (!nm) break;
+            maps = nm;
+            maps_cap = nc;
+        }
+        size_t nl = (size_t)(eol - s);
+        if (nl >= sizeof maps[0].name) nl = sizeof maps[0].name - 1;
+        maps[nmaps].lo = lo;
+        maps[nmaps].hi = hi;
+        memcpy(maps[nmaps].name, s, nl);
+        maps[nmaps].name[nl] = '\0';
+        nmaps++;
+        line = *eol ? eol + 1 : eol;
+    }
+    free(buf);
+}
+
+static const struct hmap *find_map(uint64_t v)
+{
+    size_t lo = 0, hi = nmaps;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (v < maps[mid].lo) hi = mid;
+        else if (v >= maps[mid].hi) lo = mid + 1;
+        else return &maps[mid];
+    }
+    return NULL;
+}
+
+static void thread_stack(void)
+{
+    if (stack_known) return;
+    stack_known = 1;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) != 0) return;
+    void *addr;
+    size_t size;
+    if (pthread_attr_getstack(&attr, &addr, &size) == 0) {
+        stack_lo = (uint64_t)(uintptr_t)addr;
+        stack_hi = stack_lo + size;
+    }
+    pthread_attr_destroy(&attr);
+}
+
+static int classify_host(uint64_t v, vt_ptr_info *out)
+{
+    int found = 0;
+    pthread_mutex_lock(&maps_lock);
+    const struct hmap *m = find_map(v);
+    if (!m) { refresh_maps(); m = find_map(v); }
+    if (m) {
+        found = 1;
+        snprintf(out->mapping, sizeof out->mapping, "%s", m->name);
+    }
+    pthread_mutex_unlock(&maps_lock);
+    if (!found) return 0;
+    thread_stack();
+    if (!strcmp(out->mapping, "[heap]")) out->host_cls = "heap";
+    else if (!strncmp(out->mapping, "[stack", 6) || (v >= stack_lo && v < stack_hi)) out->host_cls = "stack";
+    else if (out->mapping[0] == '/') out->host_cls = "file";
+    else out->host_cls = "anon";
+    return 1;
+}
+
+/* Ask the real driver about a value no table knows: device memory allocated behind the tracer's
+ * back (before preload took effect, or by a path it does not hook) is adopted, not reported. */
+static int classify_driver(uint64_t v, vt_ptr_info *out)
+{
+    typedef CUresult (*attr_fn)(void *, int, CUdeviceptr);
+    attr_fn get = (attr_fn)vt_real_driver("cuPointerGetAttribute");
+    if (!get) return 0;
+    unsigned int type = 0;
+    vt_ts.guard++;
+    CUresult r = get(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)v);
+    CUdeviceptr start = 0;
+    size_t size = 0;
+    int ordinal = -1;
+    if (r == CUDA_SUCCESS) {
+        if (get(&start, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, (CUdeviceptr)v) != CUDA_SUCCESS) start = v;
+        if (get(&size, CU_POINTER_ATTRIBUTE_RANGE_SIZE, (CUdeviceptr)v) != CUDA_SUCCESS) size = 1;
+        if (get(&ordinal, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, (CUdeviceptr)v) != CUDA_SUCCESS) ordinal = -1;
+    }
+    vt_ts.guard--;
+    if (r != CUDA_SUCCESS) return 0;
+    int mem = type == CU_MEMORYTYPE_HOST ? VT_MEM_REGISTERED : type == CU_MEMORYTYPE_UNIFIED ? VT_MEM_MANAGED : VT_MEM_FOREIGN;
+    vt_registry_lock();
+    vt_registry_insert_locked(start, size, mem, ordinal);
+    vt_registry_unlock();
+    out->alloc = (vt_alloc_info){ start, size, mem, ordinal };
+    out->cls = mem == VT_MEM_REGISTERED ? VT_PTR_PINNED : mem == VT_MEM_MANAGED ? VT_PTR_MANAGED : VT_PTR_DEVICE;
+    return 1;
+}
+
+int vt_classify(uint64_t v, vt_ptr_info *out)
+{
+    out->host_cls = NULL;
+    out->mapping[0] = '\0';
+    if (vt_looks_scalar(v)) return out->cls = VT_PTR_SCALAR;
+    if (vt_registry_lookup(v, &out->alloc) == 0) {
+        switch (out->alloc.mem) {
+        case VT_MEM_MANAGED: return out->cls = VT_PTR_MANAGED;
+        case VT_MEM_PINNED: case VT_MEM_REGISTERED: return out->cls = VT_PTR_PINNED;
+        default: return out->cls = VT_PTR_DEVICE;
+        }
+    }
+    if (vt_registry_freed_lookup(v, &out->alloc) == 0 && vt_mem_is_device(out->alloc.mem))
+        return out->cls = VT_PTR_FREED;
+    if (classify_driver(v, out)) return out->cls;
+    if (vt_registry_nearest_device(v, VT_NEAR_SLACK, &out->alloc) == 0) return out->cls = VT_PTR_NEAR_DEVICE;
+    if (classify_host(v, out)) return out->cls = VT_PTR_HOST;
+    return out->cls = VT_PTR_SCALAR;
+}
+
+void vt_check_reset(void)
+{
+    pthread_mutex_init(&maps_lock, NULL);
+    nmaps = 0;
+}

@@ -1,0 +1,44 @@
+/* check.h - classifying pointer values for the launch, copy, set and free checks.
+ *
+ * The fast path is registry lookups only. A value that misses every table goes to the slow path:
+ * the real driver's pointer attributes (device memory the tracer never saw allocated is adopted
+ * into the registry), then a cached view of /proc/self/maps, refreshed only on a miss.
+ * Never allocates on the fast path; the slow path is rare by construction. */
+#ifndef VT_CHECK_H
+#define VT_CHECK_H
+#include <stdint.h>
+
+#include "registry.h"
+
+enum vt_ptr_class {
+    VT_PTR_SCALAR = 0,  /* cannot be a user-space address, or maps to nothing: not a pointer */
+    VT_PTR_DEVICE,      /* inside a live device / async / VMM-mapped / foreign range */
+    VT_PTR_MANAGED,
+    VT_PTR_PINNED,      /* pinned or registered host memory */
+    VT_PTR_HOST,        /* host memory CUDA does not know (pageable) */
+    VT_PTR_FREED,       /* inside a freed device allocation */
+    VT_PTR_NEAR_DEVICE, /* not allocated, but within the span of device allocations (OOB) */
+};
+
+typedef struct vt_ptr_info {
+    int cls;
+    vt_alloc_info alloc;  /* DEVICE/MANAGED/PINNED/FREED/NEAR_DEVICE: the range concerned */
+    const char *host_cls; /* HOST: "heap", "stack", "anon", "file" */
+    char mapping[160];    /* HOST: the /proc/self/maps name, "" for anonymous */
+} vt_ptr_info;
+
+/* Full classification (may take the slow path). `dev_only` limits the slow path to the driver
+ * query (used for copies where a pageable pointer is normal). */
+int vt_classify(uint64_t v, vt_ptr_info *out);
+
+/* Fast test used per launch argument: 1 when v is certainly fine (scalar-looking or a tracked
+ * CUDA range), 0 when the caller must run vt_classify. */
+static inline int vt_looks_scalar(uint64_t v)
+{
+    /* Below the lowest mappable page or above the user half: never an address. */
+    return v < 0x10000 || v > 0x00007fffffffffffull;
+}
+
+/* Fork child: forget the cached host maps. */
+void vt_check_reset(void);
+#endif

@@ -1,0 +1,457 @@
+/* events.c - formats trace lines for the hooks, keeps the registry in step, runs the checks. */
+#include "events.h"
+
+#include <dlfcn.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backtrace.h"
+#include "check.h"
+#include "jsonl.h"
+#include "registry.h"
+#include "resolve.h"
+#include "tracer.h"
+#include "events_fmt.h"
+#include "trace_writer.h"
+#define VT_MAX_DEV 64
+
+_Atomic uint64_t vt_finding_counts[VT_F_COUNT];
+static _Atomic int device_state[VT_MAX_DEV]; /* 0 unknown, 1 being written, 2 written */
+static int device_pageable[VT_MAX_DEV];
+
+uint64_t vt_findings_count(int kind) { return kind >= 0 && kind < VT_F_COUNT ? atomic_load(&vt_finding_counts[kind]) : 0; }
+
+void vt_events_reset_after_fork(void)
+{
+    for (int i = 0; i < VT_MAX_DEV; i++) atomic_store(&device_state[i], 0);
+    for (int i = 0; i < VT_F_COUNT; i++) atomic_store(&vt_finding_counts[i], 0);
+}
+
+void vt_fmt_begin(vt_line *l, char *buf, const char *ev, const struct vt_call *c)
+{
+    vt_line_init(l, buf, LINE_MAX_BYTES - 2);
+    VT_PUT_LIT(l, "{\"ev\":\"");
+    vt_put_raw(l, ev, strlen(ev));
+    VT_PUT_LIT(l, "\",\"t\":");
+    vt_put_u64(l, c->t0);
+    VT_PUT_LIT(l, ",\"dur\":");
+    vt_put_u64(l, c->dur);
+    VT_PUT_LIT(l, ",\"tid\":");
+    vt_put_i64(l, vt_gettid());
+    VT_PUT_LIT(l, ",\"api\":\"");
+    vt_put_raw(l, c->api, strlen(c->api));
+    VT_PUT_LIT(l, "\",\"res\":");
+    vt_put_i64(l, c->res);
+    VT_PUT_LIT(l, ",\"dev\":");
+    vt_put_i64(l, c->dev);
+}
+
+/* Close the line; returns its length, or 0 when it overflowed (then it is not written). */
+size_t vt_fmt_finish(vt_line *l)
+{
+    VT_PUT_LIT(l, "}\n");
+    return l->overflow ? 0 : vt_line_len(l);
+}
+
+void vt_fmt_emit(vt_line *l)
+{
+    size_t n = vt_fmt_finish(l);
+    if (n) vt_trace_append(l->start, n);
+}
+
+void vt_fmt_bt(vt_line *l)
+{
+    if (!vt_cfg.backtraces) return;
+    uint64_t frames[VT_BT_MAX];
+    int n = vt_backtrace(frames, vt_cfg.bt_depth);
+    vt_modules_cover(frames, n);
+    VT_PUT_LIT(l, ",\"bt\":[");
+    for (int i = 0; i < n; i++) {
+        if (i) VT_PUT_LIT(l, ",");
+        vt_put_hex(l, frames[i]);
+    }
+    VT_PUT_LIT(l, "]");
+}
+
+void vt_emit_module(const char *path, uint64_t base, uint64_t lo, uint64_t hi)
+{
+    char buf[LINE_MAX_BYTES * 3];
+    vt_line l;
+    vt_line_init(&l, buf, sizeof buf - 2);
+    VT_PUT_LIT(&l, "{\"ev\":\"module\",\"path\":");
+    vt_put_str(&l, path);
+    vt_put_key(&l, "base"); vt_put_hex(&l, base);
+    vt_put_key(&l, "lo"); vt_put_hex(&l, lo);
+    vt_put_key(&l, "hi"); vt_put_hex(&l, hi);
+    vt_fmt_emit(&l);
+}
+
+void vt_ensure_device(int dev)
+{
+    if (dev < 0 || dev >= VT_MAX_DEV) return;
+    int expected = 0;
+    if (atomic_load_explicit(&device_state[dev], memory_order_acquire) == 2 ||
+        !atomic_compare_exchange_strong(&device_state[dev], &expected, 1))
+        return;
+    typedef CUresult (*get_fn)(CUdevice *, int);
+    typedef CUresult (*name_fn)(char *, int, CUdevice);
+    typedef CUresult (*mem_fn)(size_t *, CUdevice);
+    typedef CUresult (*attr_fn)(int *, int, CUdevice);
+    get_fn get = (get_fn)vt_real_driver("cuDeviceGet");
+    name_fn name = (name_fn)vt_real_driver("cuDeviceGetName");
+    mem_fn mem = (mem_fn)vt_real_driver("cuDeviceTotalMem_v2");
+    attr_fn attr = (attr_fn)vt_real_driver("cuDeviceGetAttribute");
+    CUdevice d = 0;
+    char nm[256] = "unknown";
+    size_t total = 0;
+    int clock = 0, width = 0, pageable = 0, major = 0, minor = 0;
+    vt_ts.guard++;
+    int got = get && get(&d, dev) == CUDA_SUCCESS;
+    if (got) {
+        if (name) name(nm, sizeof nm, d);
+        if (mem) mem(&total, d);
+        if (attr) {
+            attr(&clock, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, d);
+            attr(&width, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, d);
+            attr(&pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, d);
+            attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
+            attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d);
+        }
+    }
+    vt_ts.guard--;
+    if (!got) { /* the driver is not initialised yet: try again after the next call */
+        atomic_store(&device_state[dev], 0);
+        return;
+    }
+    device_pageable[dev] = pageable;
+    char buf[LINE_MAX_BYTES];
+    vt_line l;
+    vt_line_init(&l, buf, sizeof buf - 2);
+    VT_PUT_LIT(&l, "{\"ev\":\"device\"");
+    vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
+    vt_put_key(&l, "dev"); vt_put_i64(&l, dev);
+    vt_put_key(&l, "name"); vt_put_str(&l, nm);
+    vt_put_key(&l, "total_bytes"); vt_put_u64(&l, total);
+    char cc[32];
+    snprintf(cc, sizeof cc, "%d.%d", major, minor);
+    vt_put_key(&l, "cc"); vt_put_str(&l, cc);
+    vt_put_key(&l, "mem_clock_khz"); vt_put_i64(&l, clock);
+    vt_put_key(&l, "bus_width_bits"); vt_put_i64(&l, width);
+    vt_put_key(&l, "pageable_access"); vt_put_i64(&l, pageable);
+    vt_put_key(&l, "sim"); if (strstr(nm, "simulated")) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
+    vt_fmt_emit(&l);
+    atomic_store_explicit(&device_state[dev], 2, memory_order_release);
+}
+
+int vt_device_pageable_access(int dev) { return dev >= 0 && dev < VT_MAX_DEV ? device_pageable[dev] : 0; }
+
+void vt_fmt_ensure_device(int dev)
+{
+    if (dev >= 0 && dev < VT_MAX_DEV && atomic_load_explicit(&device_state[dev], memory_order_acquire) != 2)
+        vt_ensure_device(dev);
+}
+
+void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem, const struct vt_alloc_extra *x)
+{
+    VT_SAVE_ERRNO;
+    if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
+    vt_fmt_ensure_device(c->dev);
+    char buf[LINE_MAX_BYTES];
+    vt_line l;
+    vt_fmt_begin(&l, buf, "alloc", c);
+    int ok = c->res == 0;
+    if (ok && !(x && x->is_handle)) { vt_put_key(&l, "addr"); vt_put_hex(&l, addr); }
+    vt_put_key(&l, "size"); vt_put_u64(&l, size);
+    vt_put_key(&l, "mem"); vt_put_str(&l, vt_mem_name(mem));
+    if (x && x->is_handle && ok) { vt_put_key(&l, "handle"); vt_put_hex(&l, x->handle); }
+    if (x && x->has_stream) { vt_put_key(&l, "stream"); vt_put_hex(&l, x->stream); }
+    if (x && x->pitch) {
+        vt_put_key(&l, "pitch"); vt_put_u64(&l, x->pitch);
+        vt_put_key(&l, "width"); vt_put_u64(&l, x->width);
+        vt_put_key(&l, "height"); vt_put_u64(&l, x->height);
+    }
+    if (!ok && vt_mem_counts_vram(mem)) {
+        typedef CUresult (*info_fn)(size_t *, size_t *);
+        info_fn info = (info_fn)vt_real_driver("cuMemGetInfo_v2");
+        size_t fr = 0, tot = 0;
+        vt_ts.guard++;
+        CUresult r = info ? info(&fr, &tot) : CUDA_ERROR_NOT_SUPPORTED;
+        vt_ts.guard--;
+        if (r == CUDA_SUCCESS) {
+            vt_put_key(&l, "free_bytes"); vt_put_u64(&l, fr);
+            vt_put_key(&l, "total_bytes"); vt_put_u64(&l, tot);
+        }
+    }
+    vt_fmt_bt(&l);
+    size_t n = vt_fmt_finish(&l);
+    /* Insert and append under one lock: the line order then matches the registry's order. */
+    vt_registry_lock();
+    if (ok) {
+        if (x && x->is_handle) vt_registry_handle_insert_locked(x->handle, size, c->dev);
+        else vt_registry_insert_locked(addr, size, mem, c->dev);
+    }
+    if (n) vt_trace_append(buf, n);
+    vt_registry_unlock();
+    VT_RESTORE_ERRNO;
+}
+
+#define RES_W 12
+#define DUR_W 20
+
+static void put_slot(char *slot, int width, int64_t v, int is_null)
+{
+    char tmp[32];
+    int n = is_null ? snprintf(tmp, sizeof tmp, "null") : snprintf(tmp, sizeof tmp, "%lld", (long long)v);
+    if (n > width) n = width;
+    memcpy(slot, tmp, (size_t)n);
+    memset(slot + n, ' ', (size_t)(width - n));
+}
+
+void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr, int is_handle, uint64_t stream, int has_stream)
+{
+    VT_SAVE_ERRNO;
+    memset(p, 0, sizeof *p);
+    p->addr = addr;
+    p->is_handle = is_handle;
+    p->call.api = api;
+    p->call.dev = vt_ts.cur_dev;
+    if (!vt_trace_ready()) { p->call.t0 = vt_now(); VT_RESTORE_ERRNO; return; }
+    char buf[LINE_MAX_BYTES];
+    vt_line l;
+    vt_line_init(&l, buf, LINE_MAX_BYTES - 2);
+    vt_alloc_info a;
+    vt_registry_lock();
+    int known = addr && (is_handle ? vt_registry_handle_remove_locked(addr, &a) : vt_registry_remove_locked(addr, &a)) == 0;
+    p->call.t0 = vt_now();
+    VT_PUT_LIT(&l, "{\"ev\":\"free\",\"t\":");
+    vt_put_u64(&l, p->call.t0);
+    vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
+    vt_put_key(&l, "api"); vt_put_str(&l, api);
+    vt_put_key(&l, "dev"); vt_put_i64(&l, known ? a.dev : p->call.dev);
+    vt_put_key(&l, is_handle ? "handle" : "addr"); vt_put_hex(&l, addr);
+    if (known) {
+        vt_put_key(&l, "size"); vt_put_u64(&l, a.size);
+        vt_put_key(&l, "mem"); vt_put_str(&l, vt_mem_name(a.mem));
+        p->known = 1;
+        p->mem = a.mem;
+        p->dev = a.dev;
+        p->size = a.size;
+    }
+    if (has_stream) { vt_put_key(&l, "stream"); vt_put_hex(&l, stream); }
+    vt_put_key(&l, "res");
+    size_t res_off = vt_line_len(&l);
+    vt_put_raw(&l, "null                                ", RES_W);
+    vt_put_key(&l, "dur");
+    size_t dur_off = vt_line_len(&l);
+    vt_put_raw(&l, "null                                ", DUR_W);
+    size_t n = vt_fmt_finish(&l);
+    char *dst = n ? vt_writer_reserve(n) : NULL;
+    if (dst) {
+        memcpy(dst, buf, n);
+        p->res_slot = dst + res_off;
+        p->dur_slot = dst + dur_off;
+    }
+    vt_registry_unlock();
+    VT_RESTORE_ERRNO;
+}
+
+void vt_ev_free_end(struct vt_free_pending *p, int res)
+{
+    VT_SAVE_ERRNO;
+    uint64_t dur = vt_now() - p->call.t0;
+    if (p->res_slot) {
+        put_slot(p->res_slot, RES_W, res, 0);
+        put_slot(p->dur_slot, DUR_W, (int64_t)dur, 0);
+    }
+    if (res != 0 && p->known) { /* nothing was freed: the allocation is still live */
+        vt_registry_lock();
+        if (p->is_handle) vt_registry_handle_insert_locked(p->addr, p->size, p->dev);
+        else vt_registry_insert_locked(p->addr, p->size, p->mem, p->dev);
+        vt_registry_unlock();
+    } else if (res != 0 && p->addr && vt_cfg.check != VT_CHECK_OFF && !p->is_handle) {
+        vt_alloc_info a;
+        int was_freed = vt_registry_freed_lookup(p->addr, &a) == 0 && a.base == p->addr;
+        struct vt_finding f = { .kind = was_freed ? VT_F_DOUBLE_FREE : VT_F_INVALID_FREE, .error = 1,
+                                .api = p->call.api, .arg = -1, .value = p->addr };
+        if (was_freed) { f.has_alloc = 1; f.alloc_base = a.base; f.alloc_size = a.size; }
+        vt_ev_finding(&f);
+    }
+    VT_RESTORE_ERRNO;
+}
+
+static const char *const dir_names[] = { "h2h", "h2d", "d2h", "d2d" };
+
+static int side_is_device(const vt_ptr_info *i) { return i->cls == VT_PTR_DEVICE || i->cls == VT_PTR_MANAGED; }
+
+static void copy_class(uint64_t v, vt_ptr_info *out)
+{
+    if (vt_registry_lookup(v, &out->alloc) == 0) {
+        out->cls = out->alloc.mem == VT_MEM_MANAGED ? VT_PTR_MANAGED
+                 : (out->alloc.mem == VT_MEM_PINNED || out->alloc.mem == VT_MEM_REGISTERED) ? VT_PTR_PINNED : VT_PTR_DEVICE;
+        return;
+    }
+    vt_classify(v, out);
+    if (out->cls == VT_PTR_SCALAR || out->cls == VT_PTR_NEAR_DEVICE) out->cls = VT_PTR_HOST;
+}
+
+static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t p, uint64_t extent, const char *role)
+{
+    if (i->cls != VT_PTR_DEVICE && i->cls != VT_PTR_MANAGED && i->cls != VT_PTR_PINNED) return;
+    if (p + extent <= i->alloc.base + i->alloc.size) return;
+    char why[96];
+    snprintf(why, sizeof why, "%s range runs %llu bytes past the end of its allocation", role,
+             (unsigned long long)(p + extent - (i->alloc.base + i->alloc.size)));
+    struct vt_finding f = { .kind = VT_F_OOB_COPY, .error = 1, .api = c->api, .arg = -1, .value = p,
+                            .has_alloc = 1, .alloc_base = i->alloc.base, .alloc_size = i->alloc.size, .why = why };
+    vt_ev_finding(&f);
+}
+
+void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x)
+{
+    VT_SAVE_ERRNO;
+    if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
+    vt_fmt_ensure_device(c->dev);
+    vt_ptr_info di, si;
+    copy_class(dst, &di);
+    copy_class(src, &si);
+    int dd = side_is_device(&di), sd = side_is_device(&si);
+    int dir = sd ? (dd ? VT_DIR_D2D : VT_DIR_D2H) : (dd ? VT_DIR_H2D : VT_DIR_H2H);
+    if (vt_cfg.check != VT_CHECK_OFF) {
+        uint64_t dext = x->is_2d ? x->dpitch * (x->height ? x->height - 1 : 0) + x->width : size;
+        uint64_t sext = x->is_2d ? x->spitch * (x->height ? x->height - 1 : 0) + x->width : size;
+        if (size) { check_range(c, &di, dst, dext, "destination"); check_range(c, &si, src, sext, "source"); }
+        int want = x->kind == cudaMemcpyHostToDevice ? VT_DIR_H2D : x->kind == cudaMemcpyDeviceToHost ? VT_DIR_D2H
+                 : x->kind == cudaMemcpyDeviceToDevice ? VT_DIR_D2D : x->kind == cudaMemcpyHostToHost ? VT_DIR_H2H : -1;
+        /* Managed memory is valid on either side; only a side the kind contradicts outright counts. */
+        int want_sd = want == VT_DIR_D2H || want == VT_DIR_D2D, want_dd = want == VT_DIR_H2D || want == VT_DIR_D2D;
+        int bad = want >= 0 && ((si.cls != VT_PTR_MANAGED && sd != want_sd) || (di.cls != VT_PTR_MANAGED && dd != want_dd));
+        if (bad) {
+            char why[128];
+            snprintf(why, sizeof why, "kind says %s but the pointers are %s", dir_names[want], dir_names[dir]);
+            struct vt_finding f = { .kind = VT_F_DIRECTION, .error = 1, .api = c->api, .arg = -1, .value = sd ? src : dst, .why = why };
+            vt_ev_finding(&f);
+        }
+    }
+    char buf[LINE_MAX_BYTES];
+    vt_line l;
+    vt_fmt_begin(&l, buf, "copy", c);
+    vt_put_key(&l, "dst"); vt_put_hex(&l, dst);
+    vt_put_key(&l, "src"); vt_put_hex(&l, src);
+    vt_put_key(&l, "size"); vt_put_u64(&l, size);
+    vt_put_key(&l, "dir"); vt_put_str(&l, dir_names[dir]);
+    if (dir == VT_DIR_H2D || dir == VT_DIR_D2H) {
+        const vt_ptr_info *h = dir == VT_DIR_H2D ? &si : &di;
+        vt_put_key(&l, "host");
+        vt_put_str(&l, h->cls == VT_PTR_PINNED ? "pinned" : h->cls == VT_PTR_MANAGED ? "managed" : "pageable");
+    }
+    vt_put_key(&l, "async"); if (x->async) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
+    if (x->async) { vt_put_key(&l, "stream"); vt_put_hex(&l, x->stream); }
+    if (x->kind >= 0) { vt_put_key(&l, "kind"); vt_put_i64(&l, x->kind); }
+    if (x->is_2d) {
+        vt_put_key(&l, "width"); vt_put_u64(&l, x->width);
+        vt_put_key(&l, "height"); vt_put_u64(&l, x->height);
+        vt_put_key(&l, "dpitch"); vt_put_u64(&l, x->dpitch);
+        vt_put_key(&l, "spitch"); vt_put_u64(&l, x->spitch);
+    }
+    if (x->src_dev >= 0) { vt_put_key(&l, "src_dev"); vt_put_i64(&l, x->src_dev); }
+    vt_fmt_emit(&l);
+    VT_RESTORE_ERRNO;
+}
+
+void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value, int async, uint64_t stream, uint64_t elem)
+{
+    VT_SAVE_ERRNO;
+    if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
+    vt_fmt_ensure_device(c->dev);
+    uint64_t bytes = size * (elem ? elem : 1);
+    if (vt_cfg.check != VT_CHECK_OFF && bytes) {
+        vt_ptr_info i;
+        copy_class(addr, &i);
+        check_range(c, &i, addr, bytes, "memset");
+    }
+    char buf[LINE_MAX_BYTES];
+    vt_line l;
+    vt_fmt_begin(&l, buf, "set", c);
+    vt_put_key(&l, "addr"); vt_put_hex(&l, addr);
+    vt_put_key(&l, "size"); vt_put_u64(&l, bytes);
+    vt_put_key(&l, "value"); vt_put_i64(&l, value);
+    vt_put_key(&l, "async"); if (async) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
+    if (async) { vt_put_key(&l, "stream"); vt_put_hex(&l, stream); }
+    vt_fmt_emit(&l);
+    VT_RESTORE_ERRNO;
+}
+
+void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, uint64_t handle)
+{
+    VT_SAVE_ERRNO;
+    if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
+    char buf[LINE_MAX_BYTES];
+    vt_line l;
+    vt_fmt_begin(&l, buf, map ? "map" : "unmap", c);
+    vt_put_key(&l, "addr"); vt_put_hex(&l, addr);
+    vt_put_key(&l, "size"); vt_put_u64(&l, size);
+    if (map) { vt_put_key(&l, "handle"); vt_put_hex(&l, handle); }
+    size_t n = vt_fmt_finish(&l);
+    vt_registry_lock();
+    if (c->res == 0) {
+        vt_alloc_info a;
+        if (map) vt_registry_insert_locked(addr, size, VT_MEM_VMM_MAP, c->dev);
+        else vt_registry_remove_locked(addr, &a);
+    }
+    if (n) vt_trace_append(buf, n);
+    vt_registry_unlock();
+    VT_RESTORE_ERRNO;
+}
+
+void vt_ev_sync(const struct vt_call *c)
+{
+    VT_SAVE_ERRNO;
+    if (vt_trace_ready()) {
+        char buf[LINE_MAX_BYTES];
+        vt_line l;
+        vt_fmt_begin(&l, buf, "sync", c);
+        vt_fmt_emit(&l);
+    }
+    VT_RESTORE_ERRNO;
+}
+
+void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b)
+{
+    VT_SAVE_ERRNO;
+    if (vt_trace_ready()) {
+        char buf[LINE_MAX_BYTES];
+        vt_line l;
+        vt_fmt_begin(&l, buf, "meminfo", c);
+        if (c->res == 0) {
+            vt_put_key(&l, "free_bytes"); vt_put_u64(&l, free_b);
+            vt_put_key(&l, "total_bytes"); vt_put_u64(&l, total_b);
+        }
+        vt_fmt_emit(&l);
+    }
+    VT_RESTORE_ERRNO;
+}
+
+void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id)
+{
+    VT_SAVE_ERRNO;
+    if (vt_trace_ready()) {
+        char buf[LINE_MAX_BYTES];
+        vt_line l;
+        vt_line_init(&l, buf, LINE_MAX_BYTES - 2);
+        VT_PUT_LIT(&l, "{\"ev\":");
+        vt_put_str(&l, ev);
+        vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
+        vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
+        if (has_id) { vt_put_key(&l, "id"); vt_put_u64(&l, id); }
+        if (name) {
+            char shortname[512];
+            snprintf(shortname, sizeof shortname, "%s", name); /* bound a hostile or huge name */
+            vt_put_key(&l, "name"); vt_put_str(&l, shortname);
+        }
+        vt_fmt_emit(&l);
+    }
+    VT_RESTORE_ERRNO;
+}
+

@@ -1,0 +1,96 @@
+/* events.h - the seam between hooks and the trace: each hook calls the real function, then one of
+ * these (heaptrack style). They format one JSON line (docs/trace-format.md) on the stack, keep the
+ * registry in step and append the line. The trace file is opened lazily by the first event, so a
+ * process that never touches CUDA leaves no file.
+ *
+ * Invariants: these never call CUDA except where stated (device records, OOM free-bytes query,
+ * both with the re-entry guard held), never print except the exit summary and the one-time
+ * writer failure notice, and preserve errno.
+ */
+#ifndef VT_EVENTS_H
+#define VT_EVENTS_H
+#include <stdint.h>
+
+#include "cuda_abi.h"
+#include "kernels.h"
+
+struct vt_call {
+    const char *api;
+    uint64_t t0;
+    uint64_t dur;
+    int res;
+    int dev;
+};
+/* Fill a vt_call around the real call: VT_CALL_BEGIN before, VT_CALL_END(res) after. */
+#define VT_CALL_BEGIN(c, name) struct vt_call c = { .api = (name), .dev = vt_ts.cur_dev }; c.t0 = vt_now()
+#define VT_CALL_END(c, r) do { (c).dur = vt_now() - (c).t0; (c).res = (int)(r); } while (0)
+
+struct vt_alloc_extra {
+    uint64_t stream; int has_stream;
+    uint64_t pitch, width, height; /* pitched allocations */
+    uint64_t handle; int is_handle; /* VMM physical allocation */
+};
+
+void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem, const struct vt_alloc_extra *x);
+
+/* Free: begin before the real call (orders the line before any reuse of the address), end after. */
+struct vt_free_pending {
+    char *res_slot, *dur_slot;
+    int known, is_handle;
+    uint64_t addr;
+    struct vt_call call;
+    int mem, dev;
+    uint64_t size;
+};
+void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr, int is_handle, uint64_t stream, int has_stream);
+void vt_ev_free_end(struct vt_free_pending *p, int res);
+
+enum vt_dir { VT_DIR_H2H = 0, VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D };
+struct vt_copy_extra {
+    int async; uint64_t stream;
+    int kind;       /* cudaMemcpyKind, -1 for driver copies */
+    uint64_t width, height, dpitch, spitch; int is_2d;
+    int src_dev;    /* peer copies; -1 otherwise */
+};
+void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x);
+void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value, int async, uint64_t stream, uint64_t elem);
+void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, uint64_t handle);
+
+/* Launch, before the real call: writes the `kernel` record on first use and checks the arguments
+ * (so --check=abort stops before a bad kernel runs). `args` is the runtime-style array of pointers
+ * to each argument, or NULL with `buf`/`buf_len` for a packed CU_LAUNCH_PARAM_BUFFER_POINTER
+ * buffer. The layout must already be resolved (vt_kernel_resolve_layout). */
+void vt_launch_before(const char *api, vt_kernel *k, void **args, const void *buf, uint64_t buf_len);
+/* After the real call: the `launch` line. */
+void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream);
+void vt_ev_sync(const struct vt_call *c);
+void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b);
+void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id);
+
+enum vt_finding_kind { VT_F_HOST_POINTER, VT_F_USE_AFTER_FREE, VT_F_OOB_POINTER, VT_F_OOB_COPY,
+                       VT_F_DIRECTION, VT_F_DOUBLE_FREE, VT_F_INVALID_FREE, VT_F_COUNT };
+struct vt_finding {
+    int kind, error;            /* error: 1 error, 0 warning */
+    const char *api;
+    vt_kernel *k; int arg; uint64_t offset;
+    uint64_t value;
+    const char *cls, *mapping;  /* classification of a host value */
+    uint64_t alloc_base, alloc_size; int has_alloc;
+    const char *why;            /* extra explanation appended to the message, may be NULL */
+};
+void vt_ev_finding(const struct vt_finding *f);
+
+void vt_emit_module(const char *path, uint64_t base, uint64_t lo, uint64_t hi);
+/* Emit the `device` record for dev once (queries the real driver, guard held). */
+void vt_ensure_device(int dev);
+/* Device attribute 88 as recorded (0 when unknown). */
+int vt_device_pageable_access(int dev);
+
+/* Lifecycle (tracer.c): opens the trace on first use; 1 when lines can be written. */
+int vt_trace_ready(void);
+void vt_trace_append(const char *line, uint64_t len);
+const char *vt_trace_path(void);
+void vt_events_reset_after_fork(void);
+/* Exit summary counters. */
+uint64_t vt_findings_count(int kind);
+#endif

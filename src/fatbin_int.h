@@ -1,0 +1,58 @@
+/* fatbin_int.h - internals shared by fatbin.c (containers), fatbin_elf.c and fatbin_ptx.c.
+ * Not part of the contract (that is fatbin.h). Everything here is reentrant: state lives in the
+ * caller's vt_fb_builder, never in globals. */
+#ifndef VT_FATBIN_INT_H
+#define VT_FATBIN_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "fatbin.h"
+
+/* Limits on what one image may make us allocate (all well above anything nvcc emits). */
+#define VT_FB_MAX_NAME    ((size_t)1 << 16)  /* bytes in one mangled kernel name */
+#define VT_FB_MAX_KERNELS ((size_t)1 << 20)  /* layouts collected from one image, duplicates included */
+#define VT_FB_MAX_ENTRY   ((size_t)1 << 30)  /* decompressed size of one fatbin entry */
+#define VT_FB_MAX_RATIO   1024u              /* decompressed/compressed size, zip-bomb guard */
+#define VT_FB_MAX_PARAM_BYTES 0x10000u       /* offset + size of any parameter (CUDA allows 32764) */
+
+/* Layouts collected so far; duplicates (one per arch) are resolved by vt_fb_builder_finish. */
+typedef struct vt_fb_builder {
+    vt_kernel_layout *k;
+    uint32_t *arch;     /* per layout: SM of the fatbin entry it came from (90 = sm_90), 0 unknown */
+    size_t n, cap;
+    uint32_t cur_arch;  /* arch of the entry being parsed, recorded by vt_fb_add */
+} vt_fb_builder;
+
+/* Append a copy of name[0..namelen) and params[0..np). Returns 0 or VT_FATBIN_ENOMEM/ECORRUPT. */
+int vt_fb_add(vt_fb_builder *b, const char *name, size_t namelen, const vt_param *params,
+              uint32_t np, enum vt_layout_source src);
+
+/* Parse one bare ELF cubin / PTX text of exactly n readable bytes into b.
+ * Return 0 or a negative VT_FATBIN_E* code with a message in err. */
+int vt_fb_parse_elf(vt_fb_builder *b, const uint8_t *p, size_t n, char *err, size_t errlen);
+int vt_fb_parse_ptx(vt_fb_builder *b, const char *p, size_t n, char *err, size_t errlen);
+
+/* Size of an ELF image judged from its own headers (for len == 0); 0 when not plausible. */
+size_t vt_fb_elf_extent(const uint8_t *p);
+
+/* Write "msg" (and " (0xNUM)" for the _n variant) to err; return code. No stdio. */
+int vt_fb_fail(char *err, size_t errlen, int code, const char *msg);
+int vt_fb_failn(char *err, size_t errlen, int code, const char *msg, uint64_t num);
+
+/* Little-endian loads from possibly unaligned memory. */
+static inline uint16_t vt_fb_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t vt_fb_le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline uint64_t vt_fb_le64(const uint8_t *p)
+{
+    return (uint64_t)vt_fb_le32(p) | (uint64_t)vt_fb_le32(p + 4) << 32;
+}
+/* off + len <= n without overflow */
+static inline int vt_fb_fits(uint64_t off, uint64_t len, uint64_t n)
+{
+    return off <= n && len <= n - off;
+}
+
+#endif

@@ -1,0 +1,30 @@
+/* hooks_common.h - the wrapper boilerplate shared by the hook families (internal).
+ *
+ * VT_TWIN_HOOK(ret, notsup, fn, impl, params, args...) defines the exported wrapper `fn` whose
+ * body is `impl(real, "fn", args...)`: one implementation serves a function and its _ptds/_ptsz
+ * twin. A wrapper whose real function cannot be found returns `notsup`, never calls NULL. */
+#ifndef VT_HOOKS_COMMON_H
+#define VT_HOOKS_COMMON_H
+#include <stdint.h>
+
+#include "resolve.h"
+#include "tracer.h"
+
+#define VT_TWIN_HOOK(ret, notsup, fn, impl, params, ...)       \
+    VT_REAL_SLOT(fn);                                           \
+    ret fn params                                               \
+    {                                                           \
+        vt_init();                                              \
+        void *real_ = vt_real_get(&real_##fn, #fn);             \
+        if (!real_)                                             \
+            return notsup;                                      \
+        return impl(real_, #fn, __VA_ARGS__);                   \
+    }
+#define DRV_HOOK(fn, impl, params, ...) VT_TWIN_HOOK(CUresult, CUDA_ERROR_NOT_SUPPORTED, fn, impl, params, __VA_ARGS__)
+#define RT_TWIN(fn, impl, params, ...) VT_TWIN_HOOK(cudaError_t, cudaErrorNotSupported, fn, impl, params, __VA_ARGS__)
+/* Driver hooks only forward when tracing is off, the tracer itself calls, or a runtime hook
+ * below which they run records the call. */
+#define DRV_SKIP() (vt_forward_only() || vt_in_runtime())
+
+static inline uint64_t vt_u64(const void *p) { return (uint64_t)(uintptr_t)p; }
+#endif

@@ -1,0 +1,175 @@
+/* kernels.c - handle -> kernel record table and lazy parameter-layout resolution. */
+#include "kernels.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TABLE_BITS 18
+#define TABLE_SIZE (1u << TABLE_BITS)
+
+/* One table for every key kind: keys are distinct pointers (stubs, handles, modules), tagged by
+ * kind in the low bits of a separate field so a module and a function never collide. */
+enum { K_HOST = 1, K_HANDLE = 2, K_MODULE = 3, K_FATBIN = 4 };
+struct slot {
+    _Atomic uintptr_t key;
+    _Atomic int kind;
+    _Atomic(void *) val;
+};
+static struct slot table[TABLE_SIZE];
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t layout_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint32_t next_id = 1;
+
+struct parsed { const void *image; vt_fatbin *fb; struct parsed *next; };
+static struct parsed *parsed_images;
+
+static inline uint32_t hash_ptr(uintptr_t p, int kind)
+{
+    uint64_t x = (uint64_t)p * 0x9E3779B97F4A7C15ull + (uint64_t)kind;
+    return (uint32_t)(x >> (64 - TABLE_BITS));
+}
+
+static void *get(const void *key, int kind)
+{
+    uintptr_t k = (uintptr_t)key;
+    if (!k) return NULL;
+    for (uint32_t i = hash_ptr(k, kind), n = 0; n < TABLE_SIZE; i = (i + 1) & (TABLE_SIZE - 1), n++) {
+        uintptr_t sk = atomic_load_explicit(&table[i].key, memory_order_acquire);
+        if (!sk) return NULL;
+        if (sk == k && atomic_load_explicit(&table[i].kind, memory_order_relaxed) == kind)
+            return atomic_load_explicit(&table[i].val, memory_order_acquire);
+    }
+    return NULL;
+}
+
+static void put(const void *key, int kind, void *val)
+{
+    uintptr_t k = (uintptr_t)key;
+    if (!k) return;
+    pthread_mutex_lock(&table_lock);
+    for (uint32_t i = hash_ptr(k, kind), n = 0; n < TABLE_SIZE; i = (i + 1) & (TABLE_SIZE - 1), n++) {
+        uintptr_t sk = atomic_load_explicit(&table[i].key, memory_order_relaxed);
+        if (sk == k && atomic_load_explicit(&table[i].kind, memory_order_relaxed) == kind) {
+            atomic_store_explicit(&table[i].val, val, memory_order_release);
+            break;
+        }
+        if (!sk) {
+            atomic_store_explicit(&table[i].val, val, memory_order_relaxed);
+            atomic_store_explicit(&table[i].kind, kind, memory_order_relaxed);
+            atomic_store_explicit(&table[i].key, k, memory_order_release);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+}
+
+static vt_kernel *new_kernel(const char *name, const void *host_fun, const void *image, uint64_t function)
+{
+    vt_kernel *k = calloc(1, sizeof *k);
+    if (!k) return NULL;
+    k->id = atomic_fetch_add(&next_id, 1);
+    k->name = strdup(name ? name : "?");
+    k->host_fun = host_fun;
+    k->image = image;
+    k->function = function;
+    return k;
+}
+
+vt_kernel *vt_kernels_register_host(const void *fatbin, const void *host_fun, const char *name)
+{
+    vt_kernel *k = get(host_fun, K_HOST);
+    if (k) return k;
+    k = new_kernel(name, host_fun, vt_kernels_fatbin_lookup(fatbin), 0);
+    if (k) put(host_fun, K_HOST, k);
+    return k;
+}
+
+vt_kernel *vt_kernels_by_host(const void *host_fun) { return get(host_fun, K_HOST); }
+void vt_kernels_bind(const void *handle, vt_kernel *k) { if (k) put(handle, K_HANDLE, k); }
+vt_kernel *vt_kernels_by_handle(const void *handle) { return get(handle, K_HANDLE); }
+
+vt_kernel *vt_kernels_driver(const void *handle, const char *name, const void *image, uint64_t function)
+{
+    vt_kernel *k = get(handle, K_HANDLE);
+    if (k && k->name && name && strcmp(k->name, name) == 0) return k;
+    k = new_kernel(name, NULL, image, function);
+    if (k) put(handle, K_HANDLE, k);
+    return k;
+}
+
+vt_kernel *vt_kernels_unknown(const void *handle)
+{
+    char name[64];
+    snprintf(name, sizeof name, "kernel@%p", handle);
+    return vt_kernels_driver(handle, name, NULL, 0);
+}
+
+void vt_kernels_module_image(const void *module, const void *image) { put(module, K_MODULE, (void *)image); }
+const void *vt_kernels_module_lookup(const void *module) { return get(module, K_MODULE); }
+void vt_kernels_fatbin_handle(const void *handle, const void *wrapper) { put(handle, K_FATBIN, (void *)wrapper); }
+const void *vt_kernels_fatbin_lookup(const void *handle)
+{
+    const void *w = get(handle, K_FATBIN);
+    return w ? w : handle;
+}
+
+static vt_fatbin *parsed_for(const void *image)
+{
+    for (struct parsed *p = parsed_images; p; p = p->next)
+        if (p->image == image) return p->fb;
+    struct parsed *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+    char err[128];
+    p->image = image;
+    if (vt_fatbin_parse(image, 0, &p->fb, err, sizeof err) < 0) p->fb = NULL;
+    p->next = parsed_images;
+    parsed_images = p;
+    return p->fb;
+}
+
+vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query)
+{
+    if (atomic_load_explicit(&k->layout_state, memory_order_acquire)) return k;
+    pthread_mutex_lock(&layout_lock);
+    if (!atomic_load_explicit(&k->layout_state, memory_order_relaxed)) {
+        vt_param tmp[VT_FATBIN_MAX_PARAMS];
+        uint32_t n = 0;
+        uint64_t off, size;
+        while (query && n < VT_FATBIN_MAX_PARAMS && query(k, n, &off, &size) == 0) {
+            tmp[n].offset = (uint32_t)off;
+            tmp[n].size = (uint32_t)size;
+            n++;
+        }
+        if (n > 0) {
+            k->source = VT_LAYOUT_PARAMINFO;
+        } else if (k->image) {
+            vt_fatbin *fb = parsed_for(k->image);
+            const vt_kernel_layout *lay = fb ? vt_fatbin_find(fb, k->name) : NULL;
+            if (lay) {
+                n = lay->nparams < VT_FATBIN_MAX_PARAMS ? lay->nparams : VT_FATBIN_MAX_PARAMS;
+                memcpy(tmp, lay->params, n * sizeof tmp[0]);
+                k->source = (int)lay->source;
+            }
+        }
+        if (n > 0) {
+            k->params = malloc(n * sizeof tmp[0]);
+            if (k->params) { memcpy(k->params, tmp, n * sizeof tmp[0]); k->nparams = n; }
+            else k->source = VT_LAYOUT_NONE;
+        }
+        atomic_store_explicit(&k->layout_state, 1, memory_order_release);
+    }
+    pthread_mutex_unlock(&layout_lock);
+    return k;
+}
+
+const char *vt_layout_source_name(int source)
+{
+    switch (source) {
+    case VT_LAYOUT_PARAMINFO: return "paraminfo";
+    case VT_LAYOUT_ELF: return "elf";
+    case VT_LAYOUT_PTX: return "ptx";
+    default: return "none";
+    }
+}

@@ -1,0 +1,54 @@
+/* kernels.h - what the tracer knows about kernels: host stub / cudaKernel_t / CUfunction / CUkernel
+ * handles mapped to one record with the device name and the parameter layout.
+ *
+ * Invariants: lookups are lock-free (fixed open-addressing table of pointer keys that are never
+ * removed); records are never freed, so a pointer to one stays valid for the process's life.
+ * The layout is resolved once, at the kernel's first launch, by vt_kernel_resolve_layout(). */
+#ifndef VT_KERNELS_H
+#define VT_KERNELS_H
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "fatbin.h"
+
+typedef struct vt_kernel {
+    uint32_t id;
+    char *name;              /* mangled device name, or "kernel@0x..." when never registered */
+    const void *host_fun;    /* runtime host stub, NULL for driver-only kernels */
+    const void *image;       /* fatbin wrapper / module image it came from, may be NULL */
+    uint64_t function;       /* CUfunction for driver paramInfo queries, 0 if none */
+    _Atomic(void *) kernel_handle; /* cudaKernel_t == CUkernel, for cuKernelGetParamInfo */
+    _Atomic int layout_state; /* 0 not yet, 1 resolved (maybe with nparams 0 and source NONE) */
+    uint32_t nparams;
+    vt_param *params;
+    int source;              /* enum vt_layout_source */
+    _Atomic int emitted;     /* `kernel` record written */
+} vt_kernel;
+
+/* __cudaRegisterFunction: the fatbin wrapper handle, host stub and device name. */
+vt_kernel *vt_kernels_register_host(const void *fatbin, const void *host_fun, const char *name);
+vt_kernel *vt_kernels_by_host(const void *host_fun);
+/* Bind an opaque handle (cudaKernel_t, CUfunction, CUkernel) to a kernel. */
+void vt_kernels_bind(const void *handle, vt_kernel *k);
+vt_kernel *vt_kernels_by_handle(const void *handle);
+/* A kernel found through the driver (cuModuleGetFunction / cuLibraryGetKernel). */
+vt_kernel *vt_kernels_driver(const void *handle, const char *name, const void *image, uint64_t function);
+/* Modules and libraries: remember the image each was loaded from. */
+void vt_kernels_module_image(const void *module, const void *image);
+const void *vt_kernels_module_lookup(const void *module);
+/* fatbin handle from __cudaRegisterFatBinary -> the wrapper it was registered with */
+void vt_kernels_fatbin_handle(const void *handle, const void *wrapper);
+const void *vt_kernels_fatbin_lookup(const void *handle);
+/* A placeholder record for a handle the tracer never saw created. */
+vt_kernel *vt_kernels_unknown(const void *handle);
+
+/* Layout query callback: fills param i's offset/size; returns 0, or nonzero past the last one or
+ * when unsupported (then the fatbin is parsed instead). */
+typedef int (*vt_paraminfo_fn)(vt_kernel *k, uint32_t index, uint64_t *offset, uint64_t *size);
+/* Resolve the layout once (thread-safe); returns k with layout fields valid. */
+vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query);
+
+const char *vt_layout_source_name(int source);
+/* The driver-side layout query (cuFuncGetParamInfo / cuKernelGetParamInfo), hooks_launch.c. */
+int vt_driver_paraminfo(vt_kernel *k, uint32_t index, uint64_t *offset, uint64_t *size);
+#endif

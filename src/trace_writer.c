@@ -1,0 +1,153 @@
+/* trace_writer.c - MAP_SHARED append-only trace file; one atomic add per line, mutex only to grow. */
+#include "trace_writer.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define VT_MAP_RESERVE ((size_t)64 << 30) /* virtual span mapped once; the file grows inside it */
+#define VT_CHUNK_MIN ((size_t)1 << 20)
+#define VT_CHUNK_MAX ((size_t)64 << 20)
+
+enum { W_CLOSED = 0, W_OPEN = 1, W_FAILED = 2 };
+
+static struct {
+    _Atomic int state;
+    int fd;
+    char *map;
+    _Atomic size_t off;       /* bytes claimed so far */
+    _Atomic size_t file_size; /* bytes backed by the file (fallocated) */
+    _Atomic uint64_t lines, dropped;
+    pthread_mutex_t grow_lock;
+    char error[256];
+} W = { .fd = -1, .grow_lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void set_error(const char *what, int e)
+{
+    if (!W.error[0]) snprintf(W.error, sizeof W.error, "%s: %s", what, strerror(e));
+}
+
+int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err, size_t errlen)
+{
+    char name[4096];
+    int fd = -1, e = 0;
+    for (int i = 0; i < 100; i++) {
+        if (i == 0) snprintf(name, sizeof name, "%s", path);
+        else snprintf(name, sizeof name, "%s.%d", path, i);
+        fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0 || errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        e = errno;
+        snprintf(err, errlen, "cannot create trace file %s: %s", name, strerror(e));
+        return -e;
+    }
+    char *map = mmap(NULL, VT_MAP_RESERVE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    if (map == MAP_FAILED) {
+        e = errno;
+        snprintf(err, errlen, "cannot map trace file %s: %s", name, strerror(e));
+        close(fd);
+        unlink(name);
+        return -e;
+    }
+    W.fd = fd;
+    W.map = map;
+    W.error[0] = '\0';
+    atomic_store(&W.off, 0);
+    atomic_store(&W.file_size, 0);
+    atomic_store(&W.lines, 0);
+    atomic_store(&W.dropped, 0);
+    atomic_store(&W.state, W_OPEN);
+    snprintf(used_path, used_len, "%s", name);
+    return 0;
+}
+
+/* Make the file back at least `need` bytes. fallocate, not ftruncate: a store into a sparse page
+ * of a full disk would raise SIGBUS in the traced program. */
+static int grow_to(size_t need)
+{
+    pthread_mutex_lock(&W.grow_lock);
+    size_t have = atomic_load(&W.file_size);
+    int rc = 0;
+    while (have < need && rc == 0) {
+        size_t step = have < VT_CHUNK_MIN ? VT_CHUNK_MIN : (have > VT_CHUNK_MAX ? VT_CHUNK_MAX : have);
+        size_t want = have + step;
+        if (want < need) want = need + VT_CHUNK_MIN;
+        if (want > VT_MAP_RESERVE) want = VT_MAP_RESERVE;
+        if (want <= have) { set_error("trace file reached its size limit", EFBIG); rc = -1; break; }
+        int e = fallocate(W.fd, 0, (off_t)have, (off_t)(want - have));
+        if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) e = ftruncate(W.fd, (off_t)want);
+        if (e != 0) { set_error("cannot grow trace file", errno); rc = -1; break; }
+        have = want;
+        atomic_store(&W.file_size, have);
+    }
+    pthread_mutex_unlock(&W.grow_lock);
+    return rc;
+}
+
+char *vt_writer_reserve(size_t len)
+{
+    if (atomic_load(&W.state) != W_OPEN) { atomic_fetch_add_explicit(&W.dropped, 1, memory_order_relaxed); return NULL; }
+    size_t o = atomic_fetch_add(&W.off, len);
+    /* Re-check after claiming: close() reads `off` after it stops the writer, so a claim that
+     * lands after that read sees W_OPEN gone here and never touches the (cut) file. */
+    if (atomic_load(&W.state) != W_OPEN || o + len > VT_MAP_RESERVE ||
+        (o + len > atomic_load_explicit(&W.file_size, memory_order_acquire) && grow_to(o + len) != 0)) {
+        atomic_fetch_add_explicit(&W.dropped, 1, memory_order_relaxed);
+        if (atomic_load(&W.state) == W_OPEN && W.error[0]) atomic_store(&W.state, W_FAILED);
+        return NULL;
+    }
+    atomic_fetch_add_explicit(&W.lines, 1, memory_order_relaxed);
+    return W.map + o;
+}
+
+int vt_writer_put(const char *line, size_t len)
+{
+    char *dst = vt_writer_reserve(len);
+    if (!dst) return -1;
+    memcpy(dst, line, len);
+    return 0;
+}
+
+void vt_writer_close(const char *footer, size_t len)
+{
+    if (footer && len) vt_writer_put(footer, len);
+    int was = atomic_exchange(&W.state, W_CLOSED);
+    if (was == W_CLOSED) return;
+    size_t end = atomic_load(&W.off);
+    size_t backed = atomic_load(&W.file_size);
+    if (end > backed) end = backed;
+    /* Cut the pre-grown NUL tail; lines claimed before `end` stay inside the file. */
+    if (ftruncate(W.fd, (off_t)end) != 0) set_error("cannot trim trace file", errno);
+}
+
+void vt_writer_forget(void)
+{
+    if (W.map) munmap(W.map, VT_MAP_RESERVE);
+    if (W.fd >= 0) close(W.fd);
+    W.map = NULL;
+    W.fd = -1;
+    W.error[0] = '\0';
+    atomic_store(&W.state, W_CLOSED);
+    atomic_store(&W.off, 0);
+    atomic_store(&W.file_size, 0);
+    pthread_mutex_init(&W.grow_lock, NULL);
+}
+
+int vt_writer_is_open(void) { return atomic_load(&W.state) == W_OPEN; }
+uint64_t vt_writer_lines(void) { return atomic_load(&W.lines); }
+uint64_t vt_writer_dropped(void) { return atomic_load(&W.dropped); }
+
+int vt_writer_take_error(char *buf, size_t len)
+{
+    if (!W.error[0]) return 0;
+    snprintf(buf, len, "%s", W.error);
+    W.error[0] = '\0';
+    return 1;
+}

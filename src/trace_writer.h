@@ -1,0 +1,40 @@
+/* trace_writer.h - crash-safe, lock-free append of JSON lines to the process's trace file.
+ *
+ * The file is mapped MAP_SHARED and grown (fallocate) in chunks ahead of the data, so each stored
+ * byte belongs to the kernel's page cache immediately: SIGKILL/SIGSEGV/abort/_exit lose only lines
+ * being formatted at that instant. Writers claim space with one atomic add; only growing the file
+ * takes a mutex. Unwritten space is NUL bytes, which readers skip (docs/trace-format.md).
+ *
+ * Invariants: vt_writer_reserve never blocks except while the file grows, never allocates, never
+ * prints; once closed or failed it returns NULL and counts the line as dropped. Errors are
+ * reported through vt_writer_take_error() so the caller can say so once.
+ */
+#ifndef VT_TRACE_WRITER_H
+#define VT_TRACE_WRITER_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Create `path` (O_CREAT|O_EXCL|O_NOFOLLOW, 0600; on EEXIST tries path.1, path.2, ...). Stores the
+ * name actually used in used_path. Returns 0 or a negative errno with a message in err. */
+int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err, size_t errlen);
+
+/* Claim `len` bytes; the caller fills them (a whole line ending in '\n'). NULL when not open. */
+char *vt_writer_reserve(size_t len);
+
+/* Reserve and copy in one step; returns 0, or -1 when the line was dropped. */
+int vt_writer_put(const char *line, size_t len);
+
+/* Stop accepting lines, cut the file to what was written, keep the mapping (threads still running
+ * at exit may hold pointers into it). `footer` (may be NULL) is appended first. */
+void vt_writer_close(const char *footer, size_t len);
+
+/* In a fork child: forget the parent's file without touching it. */
+void vt_writer_forget(void);
+
+int vt_writer_is_open(void);
+uint64_t vt_writer_lines(void);
+uint64_t vt_writer_dropped(void);
+/* First error message since open (empty when none); cleared on read. */
+int vt_writer_take_error(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,312 @@
+/* tracer.c - lifecycle: configuration, lazy trace creation with its header, fork, exit summary. */
+#include "tracer.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "backtrace.h"
+#include "check.h"
+#include "events.h"
+#include "jsonl.h"
+#include "registry.h"
+#include "trace_writer.h"
+
+#define VT_TRACER_VERSION "0.1.0"
+
+struct vt_config vt_cfg = { .enabled = 1, .backtraces = 1, .bt_depth = 24, .check = VT_CHECK_RECORD };
+VT_TLS struct vt_thread_state vt_ts;
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int trace_state; /* 0 not yet, 1 open, -1 failed for good */
+static char trace_path[4096];
+
+int vt_gettid(void)
+{
+    if (!vt_ts.tid) vt_ts.tid = (int)syscall(SYS_gettid);
+    return vt_ts.tid;
+}
+
+static int env_flag(const char *name, int dflt)
+{
+    const char *v = getenv(name);
+    if (!v || !*v) return dflt;
+    return !(v[0] == '0' || !strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false"));
+}
+
+static void child_after_fork(void);
+
+static void read_config(void)
+{
+    vt_cfg.enabled = !env_flag("VRAMTRACE_DISABLE", 0);
+    vt_cfg.backtraces = env_flag("VRAMTRACE_BACKTRACE", 1);
+    const char *d = getenv("VRAMTRACE_BT_DEPTH");
+    if (d && atoi(d) > 0) vt_cfg.bt_depth = atoi(d) > VT_BT_MAX ? VT_BT_MAX : atoi(d);
+    const char *c = getenv("VRAMTRACE_CHECK");
+    if (c && !strcmp(c, "off")) vt_cfg.check = VT_CHECK_OFF;
+    else if (c && !strcmp(c, "abort")) vt_cfg.check = VT_CHECK_ABORT;
+    vt_cfg.quiet = env_flag("VRAMTRACE_QUIET", 0);
+    const char *o = getenv("VRAMTRACE_OUTPUT");
+    snprintf(vt_cfg.output, sizeof vt_cfg.output, "%s", o && *o ? o : "vramtrace-%e-%p.jsonl");
+    const char *r = getenv("VRAMTRACE_ROOT_PID");
+    vt_cfg.root_pid = r ? atol(r) : 0;
+}
+
+static void init_once_fn(void)
+{
+    read_config();
+    pthread_atfork(NULL, NULL, child_after_fork);
+}
+
+void vt_init(void) { pthread_once(&init_once, init_once_fn); }
+
+__attribute__((constructor)) static void vt_constructor(void) { vt_init(); }
+
+static const char *const rank_vars[] = {
+    "RANK", "LOCAL_RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
+    "PMI_RANK", "SLURM_PROCID", "SLURM_LOCALID", NULL,
+};
+
+static const char *rank_value(void)
+{
+    static const char *const order[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL };
+    for (int i = 0; order[i]; i++) {
+        const char *v = getenv(order[i]);
+        if (v && *v) return v;
+    }
+    return "0";
+}
+
+/* Expand %p %e %h %r; a process other than the one `vramtrace run` started gets .<pid> before
+ * the extension when the template has no %p, so fork/exec children never share a file. */
+static void expand_path(char *out, size_t cap)
+{
+    char exe[PATH_MAX] = "prog", host[256] = "host";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) exe[n] = '\0';
+    const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+    gethostname(host, sizeof host - 1);
+    const char *t = vt_cfg.output;
+    size_t o = 0;
+    int has_pid = 0;
+    for (; *t && o + 1 < cap; t++) {
+        char tmp[PATH_MAX];
+        const char *ins = NULL;
+        if (t[0] == '%' && t[1]) {
+            t++;
+            if (*t == 'p') { snprintf(tmp, sizeof tmp, "%ld", (long)getpid()); ins = tmp; has_pid = 1; }
+            else if (*t == 'e') ins = base;
+            else if (*t == 'h') ins = host;
+            else if (*t == 'r') ins = rank_value();
+            else if (*t == '%') ins = "%";
+            else { tmp[0] = '%'; tmp[1] = *t; tmp[2] = '\0'; ins = tmp; }
+            size_t l = strlen(ins);
+            if (o + l >= cap) break;
+            memcpy(out + o, ins, l);
+            o += l;
+        } else out[o++] = *t;
+    }
+    out[o] = '\0';
+    if (!has_pid && vt_cfg.root_pid && vt_cfg.root_pid != (long)getpid()) {
+        char *dot = strrchr(out, '.');
+        char *slash = strrchr(out, '/');
+        char suffix[64];
+        snprintf(suffix, sizeof suffix, ".%ld", (long)getpid());
+        if (dot && (!slash || dot > slash)) {
+            char ext[256];
+            snprintf(ext, sizeof ext, "%s", dot);
+            snprintf(dot, cap - (size_t)(dot - out), "%s%s", suffix, ext);
+        } else {
+            size_t l = strlen(out);
+            snprintf(out + l, cap - l, "%s", suffix);
+        }
+    }
+}
+
+static void write_header(void)
+{
+    char buf[16384];
+    vt_line l;
+    vt_line_init(&l, buf, sizeof buf - 2);
+    VT_PUT_LIT(&l, "{\"ev\":\"header\",\"format\":\"vramtrace-trace\",\"version\":1,\"tracer\":\"" VT_TRACER_VERSION "\"");
+    vt_put_key(&l, "pid"); vt_put_i64(&l, getpid());
+    vt_put_key(&l, "ppid"); vt_put_i64(&l, getppid());
+    char exe[PATH_MAX] = "";
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[n > 0 ? n : 0] = '\0';
+    vt_put_key(&l, "program"); vt_put_str(&l, exe);
+    vt_put_key(&l, "argv"); VT_PUT_LIT(&l, "[");
+    FILE *f = fopen("/proc/self/cmdline", "re");
+    if (f) {
+        char arg[4096];
+        size_t len = 0;
+        int c, first = 1;
+        while ((c = fgetc(f)) != EOF) {
+            if (c == 0 || len + 1 >= sizeof arg) {
+                arg[len] = '\0';
+                if (!first) VT_PUT_LIT(&l, ",");
+                vt_put_str(&l, arg);
+                first = 0;
+                len = 0;
+                if (c != 0) arg[len++] = (char)c;
+            } else arg[len++] = (char)c;
+        }
+        fclose(f);
+    }
+    VT_PUT_LIT(&l, "]");
+    vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
+    vt_put_key(&l, "wall_time"); vt_put_u64(&l, (uint64_t)time(NULL));
+    char host[256] = "";
+    gethostname(host, sizeof host - 1);
+    vt_put_key(&l, "hostname"); vt_put_str(&l, host);
+    vt_put_key(&l, "rank"); VT_PUT_LIT(&l, "{");
+    int first = 1;
+    for (int i = 0; rank_vars[i]; i++) {
+        const char *v = getenv(rank_vars[i]);
+        if (!v) continue;
+        if (!first) VT_PUT_LIT(&l, ",");
+        vt_put_str(&l, rank_vars[i]);
+        VT_PUT_LIT(&l, ":");
+        vt_put_str(&l, v);
+        first = 0;
+    }
+    VT_PUT_LIT(&l, "}");
+    vt_put_key(&l, "page_size"); vt_put_i64(&l, sysconf(_SC_PAGESIZE));
+    vt_put_key(&l, "backtraces"); if (vt_cfg.backtraces) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
+    static const char *const modes[] = { "off", "record", "abort" };
+    vt_put_key(&l, "checks"); vt_put_str(&l, modes[vt_cfg.check]);
+    VT_PUT_LIT(&l, "}\n");
+    if (!l.overflow) vt_writer_put(buf, vt_line_len(&l));
+}
+
+/* `vramtrace run` lists every trace of the run, children's included, from this file. */
+static void note_in_manifest(void)
+{
+    const char *m = getenv("VRAMTRACE_MANIFEST");
+    if (!m || !*m) return;
+    int fd = open(m, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) return;
+    char line[4200];
+    int n = snprintf(line, sizeof line, "%s\n", trace_path);
+    if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) < 0) { /* best effort */ }
+    close(fd);
+}
+
+int vt_trace_ready(void)
+{
+    int s = atomic_load_explicit(&trace_state, memory_order_acquire);
+    if (s) return s > 0;
+    vt_init();
+    pthread_mutex_lock(&open_lock);
+    if (!atomic_load(&trace_state)) {
+        char path[4096], err[512];
+        expand_path(path, sizeof path);
+        vt_ts.guard++;
+        int rc = vt_writer_open(path, trace_path, sizeof trace_path, err, sizeof err);
+        if (rc == 0) {
+            write_header();
+            note_in_manifest();
+            if (vt_cfg.backtraces) {
+                uint64_t warm[4];
+                vt_backtrace(warm, 4); /* loads the unwinder now, not inside the first hook's timing */
+            }
+            vt_modules_emit_new();
+        } else if (!vt_cfg.quiet) {
+            fprintf(stderr, "vramtrace: %s; tracing disabled for this process\n", err);
+        }
+        vt_ts.guard--;
+        atomic_store_explicit(&trace_state, rc == 0 ? 1 : -1, memory_order_release);
+    }
+    pthread_mutex_unlock(&open_lock);
+    return atomic_load(&trace_state) > 0;
+}
+
+void vt_trace_append(const char *line, uint64_t len)
+{
+    if (vt_writer_put(line, len) == 0) return;
+    static _Atomic int reported;
+    char err[300];
+    if (vt_writer_take_error(err, sizeof err) && !atomic_exchange(&reported, 1))
+        fprintf(stderr, "vramtrace: %s; further events are dropped (the program continues)\n", err);
+}
+
+const char *vt_trace_path(void) { return trace_path; }
+
+static void child_after_fork(void)
+{
+    /* Only this thread survives: reset every lock and forget the parent's trace. The child gets
+     * its own file on its first CUDA call. */
+    vt_writer_forget();
+    vt_registry_reset();
+    vt_modules_reset();
+    vt_check_reset();
+    vt_events_reset_after_fork();
+    pthread_mutex_init(&open_lock, NULL);
+    atomic_store(&trace_state, 0);
+    trace_path[0] = '\0';
+    vt_ts.tid = 0;
+}
+
+struct leak_sum { uint64_t bytes, count; };
+static void add_leak(const vt_alloc_info *a, void *ctx)
+{
+    struct leak_sum *s = ctx;
+    s->bytes += a->size;
+    s->count++;
+}
+
+static void print_size(char *buf, size_t len, uint64_t b)
+{
+    if (b >= (1ull << 30)) snprintf(buf, len, "%.2f GiB", (double)b / (1 << 30));
+    else if (b >= (1ull << 20)) snprintf(buf, len, "%.2f MiB", (double)b / (1 << 20));
+    else if (b >= 1024) snprintf(buf, len, "%.2f KiB", (double)b / 1024);
+    else snprintf(buf, len, "%llu B", (unsigned long long)b);
+}
+
+void vt_tracer_shutdown(void)
+{
+    if (atomic_load(&trace_state) <= 0) return;
+    vt_ts.guard++;
+    struct leak_sum leaks = { 0, 0 };
+    vt_registry_foreach(add_leak, &leaks);
+    uint64_t nfind = 0;
+    for (int k = 0; k < VT_F_COUNT; k++) nfind += vt_findings_count(k);
+    char buf[512];
+    vt_line l;
+    vt_line_init(&l, buf, sizeof buf);
+    VT_PUT_LIT(&l, "{\"ev\":\"footer\"");
+    vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
+    vt_put_key(&l, "events"); vt_put_u64(&l, vt_writer_lines() + 1);
+    vt_put_key(&l, "dropped"); vt_put_u64(&l, vt_writer_dropped());
+    vt_put_key(&l, "live_bytes"); vt_put_u64(&l, vt_registry_live_vram(-1));
+    vt_put_key(&l, "findings"); vt_put_u64(&l, nfind);
+    VT_PUT_LIT(&l, "}\n");
+    vt_writer_close(l.overflow ? NULL : buf, vt_line_len(&l));
+    if (!vt_cfg.quiet && (nfind || leaks.count)) {
+        char sz[64];
+        print_size(sz, sizeof sz, leaks.bytes);
+        static const char *const names[VT_F_COUNT] = { "host pointer", "use after free", "out-of-bounds pointer",
+                                                       "out-of-bounds copy", "direction mismatch", "double free", "invalid free" };
+        fprintf(stderr, "vramtrace: %s:", trace_path);
+        if (nfind) {
+            fprintf(stderr, " findings:");
+            int first = 1;
+            for (int k = 0; k < VT_F_COUNT; k++) {
+                uint64_t c = vt_findings_count(k);
+                if (c) { fprintf(stderr, "%s %llu %s", first ? "" : ",", (unsigned long long)c, names[k]); first = 0; }
+            }
+        }
+        if (leaks.count) fprintf(stderr, "%s %llu device allocations (%s) not freed at exit", nfind ? ";" : "", (unsigned long long)leaks.count, sz);
+        fprintf(stderr, "\n");
+    }
+    vt_ts.guard--;
+}
+
+__attribute__((destructor)) static void vt_destructor(void) { vt_tracer_shutdown(); }

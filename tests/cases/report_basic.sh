@@ -1,0 +1,78 @@
+#!/bin/sh
+# report_basic.sh - `vramtrace report` on the hand-written golden trace tests/data/traces/oom.jsonl:
+# the numbers in text and --json equal what the fixture allocates (see the comments in the checks).
+. "$ROOT/tests/lib.sh"
+D="$ROOT/tests/data/traces"
+export TZ=UTC
+out=$("$VT" report "$D/oom.jsonl"); rc=$?
+check_eq "text report exits 0" "$rc" 0
+first=$(printf '%s\n' "$out" | sed -n 1p)
+case "$first" in "vramtrace report: /opt/example/oom (pid 4242)"*) ok "summary first line names program and pid";; *) not_ok "first line: $first";; esac
+check "summary: peak 3.50 GiB (1+1+1 GiB device + 512 MiB async)" sh -c 'printf "%s\n" "$1" | grep -q "peak VRAM     3.50 GiB at 12:53:20.400 (+0.4 s)"' _ "$out"
+check "OOM line: size, time, live, driver free" sh -c 'printf "%s\n" "$1" | grep -q "^OOM: cudaMalloc of 1.00 GiB failed at 12:53:20.600 (+0.6 s) on dev 0 (error 2); live 3.00 GiB; driver free 502.00 MiB of 4.00 GiB"' _ "$out"
+check "OOM names the biggest holder first" sh -c 'printf "%s\n" "$1" | grep -q "held by:   2.00 GiB oom+0x1200 \[2 allocs\]"' _ "$out"
+check "OOM attributed to NVTX range" sh -c 'printf "%s\n" "$1" | grep -q "in range:     forward"' _ "$out"
+check "findings show demangled kernel" sh -c 'printf "%s\n" "$1" | grep -qF "kernel void attention_fwd<float, 128>(float const*, float*, int) argument 0 = 0x55d0c0a0b2a0"' _ "$out"
+check "failed calls listed (sticky 700)" sh -c 'printf "%s\n" "$1" | grep -q "cudaDeviceSynchronize -> 700"' _ "$out"
+check "managed reported separately" sh -c 'printf "%s\n" "$1" | grep -q "managed       peak 128.00 MiB"' _ "$out"
+check "pinned host listed, not VRAM" sh -c 'printf "%s\n" "$1" | grep -q "pinned host   peak 64.00 MiB"' _ "$out"
+# summary comes before the site table
+s=$(printf '%s\n' "$out" | grep -n '^Summary' | cut -d: -f1); t=$(printf '%s\n' "$out" | grep -n '^Peak:' | cut -d: -f1)
+check "summary precedes call sites" test "${s:-99}" -lt "${t:-0}"
+n=$("$VT" report --top 1 "$D/oom.jsonl" | sed -n '/^Peak:/,/^$/p' | grep -c 'alloc')
+check_eq "--top 1 limits the site table" "$n" 1
+
+j=$("$VT" report --json "$D/oom.jsonl"); rc=$?
+check_eq "--json exits 0" "$rc" 0
+q() { printf '%s' "$j" | jq -r "$1"; }
+check_eq "peak_bytes = 3*1GiB + 512MiB" "$(q .peak_bytes)" 3758096384
+check_eq "peak_time_ns" "$(q .peak_time_ns)" 1400000000
+check_eq "peak_sites[0] 2 GiB x2" "$(q '.peak_sites[0] | "\(.site) \(.bytes) \(.count)"')" "oom+0x1200 2147483648 2"
+check_eq "peak_sites sum = peak" "$(q '[.peak_sites[].bytes] | add')" 3758096384
+check_eq "oom requested/live" "$(q '.oom_events[0] | "\(.requested_bytes) \(.live_bytes) \(.free_bytes) \(.site)"')" "1073741824 3221225472 526385152 oom+0x1200"
+check_eq "oom held_by[0]" "$(q '.oom_events[0].held_by[0].bytes')" 2147483648
+check_eq "leaked_bytes = 2 GiB never freed" "$(q .leaked_bytes)" 2147483648
+check_eq "h2d bytes/count (2x256MiB + 4KiB async)" "$(q '.transfers.h2d | "\(.bytes) \(.count)"')" "536875008 3"
+check_eq "h2d pageable gbps (256MiB / 50ms)" "$(q '.transfers.h2d.pageable.gbps')" 5.36871
+check_eq "d2h bytes" "$(q '.transfers.d2h.bytes')" 134217728
+check_eq "d2d gbps" "$(q '.transfers.d2d.gbps')" 1073.74
+check_eq "finding" "$(q '.findings[0] | "\(.kind) \(.arg_index) \(.address) \(.site)"')" "host_pointer 0 0x55d0c0a0b2a0 oom+0x1600"
+check_eq "finding kernel demangled" "$(q '.findings[0].kernel')" "void attention_fwd<float, 128>(float const*, float*, int)"
+check_eq "managed/host peaks" "$(q '"\(.managed_peak_bytes) \(.host_pinned_peak_bytes)"')" "134217728 67108864"
+
+# schema: python3 jsonschema when installed, else jq structural checks
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    printf '%s' "$j" >"$TMP/r.json"
+    check "--json validates against docs/report-schema.json (jsonschema)" python3 -c '
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$TMP/r.json" "$ROOT/docs/report-schema.json"
+else
+    skip "python3 jsonschema not installed; structural jq check only"
+fi
+check "schema structure (jq)" sh -c 'printf "%s" "$1" | jq -e "
+  (.peak_bytes|type==\"number\") and (.peak_time_ns|type==\"number\") and (.leaked_bytes|type==\"number\") and
+  (.peak_sites|all(has(\"site\") and has(\"bytes\") and has(\"count\"))) and
+  (.oom_events|all(has(\"requested_bytes\") and has(\"live_bytes\") and has(\"site\"))) and
+  ([.transfers.h2d,.transfers.d2h,.transfers.d2d]|all(has(\"bytes\") and has(\"count\") and has(\"seconds\") and has(\"gbps\"))) and
+  (.findings|all(has(\"kind\") and has(\"kernel\") and has(\"arg_index\") and has(\"address\") and has(\"site\")))" >/dev/null' _ "$j"
+# every required key of the schema is present (schema and output agree)
+check "schema required keys present" sh -c 'printf "%s" "$1" | jq -e --slurpfile s "$2" "[\$s[0].required[] as \$k | has(\$k)] | all" >/dev/null' _ "$j" "$ROOT/docs/report-schema.json"
+
+# --bandwidth: achieved vs reference, pageable flagged with the measured factor
+cat >"$TMP/bw.json" <<'B'
+{"results":[{"name":"h2d_pinned","gbps":25.0},{"name":"h2d_pageable","gbps":9.5},{"name":"d2h_pinned","gbps":26.0},{"name":"d2d_copy"}],"pcie":{"gen":5,"width":16,"theoretical_gbps":63.0}}
+B
+b=$("$VT" report --bandwidth "$TMP/bw.json" "$D/oom.jsonl"); rc=$?
+check_eq "--bandwidth exits 0" "$rc" 0
+check "pageable h2d flagged with factor 25.0/5.37" sh -c 'printf "%s\n" "$1" | grep -q "pinned memory (cudaMallocHost) measured 25.0 GB/s here, 4.7x faster"' _ "$b"
+check "reference shown next to achieved" sh -c 'printf "%s\n" "$1" | grep -q "26.84 GB/s  (reference h2d_pinned 25.0 GB/s)"' _ "$b"
+check "PCIe line" sh -c 'printf "%s\n" "$1" | grep -q "PCIe gen 5 x16: theoretical 63.0 GB/s"' _ "$b"
+echo 'not json' >"$TMP/badbw.json"
+"$VT" report --bandwidth "$TMP/badbw.json" "$D/oom.jsonl" >/dev/null 2>"$TMP/e"; rc=$?
+check_eq "bad --bandwidth file: exit 2" "$rc" 2
+
+# synthetic churn trace: peak equals the generator's own bookkeeping
+if command -v python3 >/dev/null; then
+    want=$(python3 "$D/gen_synth.py" 20000 "$TMP/synth.jsonl" | sed 's/peak_bytes=//')
+    check_eq "synthetic trace peak_bytes" "$("$VT" report --json "$TMP/synth.jsonl" | jq .peak_bytes)" "$want"
+else skip "python3 missing: synthetic trace"; fi

@@ -1,0 +1,198 @@
+/* rt_launch.c - simulated runtime: fat binary and kernel registration, <<<>>> call
+ * configuration, and launches. A kernel's module is loaded lazily on its first launch per device,
+ * through the driver table: cuModuleLoadData(fatbin), cuModuleGetFunction(name), then
+ * cuLaunchKernel (test fixture: nothing executes). */
+#include "rt.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* what nvcc passes to __cudaRegisterFatBinary */
+typedef struct { int magic; int version; const unsigned long long *data; void *filename_or_fatbins; } rt_fatwrap;
+#define FATWRAP_MAGIC 0x466243B1
+
+typedef struct rt_fatbin { const void *image; CUmodule mod[RT_MAX_DEV]; struct rt_fatbin *next; } rt_fatbin;
+typedef struct rt_func {
+    const void *host;
+    char *name;
+    rt_fatbin *fb;
+    CUfunction f[RT_MAX_DEV];
+    struct rt_func *next;
+} rt_func;
+
+static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
+static rt_fatbin *fatbins;
+static rt_func *funcs;
+
+typedef struct { dim3 grid, block; size_t shmem; cudaStream_t s; } rt_config;
+static __thread rt_config cfg_stack[16];
+static __thread int cfg_depth;
+
+void **__cudaRegisterFatBinary(void *fatCubin)
+{
+    rt_fatbin *fb = calloc(1, sizeof *fb);
+    if (!fb) abort();
+    const rt_fatwrap *w = fatCubin;
+    fb->image = w && w->magic == FATWRAP_MAGIC ? (const void *)w->data : fatCubin;
+    pthread_mutex_lock(&lk);
+    fb->next = fatbins;
+    fatbins = fb;
+    pthread_mutex_unlock(&lk);
+    return (void **)fb;
+}
+
+void __cudaRegisterFatBinaryEnd(void **handle) { (void)handle; }
+void __cudaUnregisterFatBinary(void **handle) { (void)handle; /* modules die with the process */ }
+char __cudaInitModule(void **handle) { (void)handle; return 1; }
+
+void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun, const char *deviceName,
+                            int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize)
+{
+    rt_func *f = calloc(1, sizeof *f);
+    if (!f || !(f->name = strdup(deviceName ? deviceName : deviceFun))) abort();
+    f->host = hostFun;
+    f->fb = (rt_fatbin *)handle;
+    pthread_mutex_lock(&lk);
+    f->next = funcs;
+    funcs = f;
+    pthread_mutex_unlock(&lk);
+}
+
+/* __device__ / __managed__ variables: recorded nowhere (no test uses symbols yet). */
+void __cudaRegisterVar(void **h, char *hostVar, char *devAddr, const char *name, int ext, size_t size,
+                       int constant, int global) { (void)h; }
+void __cudaRegisterManagedVar(void **h, void **hostVarPtr, char *devAddr, const char *name, int ext,
+                              size_t size, int constant, int global) { (void)h; }
+
+unsigned __cudaPushCallConfiguration(dim3 grid, dim3 block, size_t shmem, struct CUstream_st *s)
+{
+    if (cfg_depth == 16) return 1;
+    cfg_stack[cfg_depth++] = (rt_config){grid, block, shmem, s};
+    return 0;
+}
+
+cudaError_t __cudaPopCallConfiguration(dim3 *grid, dim3 *block, size_t *shmem, void *stream)
+{
+    if (!cfg_depth) return cudaErrorMissingConfiguration;
+    rt_config c = cfg_stack[--cfg_depth];
+    *grid = c.grid;
+    *block = c.block;
+    *shmem = c.shmem;
+    *(cudaStream_t *)stream = c.s;
+    return cudaSuccess;
+}
+
+/* a host stub or a cudaKernel_t (which is our rt_func) -> rt_func */
+static rt_func *find(const void *p)
+{
+    pthread_mutex_lock(&lk);
+    rt_func *f;
+    for (f = funcs; f && f->host != p && (const void *)f != p; f = f->next) {}
+    pthread_mutex_unlock(&lk);
+    return f;
+}
+
+cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *hostFun)
+{
+    rt_func *f = find(hostFun);
+    if (!k) return rt_ret(cudaErrorInvalidValue);
+    if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
+    *k = (cudaKernel_t)(void *)f;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetKernel(cudaKernel_t *k, const void *entry) { return __cudaGetKernel(k, entry); }
+
+/* resolve the driver function for the current device, loading the module on first use */
+static cudaError_t resolve(rt_func *f, CUfunction *out)
+{
+    RT_ENTER();
+    int dev = rt_cur_dev();
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&lk);
+    if (!f->f[dev]) {
+        if (!f->fb->mod[dev]) r = rt_d.cuModuleLoadData(&f->fb->mod[dev], f->fb->image);
+        if (!r) r = rt_d.cuModuleGetFunction(&f->f[dev], f->fb->mod[dev], f->name);
+    }
+    *out = f->f[dev];
+    pthread_mutex_unlock(&lk);
+    return r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidDeviceFunction : rt_err(r);
+}
+
+void rt_forget_modules(int dev)
+{
+    pthread_mutex_lock(&lk);
+    for (rt_func *f = funcs; f; f = f->next) f->f[dev] = NULL;
+    for (rt_fatbin *b = fatbins; b; b = b->next) b->mod[dev] = NULL;
+    pthread_mutex_unlock(&lk);
+}
+
+static cudaError_t launch(const rt_driver *d, const void *fn, dim3 g, dim3 b, void **args, size_t shmem,
+                          cudaStream_t s)
+{
+    rt_func *f = find(fn);
+    if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
+    CUfunction cf;
+    cudaError_t e = resolve(f, &cf);
+    if (e) return rt_ret(e);
+    if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z || (unsigned long long)b.x * b.y * b.z > 1024)
+        return rt_ret(cudaErrorInvalidConfiguration);
+    RT_CALL(d->cuLaunchKernel(cf, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shmem, s, args, NULL));
+}
+
+cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+{ return launch(&rt_d, (const void *)k, g, b, args, shmem, s); }
+cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t k, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+{ return launch(&rt_dpt, (const void *)k, g, b, args, shmem, s); }
+cudaError_t cudaLaunchKernel(const void *fn, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+{ return launch(&rt_d, fn, g, b, args, shmem, s); }
+cudaError_t cudaLaunchKernel_ptsz(const void *fn, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+{ return launch(&rt_dpt, fn, g, b, args, shmem, s); }
+cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *fn, void **args)
+{
+    if (!c) return rt_ret(cudaErrorInvalidValue);
+    return launch(&rt_d, fn, c->gridDim, c->blockDim, args, c->dynamicSmemBytes, c->stream);
+}
+cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *fn, void **args)
+{
+    if (!c) return rt_ret(cudaErrorInvalidValue);
+    return launch(&rt_dpt, fn, c->gridDim, c->blockDim, args, c->dynamicSmemBytes, c->stream);
+}
+
+cudaError_t cudaFuncGetParamInfo(const void *fn, size_t idx, size_t *off, size_t *size)
+{
+    rt_func *f = find(fn);
+    if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
+    CUfunction cf;
+    cudaError_t e = resolve(f, &cf);
+    if (e) return rt_ret(e);
+    RT_CALL(rt_d.cuFuncGetParamInfo(cf, idx, off, size));
+}
+
+cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *a, const void *fn)
+{
+    rt_func *f = find(fn);
+    if (!a) return rt_ret(cudaErrorInvalidValue);
+    if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
+    CUfunction cf;
+    cudaError_t e = resolve(f, &cf);
+    if (e) return rt_ret(e);
+    memset(a, 0, sizeof *a);
+    rt_d.cuFuncGetAttribute(&a->maxThreadsPerBlock, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, cf);
+    rt_d.cuFuncGetAttribute(&a->numRegs, CU_FUNC_ATTRIBUTE_NUM_REGS, cf);
+    rt_d.cuFuncGetAttribute(&a->ptxVersion, CU_FUNC_ATTRIBUTE_PTX_VERSION, cf);
+    rt_d.cuFuncGetAttribute(&a->binaryVersion, CU_FUNC_ATTRIBUTE_BINARY_VERSION, cf);
+    rt_d.cuFuncGetAttribute(&a->maxDynamicSharedSizeBytes, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, cf);
+    return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void *fn, enum cudaFuncAttribute a, int v)
+{
+    return find(fn) ? cudaSuccess : rt_ret(cudaErrorInvalidDeviceFunction);
+}
+
+cudaError_t cudaFuncSetCacheConfig(const void *fn, enum cudaFuncCache c)
+{
+    return find(fn) ? cudaSuccess : rt_ret(cudaErrorInvalidDeviceFunction);
+}

@@ -1,0 +1,122 @@
+/* sim.h - internals of the simulated CUDA driver (libcuda.so.1 stand-in; a TEST FIXTURE).
+ *
+ * Invariants: one global mutex (sim_lock) guards every table below; no function here calls back
+ * into the exported cu* API. Device memory is host memory reserved per device (see sim_mem.c);
+ * kernels are never executed, only their arguments are checked (sim_module.c).
+ */
+#ifndef VT_SIM_H
+#define VT_SIM_H
+
+#include <cuda.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Everything declared below is internal to libcuda.so.1 (cuda.h's cu* prototypes, included
+ * above, keep default visibility). */
+#pragma GCC visibility push(hidden)
+
+#define SIM_MAX_DEV 8
+#define SIM_DRIVER_VERSION 13000
+
+enum sim_kind {
+    SIM_K_DEVICE = 1,   /* cuMemAlloc / cuMemAllocPitch */
+    SIM_K_ASYNC,        /* cuMemAllocAsync / FromPool */
+    SIM_K_VMM,          /* a cuMemMap'ed range */
+    SIM_K_MANAGED,      /* cuMemAllocManaged */
+    SIM_K_PINNED,       /* cuMemHostAlloc / cuMemAllocHost */
+    SIM_K_REGISTERED,   /* cuMemHostRegister */
+};
+
+/* One live range in the address registry. */
+typedef struct sim_region {
+    uintptr_t base;
+    size_t size;      /* bytes the caller asked for (>= 1) */
+    size_t reserved;  /* bytes taken from the allocator (aligned) */
+    int kind;         /* enum sim_kind */
+    int dev;          /* owning device (-1: host memory, any) */
+    unsigned flags;   /* host-alloc / register flags */
+    void *pool;       /* SIM_K_ASYNC: the pool it came from */
+    uint64_t id;      /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
+} sim_region;
+
+typedef struct sim_ctx {
+    int magic;
+    int dev;
+    int refs;        /* primary-context retain count */
+    unsigned flags;
+    CUresult sticky; /* CUDA_ERROR_ILLEGAL_ADDRESS after a bad launch, else CUDA_SUCCESS */
+} sim_ctx;
+
+typedef struct sim_device {
+    uintptr_t lo, hi;      /* reserved VA range */
+    size_t capacity;       /* simulated VRAM */
+    size_t used;           /* device + async-pool + vmm physical bytes */
+    sim_ctx primary;
+    void *default_pool;
+    int peer_enabled[SIM_MAX_DEV];
+} sim_device;
+
+extern pthread_mutex_t sim_lock;
+extern int sim_ndev;
+extern sim_device sim_devs[SIM_MAX_DEV];
+extern int sim_pageable;            /* VRAMTRACE_SIM_PAGEABLE=1 */
+extern int sim_no_paraminfo;        /* VRAMTRACE_SIM_NO_PARAMINFO=1 */
+extern int sim_verbose;             /* VRAMTRACE_SIM_VERBOSE=1 */
+extern uintptr_t sim_managed_lo, sim_managed_hi;
+
+/* sim_mem.c */
+void sim_mem_init(void);   /* reserve ranges; called once from sim_init */
+/* Take `size` bytes of address space in device `dev`'s range (or the managed range when dev < 0).
+ * Returns 0 when the range is exhausted. Caller holds sim_lock. */
+uintptr_t sim_va_alloc(int dev, size_t size, size_t align);
+void sim_va_free(int dev, uintptr_t addr, size_t size);
+/* Registry (caller holds sim_lock). */
+sim_region *sim_region_add(uintptr_t base, size_t size, size_t reserved, int kind, int dev);
+sim_region *sim_region_find(uintptr_t p);           /* region containing p, or NULL */
+sim_region *sim_region_exact(uintptr_t base);       /* region starting at base, or NULL */
+void sim_region_remove(sim_region *r);
+size_t sim_region_count(void);
+sim_region *sim_region_at(size_t i);
+/* Which device's reserved range holds p (-1 if none). */
+int sim_dev_of_range(uintptr_t p);
+/* Classify a word passed to a kernel: 0 fine (not a pointer, or valid memory), 1 host pointer,
+ * 2 device-range address outside any live allocation. Caller holds sim_lock. */
+int sim_classify_kernel_word(uint64_t v);
+/* Valid device-accessible byte range [p, p+n)? (device/async/vmm/managed, or pinned/registered). */
+int sim_range_ok(uintptr_t p, size_t n, int allow_host_regions);
+void sim_release_device_memory(int dev); /* frees every device/async/managed range of dev */
+
+/* sim_driver.c */
+CUresult sim_init_check(void);              /* CUDA_ERROR_NOT_INITIALIZED before cuInit */
+CUresult sim_cur_ctx(sim_ctx **out);        /* current ctx + its sticky error */
+int sim_is_default_stream(CUstream s);
+CUresult sim_stream_check(CUstream s, sim_ctx **ctx); /* valid stream, ctx sticky check */
+uint64_t sim_now_ns(void);
+size_t sim_parse_size(const char *s, size_t dflt);
+
+/* Stream capture (sim_graph.c): when the stream is capturing, record the op and return 1. */
+struct sim_op;
+int sim_capture_op(CUstream s, const struct sim_op *op);
+typedef struct sim_op {
+    int type;           /* 1 copy, 2 memset, 3 kernel */
+    void *dst; const void *src; size_t n;   /* copy */
+    unsigned value; unsigned elem;           /* memset: value, element size */
+    CUfunction f; void **params; void *argbuf; size_t argsize; /* kernel */
+} sim_op;
+void sim_replay_op(const sim_op *op);
+int sim_stream_dev(CUstream s);
+CUresult sim_dev_alloc(int dev, size_t size, int kind, uintptr_t *out, sim_region **reg);
+void sim_dev_free(sim_region *r);
+CUresult sim_launch_check(CUfunction f, void **params, const void *argbuf, size_t argsize);
+
+/* Export `target` under a second name too (e.g. the _ptsz / legacy spelling). The name is
+ * stringized, so names that cuda.h #defines to another spelling still work. */
+#define SIM_CAT_(a, b) a##b
+#define SIM_CAT(a, b) SIM_CAT_(a, b)
+#define SIM_ALIAS_(target, name, id) \
+    extern __typeof__(target) id __asm__(name) __attribute__((alias(#target), visibility("default")))
+#define SIM_ALIAS(target, name) SIM_ALIAS_(target, #name, SIM_CAT(sim_alias_, __COUNTER__))
+
+#pragma GCC visibility pop
+#endif

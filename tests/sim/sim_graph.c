@@ -1,0 +1,158 @@
+/* sim_graph.c - minimal stream capture and graphs for the simulated driver: copies, memsets and
+ * kernel launches issued to a capturing stream are recorded, and replayed (copies move bytes,
+ * kernels are argument-checked, never run) by cuGraphLaunch. Test fixture. */
+#include "sim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define GRAPH_MAGIC 0x5c96a001
+#define EXEC_MAGIC 0x5c9e0001
+#define MAX_CAPTURE 64
+
+struct CUgraph_st { int magic; sim_op *ops; size_t n, cap; };
+struct CUgraphExec_st { int magic; struct CUgraph_st g; };
+
+static struct { CUstream s; struct CUgraph_st *g; } caps[MAX_CAPTURE];
+
+static int cap_index(CUstream s)
+{
+    for (int i = 0; i < MAX_CAPTURE; i++)
+        if (caps[i].s == s && caps[i].g) return i;
+    return -1;
+}
+
+static int append(struct CUgraph_st *g, const sim_op *op)
+{
+    if (g->n == g->cap) {
+        size_t nc = g->cap ? 2 * g->cap : 8;
+        sim_op *no = realloc(g->ops, nc * sizeof *no);
+        if (!no) return -1;
+        g->ops = no;
+        g->cap = nc;
+    }
+    sim_op o = *op;
+    if (o.type == 3 && o.argbuf) {
+        void *b = malloc(o.argsize ? o.argsize : 1);
+        if (!b) return -1;
+        memcpy(b, op->argbuf, o.argsize);
+        o.argbuf = b;
+    }
+    o.params = NULL;
+    g->ops[g->n++] = o;
+    return 0;
+}
+
+int sim_capture_op(CUstream s, const sim_op *op)
+{
+    if (sim_is_default_stream(s)) return 0;
+    pthread_mutex_lock(&sim_lock);
+    int i = cap_index(s);
+    if (i >= 0) append(caps[i].g, op);
+    pthread_mutex_unlock(&sim_lock);
+    return i >= 0;
+}
+
+CUresult cuGraphCreate(CUgraph *g, unsigned int flags)
+{
+    if (!g) return CUDA_ERROR_INVALID_VALUE;
+    struct CUgraph_st *x = calloc(1, sizeof *x);
+    if (!x) return CUDA_ERROR_OUT_OF_MEMORY;
+    x->magic = GRAPH_MAGIC;
+    *g = x;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+    sim_ctx *c;
+    CUresult r = sim_stream_check(s, &c);
+    if (r) return r;
+    if (sim_is_default_stream(s)) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    CUgraph g;
+    pthread_mutex_lock(&sim_lock);
+    int slot = -1;
+    if (cap_index(s) >= 0) r = CUDA_ERROR_ILLEGAL_STATE;
+    for (int i = 0; !r && i < MAX_CAPTURE && slot < 0; i++)
+        if (!caps[i].g) slot = i;
+    if (!r && slot < 0) r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (!r && !(r = cuGraphCreate(&g, 0))) { caps[slot].s = s; caps[slot].g = g; }
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
+SIM_ALIAS(cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz);
+
+CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
+{
+    if (!g) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&sim_lock);
+    int i = cap_index(s);
+    if (i >= 0) { *g = caps[i].g; caps[i].g = NULL; caps[i].s = NULL; }
+    pthread_mutex_unlock(&sim_lock);
+    return i >= 0 ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
+}
+SIM_ALIAS(cuStreamEndCapture, cuStreamEndCapture_ptsz);
+
+CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
+{
+    if (!st) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&sim_lock);
+    *st = cap_index(s) >= 0 ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    pthread_mutex_unlock(&sim_lock);
+    return CUDA_SUCCESS;
+}
+SIM_ALIAS(cuStreamIsCapturing, cuStreamIsCapturing_ptsz);
+
+static void free_ops(struct CUgraph_st *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (g->ops[i].type == 3) free(g->ops[i].argbuf);
+    free(g->ops);
+}
+
+CUresult cuGraphDestroy(CUgraph g)
+{
+    if (!g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    free_ops(g);
+    g->magic = 0;
+    free(g);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long long flags)
+{
+    if (!e || !g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    struct CUgraphExec_st *x = calloc(1, sizeof *x);
+    if (!x) return CUDA_ERROR_OUT_OF_MEMORY;
+    x->magic = EXEC_MAGIC;
+    for (size_t i = 0; i < g->n; i++) append(&x->g, &g->ops[i]);
+    *e = x;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
+{
+    sim_ctx *c;
+    CUresult r = sim_stream_check(s, &c);
+    if (r) return r;
+    if (!e || e->magic != EXEC_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < e->g.n; i++) {
+        const sim_op *op = &e->g.ops[i];
+        if (op->type == 3) {
+            if (op->argbuf) sim_launch_check(op->f, NULL, op->argbuf, op->argsize);
+        } else {
+            sim_replay_op(op);
+        }
+    }
+    return CUDA_SUCCESS;
+}
+SIM_ALIAS(cuGraphLaunch, cuGraphLaunch_ptsz);
+
+CUresult cuGraphExecDestroy(CUgraphExec e)
+{
+    if (!e || e->magic != EXEC_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    free_ops(&e->g);
+    e->magic = 0;
+    free(e);
+    return CUDA_SUCCESS;
+}

@@ -1,0 +1,332 @@
+/* sim_module.c - simulated driver modules, libraries, functions and kernel launches. Kernels are
+ * never run: cuLaunchKernel checks every pointer-sized argument word against the address map
+ * (using the parameter layout from the fatbin parser) and on a host pointer or a dangling device
+ * address sets the context's sticky CUDA_ERROR_ILLEGAL_ADDRESS, as a GPU would (test fixture). */
+#include "sim.h"
+#include "fatbin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MOD_MAGIC 0x5c30d001
+#define FUNC_MAGIC 0x5cf0c001
+#define LIB_MAGIC 0x5c11b001
+
+struct CUmod_st { int magic; vt_fatbin *fb; struct CUfunc_st *funcs; };
+struct CUfunc_st {
+    int magic;
+    struct CUmod_st *mod;
+    char *name;
+    const vt_kernel_layout *lay; /* NULL when the image could not be parsed */
+    struct CUfunc_st *next;
+};
+struct CUlib_st { int magic; struct CUmod_st *mod; };
+
+static struct CUfunc_st *func_of(const void *f)
+{
+    struct CUfunc_st *x = (struct CUfunc_st *)f;
+    return x && x->magic == FUNC_MAGIC ? x : NULL;
+}
+
+static CUresult load(struct CUmod_st **out, const void *image)
+{
+    sim_ctx *c;
+    CUresult r = sim_cur_ctx(&c);
+    if (r) return r;
+    if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
+    struct CUmod_st *m = calloc(1, sizeof *m);
+    if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
+    char err[256];
+    if (vt_fatbin_parse(image, 0, &m->fb, err, sizeof err) < 0) {
+        m->fb = NULL;
+        if (sim_verbose) fprintf(stderr, "vramtrace-sim: no kernel layouts: %s\n", err);
+    }
+    m->magic = MOD_MAGIC;
+    *out = m;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleLoadData(CUmodule *mod, const void *image) { return load((struct CUmod_st **)mod, image); }
+CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned int n, CUjit_option *o, void **v)
+{
+    return load((struct CUmod_st **)mod, image);
+}
+CUresult cuModuleLoadFatBinary(CUmodule *mod, const void *fatbin) { return load((struct CUmod_st **)mod, fatbin); }
+
+static void unload(struct CUmod_st *m)
+{
+    pthread_mutex_lock(&sim_lock);
+    for (struct CUfunc_st *f = m->funcs, *n; f; f = n) {
+        n = f->next;
+        f->magic = 0;
+        free(f->name);
+        free(f);
+    }
+    pthread_mutex_unlock(&sim_lock);
+    vt_fatbin_free(m->fb);
+    m->magic = 0;
+    free(m);
+}
+
+CUresult cuModuleUnload(CUmodule mod)
+{
+    if (!mod || mod->magic != MOD_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    unload(mod);
+    return CUDA_SUCCESS;
+}
+
+static CUresult get_func(struct CUfunc_st **out, struct CUmod_st *m, const char *name)
+{
+    if (!out || !name) return CUDA_ERROR_INVALID_VALUE;
+    if (!m || m->magic != MOD_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    const vt_kernel_layout *lay = m->fb ? vt_fatbin_find(m->fb, name) : NULL;
+    if (m->fb && !lay) return CUDA_ERROR_NOT_FOUND;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&sim_lock);
+    struct CUfunc_st *f;
+    for (f = m->funcs; f && strcmp(f->name, name) != 0; f = f->next) {}
+    if (!f && (f = calloc(1, sizeof *f)) && (f->name = strdup(name))) {
+        f->magic = FUNC_MAGIC;
+        f->mod = m;
+        f->lay = lay;
+        f->next = m->funcs;
+        m->funcs = f;
+    } else if (!f || !f->name) {
+        free(f);
+        f = NULL;
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+    pthread_mutex_unlock(&sim_lock);
+    *out = f;
+    return r;
+}
+
+CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
+{
+    return get_func((struct CUfunc_st **)f, mod, name);
+}
+
+CUresult cuModuleGetGlobal_v2(CUdeviceptr *d, size_t *bytes, CUmodule mod, const char *name)
+{
+    return CUDA_ERROR_NOT_FOUND;
+}
+
+CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jo, void **jv, unsigned int nj,
+                           CUlibraryOption *lo, void **lv, unsigned int nl)
+{
+    if (!lib) return CUDA_ERROR_INVALID_VALUE;
+    struct CUmod_st *m;
+    CUresult r = load(&m, code);
+    if (r) return r;
+    struct CUlib_st *l = calloc(1, sizeof *l);
+    if (!l) { unload(m); return CUDA_ERROR_OUT_OF_MEMORY; }
+    l->magic = LIB_MAGIC;
+    l->mod = m;
+    *lib = l;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryUnload(CUlibrary lib)
+{
+    if (!lib || lib->magic != LIB_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    unload(lib->mod);
+    lib->magic = 0;
+    free(lib);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetModule(CUmodule *mod, CUlibrary lib)
+{
+    if (!mod) return CUDA_ERROR_INVALID_VALUE;
+    if (!lib || lib->magic != LIB_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    *mod = lib->mod;
+    return CUDA_SUCCESS;
+}
+
+/* A CUkernel is the same object as the CUfunction it resolves to. */
+CUresult cuLibraryGetKernel(CUkernel *k, CUlibrary lib, const char *name)
+{
+    if (!lib || lib->magic != LIB_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    return get_func((struct CUfunc_st **)k, lib->mod, name);
+}
+
+CUresult cuKernelGetFunction(CUfunction *f, CUkernel k)
+{
+    if (!f) return CUDA_ERROR_INVALID_VALUE;
+    if (!func_of(k)) return CUDA_ERROR_INVALID_HANDLE;
+    *f = (CUfunction)(void *)k;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuFuncGetName(const char **name, CUfunction hf)
+{
+    struct CUfunc_st *f = func_of(hf);
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    *name = f->name;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetName(const char **name, CUkernel k) { return cuFuncGetName(name, (CUfunction)(void *)k); }
+
+CUresult cuFuncGetModule(CUmodule *mod, CUfunction hf)
+{
+    struct CUfunc_st *f = func_of(hf);
+    if (!mod) return CUDA_ERROR_INVALID_VALUE;
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    *mod = f->mod;
+    return CUDA_SUCCESS;
+}
+
+/* Answers from the fatbin layout. With VRAMTRACE_SIM_NO_PARAMINFO=1, or when the image had no
+ * parsable layout, CUDA_ERROR_NOT_SUPPORTED (an older driver); index past the end: INVALID_VALUE. */
+CUresult cuFuncGetParamInfo(CUfunction hf, size_t idx, size_t *off, size_t *size)
+{
+    struct CUfunc_st *f = func_of(hf);
+    if (sim_no_paraminfo) return CUDA_ERROR_NOT_SUPPORTED;
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!f->lay) return CUDA_ERROR_NOT_SUPPORTED;
+    if (idx >= f->lay->nparams) return CUDA_ERROR_INVALID_VALUE;
+    if (off) *off = f->lay->params[idx].offset;
+    if (size) *size = f->lay->params[idx].size;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuKernelGetParamInfo(CUkernel k, size_t idx, size_t *off, size_t *size)
+{
+    return cuFuncGetParamInfo((CUfunction)(void *)k, idx, off, size);
+}
+
+CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction hf)
+{
+    struct CUfunc_st *f = func_of(hf);
+    if (!v) return CUDA_ERROR_INVALID_VALUE;
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    switch (a) {
+    case CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *v = 1024; break;
+    case CU_FUNC_ATTRIBUTE_NUM_REGS: *v = 32; break;
+    case CU_FUNC_ATTRIBUTE_PTX_VERSION: case CU_FUNC_ATTRIBUTE_BINARY_VERSION: *v = 90; break;
+    case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES: *v = 49152; break;
+    default: *v = 0; break;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuFuncSetAttribute(CUfunction hf, CUfunction_attribute a, int v)
+{
+    return func_of(hf) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuFuncSetCacheConfig(CUfunction hf, CUfunc_cache c)
+{
+    return func_of(hf) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* ---- launches ----------------------------------------------------------------------------- */
+static int scan_words(const char *p, uint32_t off, uint32_t size, uint64_t *bad)
+{
+    for (uint32_t o = (8 - off % 8) % 8; o + 8 <= size; o += 8) {
+        uint64_t v;
+        memcpy(&v, p + o, 8);
+        int k = sim_classify_kernel_word(v);
+        if (k) { *bad = v; return k; }
+    }
+    return 0;
+}
+
+CUresult sim_launch_check(CUfunction hf, void **params, const void *argbuf, size_t argsize)
+{
+    struct CUfunc_st *f = func_of(hf);
+    sim_ctx *c;
+    CUresult r = sim_cur_ctx(&c);
+    if (r) return r;
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    int kind = 0;
+    uint64_t bad = 0;
+    uint32_t which = 0;
+    pthread_mutex_lock(&sim_lock);
+    if (argbuf) {
+        kind = scan_words(argbuf, 0, (uint32_t)argsize, &bad);
+    } else if (params && f->lay) {
+        for (uint32_t i = 0; i < f->lay->nparams && !kind; i++) {
+            if (!params[i]) continue;
+            kind = scan_words(params[i], f->lay->params[i].offset, f->lay->params[i].size, &bad);
+            which = i;
+        }
+    }
+    if (kind) c->sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
+    pthread_mutex_unlock(&sim_lock);
+    if (kind && sim_verbose)
+        fprintf(stderr, "vramtrace-sim: kernel %s param %u: %s 0x%llx -> illegal address\n", f->name,
+                which, kind == 1 ? "host pointer" : "unallocated device address", (unsigned long long)bad);
+    return CUDA_SUCCESS;
+}
+
+/* size of the argument buffer implied by the layout (0 if unknown) */
+static size_t layout_bytes(const struct CUfunc_st *f)
+{
+    size_t n = 0;
+    for (uint32_t i = 0; f->lay && i < f->lay->nparams; i++)
+        if (f->lay->params[i].offset + f->lay->params[i].size > n)
+            n = f->lay->params[i].offset + f->lay->params[i].size;
+    return n;
+}
+
+static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                       unsigned bz, CUstream s, void **params, void **extra)
+{
+    sim_ctx *c;
+    CUresult r = sim_stream_check(s, &c);
+    if (r) return r;
+    struct CUfunc_st *f = func_of(hf);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    if (!gx || !gy || !gz || !bx || !by || !bz || (unsigned long long)bx * by * bz > 1024 || bz > 64 ||
+        gy > 65535 || gz > 65535)
+        return CUDA_ERROR_INVALID_VALUE;
+    const void *buf = NULL;
+    size_t bufsize = 0;
+    for (int i = 0; extra && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buf = extra[i + 1];
+        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) bufsize = *(size_t *)extra[i + 1];
+        else return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (params && extra) return CUDA_ERROR_INVALID_VALUE;
+    if (!sim_is_default_stream(s)) {
+        sim_op op = {.type = 3, .f = hf, .argbuf = (void *)buf, .argsize = bufsize};
+        char *copy = NULL;
+        size_t n = layout_bytes(f);
+        if (params && n && (copy = calloc(1, n))) { /* flatten for replay */
+            for (uint32_t i = 0; i < f->lay->nparams; i++)
+                if (params[i]) memcpy(copy + f->lay->params[i].offset, params[i], f->lay->params[i].size);
+            op.argbuf = copy;
+            op.argsize = n;
+        }
+        int captured = sim_capture_op(s, &op);
+        free(copy);
+        if (captured) return CUDA_SUCCESS;
+    }
+    return buf ? sim_launch_check(hf, NULL, buf, bufsize) : sim_launch_check(hf, params, NULL, 0);
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                        unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)
+{
+    return launch(f, gx, gy, gz, bx, by, bz, s, params, extra);
+}
+SIM_ALIAS(cuLaunchKernel, cuLaunchKernel_ptsz);
+
+CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
+{
+    if (!cfg) return CUDA_ERROR_INVALID_VALUE;
+    return launch(f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ, cfg->blockDimX, cfg->blockDimY,
+                  cfg->blockDimZ, cfg->hStream, params, extra);
+}
+SIM_ALIAS(cuLaunchKernelEx, cuLaunchKernelEx_ptsz);
+
+CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                                   unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params)
+{
+    return launch(f, gx, gy, gz, bx, by, bz, s, params, NULL);
+}
+SIM_ALIAS(cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz);

@@ -1,0 +1,425 @@
+/* test_fatbin.c - vt_fatbin_parse on nvcc 13 fixtures (tests/data/fatbin, source kernels.cu) and on
+ * malformed images. Run from the repository root (tests/run.sh does), or set VT_FATBIN_DATA. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fatbin.h"
+#include "vt_test.h"
+
+typedef struct blob {
+    unsigned char *p;
+    size_t n;
+} blob;
+
+static blob load(const char *name)
+{
+    const char *dir = getenv("VT_FATBIN_DATA");
+    char path[512];
+    blob b = {NULL, 0};
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/data/fatbin", name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return b;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b.p = malloc((size_t)n + 1);
+    if (b.p && fread(b.p, 1, (size_t)n, f) == (size_t)n) {
+        b.n = (size_t)n;
+        b.p[n] = 0;
+    } else {
+        free(b.p);
+        b.p = NULL;
+    }
+    fclose(f);
+    return b;
+}
+
+static blob copy(const void *p, size_t n)
+{
+    blob b = {malloc(n ? n : 1), n};
+    if (b.p)
+        memcpy(b.p, p, n);
+    return b;
+}
+
+/* "name src n off:size ..." per kernel, as tests/unit/fatbin_dump prints */
+static char *render(const vt_fatbin *fb, int with_source)
+{
+    size_t cap = 1 << 16, at = 0;
+    char *s = malloc(cap);
+    s[0] = 0;
+    for (size_t i = 0; i < vt_fatbin_count(fb); i++) {
+        const vt_kernel_layout *k = vt_fatbin_at(fb, i);
+        at += (size_t)snprintf(s + at, cap - at, "%s %s %u", k->name,
+                               with_source ? (k->source == VT_LAYOUT_ELF ? "elf" : "ptx") : "elf",
+                               k->nparams);
+        for (uint32_t j = 0; j < k->nparams; j++)
+            at += (size_t)snprintf(s + at, cap - at, " %u:%u", k->params[j].offset, k->params[j].size);
+        at += (size_t)snprintf(s + at, cap - at, "\n");
+    }
+    return s;
+}
+
+static int parse(const blob *b, unsigned sm, vt_fatbin **fb)
+{
+    char err[128];
+    *fb = (vt_fatbin *)1;
+    int rc = vt_fatbin_parse_arch(b->p, b->n, sm, fb, err, sizeof err);
+    if (rc < 0 && (*fb != NULL || !err[0]))
+        return -1000; /* contract: *out NULL and a message */
+    return rc;
+}
+
+/* Parse a fixture and compare with the expected rendering (source column ignored when !strict). */
+static void check_fixture(const char *file, unsigned sm, const char *expected_file,
+                          enum vt_layout_source want_src)
+{
+    blob b = load(file), e = load(expected_file);
+    vt_fatbin *fb;
+    int rc = b.p ? parse(&b, sm, &fb) : -999;
+    VT_CHECK(rc == 9, "%s (sm %u): 9 kernels (got %d)", file, sm, rc);
+    if (rc >= 0) {
+        char *got = render(fb, 0);
+        VT_CHECK(e.p && strcmp(got, (char *)e.p) == 0, "%s (sm %u): layouts match %s", file, sm,
+                 expected_file);
+        int all = 1;
+        for (size_t i = 0; i < vt_fatbin_count(fb); i++)
+            all &= vt_fatbin_at(fb, i)->source == want_src;
+        VT_CHECK(all, "%s: every layout from %s", file, want_src == VT_LAYOUT_ELF ? "ELF" : "PTX");
+        free(got);
+        vt_fatbin_free(fb);
+    }
+    free(b.p);
+    free(e.p);
+}
+
+static void check_layout(const vt_fatbin *fb, const char *name, uint32_t n, const uint32_t *offsz,
+                         const char *what)
+{
+    const vt_kernel_layout *k = vt_fatbin_find(fb, name);
+    int good = k && k->nparams == n;
+    for (uint32_t i = 0; good && i < n; i++)
+        good = k->params[i].offset == offsz[2 * i] && k->params[i].size == offsz[2 * i + 1];
+    VT_CHECK(good, "%s: %s layout", what, name);
+}
+
+static void test_exact_layouts(void)
+{
+    blob b = load("default.fatbin");
+    vt_fatbin *fb;
+    int rc = b.p ? parse(&b, 0, &fb) : -999;
+    VT_CHECK_EQ_INT(rc, 9, "default.fatbin parses");
+    if (rc < 0)
+        return;
+    check_layout(fb, "_Z7k_basicPfi1S", 3, (const uint32_t[]){0, 8, 8, 4, 16, 16}, "float*,int,S");
+    check_layout(fb, "_Z5k_mixcsdf3S243Arr2C3x", 8,
+                 (const uint32_t[]){0, 1, 2, 2, 8, 8, 16, 4, 24, 24, 48, 24, 72, 3, 80, 8}, "mixed");
+    check_layout(fb, "_Z6k_tmplIfLi3EEvPT_S0_", 2, (const uint32_t[]){0, 8, 8, 4}, "template");
+    check_layout(fb, "k_c", 2, (const uint32_t[]){0, 8, 8, 1}, "extern C");
+    check_layout(fb, "_Z6k_nonev", 0, NULL, "no params");
+    check_layout(fb, "_Z7k_alignc3A326float2c", 4, (const uint32_t[]){0, 1, 16, 32, 48, 8, 56, 1},
+                 "alignas(32) on sm_90");
+    check_layout(fb, "_Z5k_bigi3BigPi", 3, (const uint32_t[]){0, 4, 4, 8000, 8008, 8},
+                 "8000-byte struct (KPARAM_INFO_V2)");
+    uint32_t many[64];
+    for (uint32_t i = 0; i < 32; i++) {
+        many[2 * i] = 8 * i;
+        many[2 * i + 1] = 8;
+    }
+    check_layout(fb, "_Z6k_manyPiS_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_S_", 32,
+                 many, "32 pointers");
+    VT_CHECK(vt_fatbin_find(fb, "_Z6dev_fnPii") == NULL, "device function is not a kernel");
+    VT_CHECK(vt_fatbin_find(fb, "nope") == NULL && vt_fatbin_find(fb, "") == NULL,
+             "absent names give NULL");
+    VT_CHECK(vt_fatbin_at(fb, 9) == NULL && vt_fatbin_count(NULL) == 0 && !vt_fatbin_find(NULL, "k_c"),
+             "out-of-range and NULL accessors");
+    int sorted = 1;
+    for (size_t i = 1; i < vt_fatbin_count(fb); i++)
+        sorted &= strcmp(vt_fatbin_at(fb, i - 1)->name, vt_fatbin_at(fb, i)->name) < 0;
+    VT_CHECK(sorted, "kernels sorted by name, unique");
+    vt_fatbin_free(fb);
+    vt_fatbin_free(NULL);
+
+    /* wrapper (as __cudaRegisterFatBinary gets it), with and without a length */
+    struct { int magic, version; const void *data; void *fn; } w = {0x466243B1, 1, b.p, NULL};
+    char err[128];
+    rc = vt_fatbin_parse(&w, sizeof w, &fb, err, sizeof err);
+    VT_CHECK_EQ_INT(rc, 9, "wrapper with length");
+    vt_fatbin_free(fb);
+    rc = vt_fatbin_parse(&w, 0, &fb, err, sizeof err);
+    VT_CHECK_EQ_INT(rc, 9, "wrapper, len 0");
+    vt_fatbin_free(fb);
+    rc = vt_fatbin_parse(b.p, 0, &fb, err, sizeof err);
+    VT_CHECK_EQ_INT(rc, 9, "fatbin header, len 0");
+    vt_fatbin_free(fb);
+    w.data = NULL;
+    rc = vt_fatbin_parse(&w, sizeof w, &fb, err, sizeof err);
+    VT_CHECK(rc == VT_FATBIN_EINVAL && fb == NULL, "wrapper with NULL data (rc %d)", rc);
+
+    /* two fatbins back to back, as in an executable's .nv_fatbin section */
+    blob p = load("ptx_only.fatbin");
+    size_t pad = (8 - b.n % 8) % 8;
+    blob cat = {calloc(1, b.n + pad + p.n), b.n + pad + p.n};
+    memcpy(cat.p, b.p, b.n);
+    memcpy(cat.p + b.n + pad, p.p, p.n);
+    rc = parse(&cat, 0, &fb);
+    VT_CHECK_EQ_INT(rc, 9, "concatenated fatbins");
+    if (rc >= 0)
+        vt_fatbin_free(fb);
+    free(cat.p);
+    free(p.p);
+    free(b.p);
+
+    blob c = load("sm90.cubin");
+    rc = c.p ? vt_fatbin_parse(c.p, 0, &fb, err, sizeof err) : -999;
+    VT_CHECK_EQ_INT(rc, 9, "bare cubin, len 0");
+    if (rc >= 0)
+        vt_fatbin_free(fb);
+    free(c.p);
+    blob t = load("sm90.ptx");
+    rc = t.p ? vt_fatbin_parse(t.p, 0, &fb, err, sizeof err) : -999;
+    VT_CHECK_EQ_INT(rc, 9, "PTX text, len 0 (read to NUL)");
+    if (rc >= 0)
+        vt_fatbin_free(fb);
+    free(t.p);
+}
+
+static int ptx_case(const char *text, uint32_t n, const uint32_t *offsz, const char *what)
+{
+    blob b = copy(text, strlen(text));
+    vt_fatbin *fb;
+    int rc = parse(&b, 0, &fb);
+    if (rc >= 0) {
+        if (n != UINT32_MAX)
+            check_layout(fb, "k", n, offsz, what);
+        vt_fatbin_free(fb);
+    }
+    free(b.p);
+    return rc;
+}
+
+static void test_ptx_syntax(void)
+{
+    ptx_case(".version 9.0\n.target sm_90\n/* .entry fake( */ .visible .entry k(\n"
+             "  .param .u64 p, // comment ,\n  .param .u8 c)\n{ ret; }\n",
+             2, (const uint32_t[]){0, 8, 8, 1}, "comments skipped");
+    ptx_case(".version 9.0\n.file 1 \"/x/*odd*/.cu\"\n.entry k(.param .u64 .ptr .global .align 16 p,"
+             " .param .u32 n) {}", 2, (const uint32_t[]){0, 8, 8, 4}, ".ptr .align is the pointee's");
+    ptx_case(".version 9.0\n.entry k(.param .v2 .f32 v, .param .u32 a[3], .param .align 16 .b8 s[20],"
+             " .param .f16 h) {}", 4, (const uint32_t[]){0, 8, 8, 12, 32, 20, 52, 2}, "vector, array, .align");
+    ptx_case(".version 9.0\n.target sm_80\n.entry k(.param .u8 c, .param .align 64 .b8 s[64]) {}", 2,
+             (const uint32_t[]){0, 1, 32, 64}, "align 64 on sm_80 (bank at 0x160)");
+    ptx_case(".version 9.0\n.target sm_100\n.entry k(.param .u8 c, .param .align 64 .b8 s[64]) {}", 2,
+             (const uint32_t[]){0, 1, 64, 64}, "align 64 on sm_100 (bank at 0x380)");
+    ptx_case(".version 9.0\n.entry k {}", 0, NULL, ".entry without a parameter list");
+    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .e9m9 x) {}", UINT32_MAX, NULL, ""), 0,
+                    "unknown param type: kernel left out");
+    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .u32 a, .param", UINT32_MAX, NULL, ""),
+                    VT_FATBIN_ECORRUPT, "unterminated param list");
+    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .align 3 .b8 x[4]) {}", UINT32_MAX, NULL,
+                             ""), VT_FATBIN_ECORRUPT, "non-power-of-two .align");
+    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .b8 x[99999999999]) {}", UINT32_MAX, NULL,
+                             ""), VT_FATBIN_ECORRUPT, "absurd array size");
+    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry (", UINT32_MAX, NULL, ""), VT_FATBIN_ECORRUPT,
+                    ".entry without name");
+    VT_CHECK_EQ_INT(ptx_case("hello world", UINT32_MAX, NULL, ""), VT_FATBIN_EINVAL, "plain text");
+}
+
+static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static void wr64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+static void wr32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static void wr16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
+
+/* Parse a patched copy of fixture `file`; return the code. */
+typedef void (*patch_fn)(blob *b);
+static int patched(const char *file, patch_fn f)
+{
+    blob b = load(file);
+    if (!b.p)
+        return -999;
+    f(&b);
+    vt_fatbin *fb;
+    int rc = parse(&b, 0, &fb);
+    if (rc >= 0)
+        vt_fatbin_free(fb);
+    free(b.p);
+    return rc;
+}
+
+/* size.fatbin: entry 0 is a zstd ELF at 0x10, entry 1 a zstd PTX. */
+static void p_magic(blob *b) { b->p[0] ^= 0xff; }
+static void p_hdrsize(blob *b) { wr16(b->p + 6, 0xffff); }
+static void p_fatsize(blob *b) { wr64(b->p + 8, UINT64_MAX); }
+static void p_payload(blob *b) { wr64(b->p + 0x10 + 8, UINT64_MAX - 0x20); }
+static void p_ehdr0(blob *b) { wr32(b->p + 0x10 + 4, 0); }
+static void p_ehdrbig(blob *b) { wr32(b->p + 0x10 + 4, 0xfffffff0u); }
+static void p_zstd(blob *b) { b->p[0x10 + 0x40] ^= 0xff; } /* zstd frame magic */
+static void p_zstd_body(blob *b)
+{
+    for (size_t i = 0x10 + 0x40 + 16; i < 0x10 + 0x40 + 400; i += 7)
+        b->p[i] ^= 0x5a;
+}
+static void p_usize(blob *b) { wr64(b->p + 0x10 + 0x38, rd64(b->p + 0x10 + 0x38) + 1); }
+static void p_usize_huge(blob *b) { wr64(b->p + 0x10 + 0x38, (uint64_t)1 << 40); }
+static void p_csize(blob *b) { wr32(b->p + 0x10 + 0x10, 0xffffffffu); }
+static void p_bothflags(blob *b) { wr64(b->p + 0x10 + 0x28, rd64(b->p + 0x10 + 0x28) | 0x2000); }
+static void p_version(blob *b) { wr16(b->p + 4, 7); }
+/* speed_lz4.fatbin: find the LZ4 entry (flags 0x2000) and corrupt its sizes */
+static unsigned char *lz4_entry(blob *b)
+{
+    size_t off = 16;
+    while (off + 0x40 <= b->n) {
+        unsigned char *e = b->p + off;
+        if (rd64(e + 0x28) & 0x2000)
+            return e;
+        off += (uint32_t)rd64(e + 4) + rd64(e + 8);
+    }
+    return b->p;
+}
+static void p_lz4_usize(blob *b) { unsigned char *e = lz4_entry(b); wr64(e + 0x38, rd64(e + 0x38) + 5); }
+static void p_lz4_trunc(blob *b) { unsigned char *e = lz4_entry(b); wr32(e + 0x10, 100); }
+/* sm90.cubin */
+static void p_shnum(blob *b) { wr16(b->p + 60, 0xffff); }
+static void p_shoff(blob *b) { wr64(b->p + 40, UINT64_MAX - 8); }
+static void p_shentsize(blob *b) { wr16(b->p + 58, 8); }
+static void p_shstrndx(blob *b) { wr16(b->p + 62, 0xfff0); }
+static unsigned char *first_kparam_pair(blob *b) /* two consecutive KPARAM_INFO records */
+{
+    static const unsigned char rec[4] = {4, 0x17, 12, 0};
+    for (size_t i = 0; i + 32 <= b->n; i++)
+        if (memcmp(b->p + i, rec, 4) == 0 && memcmp(b->p + i + 16, rec, 4) == 0)
+            return b->p + i;
+    return NULL;
+}
+static void p_ord_huge(blob *b) { unsigned char *r = first_kparam_pair(b); if (r) wr16(r + 8, 5000); }
+static void p_ord_gap(blob *b) { unsigned char *r = first_kparam_pair(b); if (r) wr16(r + 8, 1000); }
+static void p_ord_dup(blob *b) { unsigned char *r = first_kparam_pair(b); if (r) memcpy(r + 8, r + 24, 2); }
+static void p_psize(blob *b) { unsigned char *r = first_kparam_pair(b); if (r) wr32(r + 12, 0xfffc0000u | 0x1f000); }
+static void p_reclen(blob *b) { unsigned char *r = first_kparam_pair(b); if (r) wr16(r + 2, 0xfff0); }
+static void p_recfmt(blob *b) { unsigned char *r = first_kparam_pair(b); if (r) r[0] = 9; }
+
+static void test_malformed(void)
+{
+    static const struct { const char *file; patch_fn f; int want; const char *what; } cases[] = {
+        {"size.fatbin", p_magic, VT_FATBIN_EINVAL, "bad fatbin magic"},
+        {"size.fatbin", p_version, VT_FATBIN_EINVAL, "unknown fatbin version"},
+        {"size.fatbin", p_hdrsize, VT_FATBIN_ETRUNC, "header size past end"},
+        {"size.fatbin", p_fatsize, VT_FATBIN_ETRUNC, "fat size overflow"},
+        {"size.fatbin", p_payload, VT_FATBIN_ETRUNC, "entry payload_size overflow"},
+        {"size.fatbin", p_ehdr0, VT_FATBIN_ECORRUPT, "entry header size 0"},
+        {"size.fatbin", p_ehdrbig, VT_FATBIN_ECORRUPT, "entry header size past end"},
+        {"size.fatbin", p_zstd, VT_FATBIN_EDECOMP, "corrupt zstd frame magic"},
+        {"size.fatbin", p_zstd_body, 0, "corrupt zstd body"},
+        {"size.fatbin", p_usize, VT_FATBIN_EDECOMP, "uncompressed size off by one"},
+        {"size.fatbin", p_usize_huge, VT_FATBIN_ECORRUPT, "uncompressed size 1 TiB"},
+        {"size.fatbin", p_csize, VT_FATBIN_ECORRUPT, "compressed size > payload"},
+        {"size.fatbin", p_bothflags, VT_FATBIN_ECORRUPT, "both zstd and LZ4 flags"},
+        {"speed_lz4.fatbin", p_lz4_usize, VT_FATBIN_EDECOMP, "LZ4 uncompressed size wrong"},
+        {"speed_lz4.fatbin", p_lz4_trunc, VT_FATBIN_EDECOMP, "LZ4 block cut short"},
+        {"sm90.cubin", p_shnum, VT_FATBIN_ETRUNC, "ELF shnum 0xffff"},
+        {"sm90.cubin", p_shoff, VT_FATBIN_ETRUNC, "ELF shoff overflow"},
+        {"sm90.cubin", p_shentsize, VT_FATBIN_ECORRUPT, "ELF shentsize 8"},
+        {"sm90.cubin", p_shstrndx, VT_FATBIN_ECORRUPT, "ELF shstrndx out of range"},
+        {"sm90.cubin", p_ord_huge, VT_FATBIN_ECORRUPT, "KPARAM ordinal 5000"},
+        {"sm90.cubin", p_ord_gap, VT_FATBIN_ECORRUPT, "KPARAM ordinal gap"},
+        {"sm90.cubin", p_ord_dup, VT_FATBIN_ECORRUPT, "KPARAM duplicate ordinal"},
+        {"sm90.cubin", p_psize, VT_FATBIN_ECORRUPT, "KPARAM size 0x3fff"},
+        {"sm90.cubin", p_reclen, VT_FATBIN_ECORRUPT, ".nv.info record past section end"},
+        {"sm90.cubin", p_recfmt, VT_FATBIN_ECORRUPT, ".nv.info unknown record format"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc = patched(cases[i].file, cases[i].f);
+        if (cases[i].want)
+            VT_CHECK(rc == cases[i].want, "%s: %s (got %d, want %d)", cases[i].file, cases[i].what,
+                     rc, cases[i].want);
+        else
+            VT_CHECK(rc < 0 && rc != -1000, "%s: %s gives an error (got %d)", cases[i].file,
+                     cases[i].what, rc);
+    }
+
+    /* every truncation (len 1..n-1; len 0 means "unknown") is an error */
+    static const char *const files[] = {"size.fatbin", "multi.fatbin", "speed_lz4.fatbin", "sm90.cubin"};
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        blob b = load(files[f]);
+        int all_neg = b.p != NULL, contract = 1;
+        size_t step = b.n > 8192 ? 7 : 1;
+        for (size_t n = 1; b.p && n < b.n; n += (n < 256 ? 1 : step)) {
+            blob t = copy(b.p, n);
+            vt_fatbin *fb;
+            int rc = parse(&t, 0, &fb);
+            if (rc >= 0) {
+                all_neg = 0;
+                vt_fatbin_free(fb);
+            }
+            contract &= rc != -1000;
+            free(t.p);
+        }
+        VT_CHECK(all_neg && contract, "%s: every truncated prefix is an error", files[f]);
+        free(b.p);
+    }
+
+    /* argument errors, tiny message buffers */
+    vt_fatbin *fb = (vt_fatbin *)1;
+    char e1[1] = {'x'};
+    VT_CHECK(vt_fatbin_parse(NULL, 4, &fb, e1, sizeof e1) == VT_FATBIN_EINVAL && !fb && !e1[0],
+             "NULL image, 1-byte message buffer");
+    VT_CHECK(vt_fatbin_parse("x", 1, NULL, NULL, 0) == VT_FATBIN_EINVAL, "NULL out, no message buffer");
+    VT_CHECK(vt_fatbin_parse("", 0, &fb, NULL, 0) == VT_FATBIN_EINVAL, "empty string");
+    static const unsigned char short_hdr[] = {0x50, 0xED, 0x55, 0xBA, 1, 0};
+    blob s = copy(short_hdr, sizeof short_hdr);
+    VT_CHECK_EQ_INT(parse(&s, 0, &fb), VT_FATBIN_ETRUNC, "6-byte fatbin header");
+    free(s.p);
+    static const unsigned char short_wrap[] = {0xB1, 0x43, 0x62, 0x46, 1, 0, 0, 0};
+    s = copy(short_wrap, sizeof short_wrap);
+    VT_CHECK_EQ_INT(parse(&s, 0, &fb), VT_FATBIN_ETRUNC, "8-byte wrapper");
+    free(s.p);
+}
+
+/* small edge inputs (fuzz/fuzz_fatbin.c found no crash; add its crash-* inputs here if it does):
+ * each gives an error or a result, never a crash or a broken contract */
+static void test_edge_inputs(void)
+{
+    static const struct { const char *data; size_t n; } cases[] = {
+        {".entry a(.param .u8 b[0x", 24},
+        {".version 1\n.entry", 18},
+        {".version 1 /* unterminated", 26},
+        {".version 1 \"unterminated", 25},
+        {".entry k(.param .u8 .u8 x)", 27},
+        {".entry k(.param .b8 x[4][4][4][4][4][4][4][4][4])", 50},
+        {".target sm_99999999999 .entry k(.param .align 1024 .b8 x[1])", 61},
+        {"\x7f" "ELF\x02\x01", 6},
+        {"\x50\xed\x55\xba\x01\x00\x10\x00\x40\x00\x00\x00\x00\x00\x00\x00", 16},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        blob b = copy(cases[i].data, cases[i].n);
+        vt_fatbin *fb;
+        int rc = parse(&b, 0, &fb);
+        if (rc >= 0)
+            vt_fatbin_free(fb);
+        VT_CHECK(rc != -1000, "edge input %zu (rc %d)", i, rc);
+        free(b.p);
+    }
+}
+
+int main(void)
+{
+    check_fixture("sm90.cubin", 0, "expected_sm90.txt", VT_LAYOUT_ELF);
+    check_fixture("default.fatbin", 0, "expected_sm90.txt", VT_LAYOUT_ELF);   /* zstd PTX */
+    check_fixture("none.fatbin", 0, "expected_sm90.txt", VT_LAYOUT_ELF);      /* no compression */
+    check_fixture("size.fatbin", 0, "expected_sm90.txt", VT_LAYOUT_ELF);      /* zstd ELF */
+    check_fixture("speed_lz4.fatbin", 0, "expected_sm90.txt", VT_LAYOUT_ELF); /* LZ4 PTX */
+    check_fixture("ptx_only.fatbin", 0, "expected_sm90.txt", VT_LAYOUT_PTX);
+    check_fixture("sm90.ptx", 0, "expected_sm90.txt", VT_LAYOUT_PTX);
+    check_fixture("sm80.ptx", 0, "expected_sm80.txt", VT_LAYOUT_PTX);
+    check_fixture("multi.fatbin", 0, "expected_sm90.txt", VT_LAYOUT_ELF);
+    check_fixture("multi.fatbin", 90, "expected_sm90.txt", VT_LAYOUT_ELF);
+    check_fixture("multi.fatbin", 80, "expected_sm80.txt", VT_LAYOUT_ELF);
+    check_fixture("multi.fatbin", 86, "expected_sm80.txt", VT_LAYOUT_ELF);
+    check_fixture("multi.fatbin", 100, "expected_sm90.txt", VT_LAYOUT_PTX); /* JIT from compute_90 */
+    test_exact_layouts();
+    test_ptx_syntax();
+    test_malformed();
+    test_edge_inputs();
+    return vt_test_finish();
+}

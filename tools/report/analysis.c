@@ -1,0 +1,432 @@
+/* analysis.c - per-process bookkeeping of a trace: live allocations keyed by address, peak with
+ * a lazily taken per-stack snapshot, OOMs, leaks, transfers, findings, NVTX ranges. */
+#include "report/analysis.h"
+#include "report/analysis_priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *vt_an_keep(struct vt_proc *p, const char *s)
+{
+    int64_t id = vtr_strtab_intern(&p->priv->strs, s ? s : "");
+    return id < 0 ? "" : vtr_strtab_get(&p->priv->strs, id);
+}
+
+static int is_vram(enum vt_mem m) { return m == VT_MEM_DEVICE || m == VT_MEM_ASYNC || m == VT_MEM_VMM; }
+
+static int intern_stack(struct vt_proc *p, const uint64_t *pcs, size_t n)
+{
+    struct vt_an_private *a = p->priv;
+    uint64_t h = n ? vtr_hash64(pcs, n * sizeof *pcs) : 0;
+    uint64_t *first = vtr_hmap_get(&a->stack_index, h);
+    if (first)
+        for (uint32_t i = (uint32_t)*first; i != UINT32_MAX; i = a->stacks[i].next)
+            if (a->stacks[i].n == n && (!n || !memcmp(a->stacks[i].pcs, pcs, n * sizeof *pcs))) return (int)i;
+    GROW(a->stacks, a->nstacks, a->capstacks, 256);
+    struct stack *s = &a->stacks[a->nstacks];
+    memset(s, 0, sizeof *s);
+    if (n && !(s->pcs = malloc(n * sizeof *pcs))) return VT_AN_ENOMEM;
+    if (n) memcpy(s->pcs, pcs, n * sizeof *pcs);
+    s->n = (uint32_t)n;
+    s->next = first ? (uint32_t)*first : UINT32_MAX;
+    if (vtr_hmap_put(&a->stack_index, h, a->nstacks) < 0) { free(s->pcs); return VT_AN_ENOMEM; }
+    return (int)a->nstacks++;
+}
+
+struct vt_proc *vt_proc_new(const char *path, int sym_enabled)
+{
+    struct vt_proc *p = calloc(1, sizeof *p);
+    if (!p || !(p->priv = calloc(1, sizeof *p->priv)) || !(p->priv->sym = vt_sym_new(sym_enabled))) {
+        vt_proc_free(p);
+        return NULL;
+    }
+    p->path = vt_an_keep(p, path);
+    p->program = p->hostname = p->tracer = p->checks = p->peak_ranges = "";
+    p->rank = p->local_rank = p->world_size = -1;
+    p->pid = p->ppid = -1;
+    struct vt_an_private *a = p->priv;
+    if (intern_stack(p, NULL, 0) < 0) { vt_proc_free(p); return NULL; }   /* stack 0: no backtrace */
+    a->rnodes = calloc(16, sizeof *a->rnodes);                            /* node 0: no range */
+    if (!a->rnodes) { vt_proc_free(p); return NULL; }
+    a->nrnodes = 1; a->caprnodes = 16;
+    return p;
+}
+
+void vt_proc_set_observer(struct vt_proc *p, const struct vt_observer *obs) { p->priv->obs = *obs; }
+
+static struct vt_device *device(struct vt_proc *p, int64_t dev)
+{
+    if (dev < -1 || dev > 4095) dev = -1;
+    size_t slot = (size_t)(dev + 1);
+    if (slot >= p->ndevices) {
+        struct vt_device *nd = realloc(p->devices, (slot + 1) * sizeof *nd);
+        if (!nd) return NULL;
+        for (size_t i = p->ndevices; i <= slot; i++) {
+            memset(&nd[i], 0, sizeof nd[i]);
+            nd[i].dev = (int)i - 1;
+        }
+        p->devices = nd;
+        p->ndevices = slot + 1;
+    }
+    return &p->devices[slot];
+}
+
+static int touch(struct vt_an_private *a, uint32_t s)
+{
+    if (a->stacks[s].touched) return 0;
+    GROW(a->touched, a->ntouched, a->captouched, 256);
+    a->stacks[s].touched = 1;
+    a->touched[a->ntouched++] = s;
+    return 0;
+}
+
+static const char *ranges_string(struct vt_proc *p, uint32_t node)
+{
+    struct vt_an_private *a = p->priv;
+    char buf[2048];
+    size_t len = 0;
+    uint32_t chain[64];
+    int depth = 0;
+    for (uint32_t n = node; n && depth < 64; n = a->rnodes[n].parent) chain[depth++] = n;
+    buf[0] = '\0';
+    for (int i = depth - 1; i >= 0 && len < sizeof buf - 4; i--)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? " > " : "",
+                                vtr_strtab_get(&a->strs, a->rnodes[chain[i]].name));
+    for (size_t i = 0; i < a->nopen && len < sizeof buf - 4; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? (i ? ", " : " | ") : "",
+                                vtr_strtab_get(&a->strs, a->open[i].name));
+    if (len >= sizeof buf) len = sizeof buf - 1;
+    buf[len] = '\0';
+    return vt_an_keep(p, buf);
+}
+
+void vt_an_snapshot(struct vt_proc *p)
+{
+    struct vt_an_private *a = p->priv;
+    for (size_t i = 0; i < a->ntouched; i++) {
+        struct stack *s = &a->stacks[a->touched[i]];
+        s->snap_bytes = s->live_bytes;
+        s->snap_count = s->live_count;
+        s->touched = 0;
+    }
+    a->ntouched = 0;
+    p->peak_ranges = ranges_string(p, a->peak_node);
+    a->peak_pending = 0;
+}
+
+static void timeline_merge(struct vt_proc *p)
+{
+    struct vt_bucket *b = p->timeline;
+    for (size_t i = 0; i < VT_AN_TIMELINE_POINTS / 2; i++) {
+        struct vt_bucket x = b[2 * i], y = b[2 * i + 1], m = x;
+        if (!x.used) m = y;
+        else if (y.used) {
+            m.min = x.min < y.min ? x.min : y.min;
+            m.max = x.max > y.max ? x.max : y.max;
+            m.last = y.last;
+            if (y.big_size > x.big_size) { m.big_size = y.big_size; m.big_site = y.big_site; m.big_api = y.big_api; }
+        }
+        m.t0 = x.t0;
+        b[i] = m;
+    }
+    memset(b + VT_AN_TIMELINE_POINTS / 2, 0, sizeof *b * (VT_AN_TIMELINE_POINTS / 2));
+    p->bucket_ns *= 2;
+    for (size_t i = 0; i < VT_AN_TIMELINE_POINTS / 2; i++) b[i].t0 = (int64_t)i * p->bucket_ns;
+    p->ntimeline = (p->ntimeline + 1) / 2;
+}
+
+static void timeline_add(struct vt_proc *p, int64_t t, uint64_t before, uint64_t after,
+                         uint64_t alloc_size, int stack, const char *api)
+{
+    if (!p->bucket_ns) p->bucket_ns = 1000;
+    int64_t rel = t > p->t0 ? t - p->t0 : 0;
+    while (rel / p->bucket_ns >= VT_AN_TIMELINE_POINTS) timeline_merge(p);
+    size_t i = (size_t)(rel / p->bucket_ns);
+    struct vt_bucket *b = &p->timeline[i];
+    if (!b->used) {
+        b->used = 1; b->t0 = (int64_t)i * p->bucket_ns;
+        b->min = b->max = before; b->big_size = 0; b->big_site = -1; b->big_api = NULL;
+    }
+    if (after < b->min) b->min = after;
+    if (after > b->max) b->max = after;
+    if (before < b->min) b->min = before;
+    if (before > b->max) b->max = before;
+    b->last = after;
+    if (alloc_size > b->big_size) { b->big_size = alloc_size; b->big_site = stack; b->big_api = api; }
+    if (i + 1 > p->ntimeline) p->ntimeline = i + 1;
+}
+
+static void add_error(struct vt_proc *p, const char *api, int64_t res, int64_t t)
+{
+    p->error_count++;
+    for (size_t i = 0; i < p->nerrors; i++)
+        if (p->errors[i].res == res && !strcmp(p->errors[i].api, api)) { p->errors[i].count++; return; }
+    if (p->nerrors == VT_AN_MAX_ERRORS) return;
+    p->errors[p->nerrors++] = (struct vt_error){ vt_an_keep(p, api), res, 1, t };
+}
+
+static void add_largest(struct vt_proc *p, const struct vt_event *ev, int stack)
+{
+    size_t n = p->nlargest;
+    if (n == VT_AN_MAX_LARGEST && ev->size <= p->largest[n - 1].size) return;
+    size_t i = n < VT_AN_MAX_LARGEST ? n : n - 1;
+    while (i > 0 && p->largest[i - 1].size < ev->size) { p->largest[i] = p->largest[i - 1]; i--; }
+    p->largest[i] = (struct vt_largest){ ev->size, ev->t, vt_an_keep(p, ev->api), ev->mem, (int)ev->dev, stack };
+    if (n < VT_AN_MAX_LARGEST) p->nlargest++;
+}
+
+static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    int st = intern_stack(p, ev->bt, ev->nbt);
+    if (st < 0) return st;
+    if (ev->nbt) p->backtraces_seen = 1;
+    struct vt_device *d = device(p, ev->dev);
+    if (!d) return VT_AN_ENOMEM;
+    if (ev->res_null || ev->res != 0) {          /* failed allocation */
+        p->failed_allocs++;
+        p->oom_count++;
+        add_error(p, ev->api, ev->res, ev->t);
+        if (p->nooms == VT_AN_MAX_OOM_DETAIL) return 0;
+        GROW(p->ooms, p->nooms, a->capooms, 16);
+        struct vt_oom *o = &p->ooms[p->nooms];
+        memset(o, 0, sizeof *o);
+        o->t = ev->t; o->api = vt_an_keep(p, ev->api); o->mem = ev->mem; o->dev = (int)ev->dev; o->res = ev->res;
+        o->requested = ev->size; o->live = p->live; o->live_dev = d->live;
+        o->has_free = (ev->has & VT_F_FREE) != 0;
+        o->free_bytes = ev->free_bytes; o->total_bytes = ev->total_bytes ? ev->total_bytes : d->total_bytes;
+        o->site = st;
+        uint64_t *node = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
+        o->ranges = ranges_string(p, node ? (uint32_t)*node : 0);
+        if (p->nooms < VT_AN_MAX_OOM_HOLDERS) {
+            size_t cnt = 0;
+            for (size_t i = 0; i < a->nstacks; i++) cnt += a->stacks[i].live_bytes > 0;
+            o->holders = calloc(cnt ? cnt : 1, sizeof *o->holders);
+            if (!o->holders) return VT_AN_ENOMEM;
+            for (size_t i = 0; i < a->nstacks; i++)
+                if (a->stacks[i].live_bytes)
+                    o->holders[o->nholders++] = (struct vt_holding){ (int)i, a->stacks[i].live_bytes, a->stacks[i].live_count };
+        }
+        p->nooms++;
+        return 0;
+    }
+    uint64_t key = ev->mem == VT_MEM_VMM && (ev->has & VT_F_HANDLE) ? ev->handle : ev->addr;
+    struct vtr_hmap *map = ev->mem == VT_MEM_VMM && (ev->has & VT_F_HANDLE) ? &a->by_handle : &a->by_addr;
+    uint32_t li;
+    uint64_t *old = vtr_hmap_get(map, key);
+    if (old) li = (uint32_t)*old;                /* reused without a recorded free: replace */
+    else if (a->nfree) li = a->freelist[--a->nfree];
+    else {
+        GROW(a->lives, a->nlives, a->caplives, 1024);
+        li = (uint32_t)a->nlives++;
+    }
+    if (old) {
+        struct live *l = &a->lives[li];
+        struct stack *s = &a->stacks[l->stack];
+        if (is_vram((enum vt_mem)l->mem)) {
+            if (a->peak_pending) vt_an_snapshot(p);
+            p->live -= l->size; s->live_bytes -= l->size; s->live_count--;
+            struct vt_device *od = device(p, l->dev);
+            if (od) od->live -= l->size;
+            if (touch(a, l->stack) < 0) return VT_AN_ENOMEM;
+        } else if (l->mem == VT_MEM_MANAGED) p->managed_live -= l->size;
+        else p->host_live -= l->size;
+    } else if (vtr_hmap_put(map, key, li) < 0) return VT_AN_ENOMEM;
+    a->lives[li] = (struct live){ ev->size, (uint32_t)st, (uint8_t)ev->mem, (int16_t)ev->dev };
+    if (is_vram(ev->mem)) {
+        struct stack *s = &a->stacks[st];
+        uint64_t before = p->live;
+        p->live += ev->size;
+        s->live_bytes += ev->size; s->live_count++;
+        s->alloc_bytes += ev->size; s->alloc_count++;
+        if (touch(a, (uint32_t)st) < 0) return VT_AN_ENOMEM;
+        d->live += ev->size;
+        if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; }
+        if (p->live > p->peak) {
+            p->peak = p->live; p->peak_t = ev->t; p->peak_tid = (int)ev->tid;
+            uint64_t *node = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
+            a->peak_node = node ? (uint32_t)*node : 0;
+            a->peak_pending = 1;
+        }
+        p->alloc_count++; p->alloc_bytes += ev->size;
+        add_largest(p, ev, st);
+        timeline_add(p, ev->t, before, p->live, ev->size, st, vt_an_keep(p, ev->api));
+    } else if (ev->mem == VT_MEM_MANAGED) {
+        p->managed_live += ev->size;
+        if (p->managed_live > p->managed_peak) { p->managed_peak = p->managed_live; p->managed_peak_t = ev->t; }
+        add_largest(p, ev, st);
+    } else {
+        p->host_live += ev->size;
+        if (p->host_live > p->host_peak) { p->host_peak = p->host_live; p->host_peak_t = ev->t; }
+    }
+    return 0;
+}
+
+static int on_free(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    if (!ev->res_null && ev->res != 0) { add_error(p, ev->api, ev->res, ev->t); return 0; }
+    int by_handle = (ev->has & VT_F_HANDLE) && !(ev->has & VT_F_ADDR);
+    struct vtr_hmap *map = by_handle ? &a->by_handle : &a->by_addr;
+    uint64_t key = by_handle ? ev->handle : ev->addr;
+    uint64_t *v = vtr_hmap_get(map, key);
+    if (!v) { if (key) p->unknown_frees++; return 0; }
+    uint32_t li = (uint32_t)*v;
+    vtr_hmap_del(map, key);
+    struct live l = a->lives[li];
+    GROW(a->freelist, a->nfree, a->capfree, 1024);
+    a->freelist[a->nfree++] = li;
+    if (is_vram((enum vt_mem)l.mem)) {
+        if (a->peak_pending) vt_an_snapshot(p);
+        struct stack *s = &a->stacks[l.stack];
+        uint64_t before = p->live;
+        p->live -= l.size; s->live_bytes -= l.size; s->live_count--;
+        if (touch(a, l.stack) < 0) return VT_AN_ENOMEM;
+        struct vt_device *d = device(p, l.dev);
+        if (d) d->live -= l.size;
+        p->free_count++; p->free_bytes += l.size;
+        timeline_add(p, ev->t, before, p->live, 0, -1, NULL);
+    } else if (l.mem == VT_MEM_MANAGED) p->managed_live -= l.size;
+    else p->host_live -= l.size;
+    return 0;
+}
+
+static struct vt_kernel_stat *kernel(struct vt_proc *p, int64_t id)
+{
+    uint64_t *v = vtr_hmap_get(&p->priv->kernel_by_id, (uint64_t)id);
+    return v ? &p->kernels[*v] : NULL;
+}
+
+static int on_range(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    if (ev->type == VT_EV_RANGE_START || ev->type == VT_EV_RANGE_END)
+        if (a->peak_pending) vt_an_snapshot(p);
+    uint64_t *cur = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
+    uint32_t node = cur ? (uint32_t)*cur : 0;
+    switch (ev->type) {
+    case VT_EV_RANGE_PUSH: {
+        int64_t name = vtr_strtab_intern(&a->strs, ev->name);
+        if (name < 0) return VT_AN_ENOMEM;
+        uint64_t key = (uint64_t)node << 32 | (uint64_t)name;
+        uint64_t *child = vtr_hmap_get(&a->rchild, key);
+        uint32_t nn;
+        if (child) nn = (uint32_t)*child;
+        else {
+            GROW(a->rnodes, a->nrnodes, a->caprnodes, 16);
+            nn = (uint32_t)a->nrnodes;
+            a->rnodes[a->nrnodes++] = (struct rnode){ node, (uint32_t)name };
+            if (vtr_hmap_put(&a->rchild, key, nn) < 0) return VT_AN_ENOMEM;
+        }
+        return vtr_hmap_put(&a->tid_node, (uint64_t)ev->tid, nn) < 0 ? VT_AN_ENOMEM : 0;
+    }
+    case VT_EV_RANGE_POP:
+        if (node) return vtr_hmap_put(&a->tid_node, (uint64_t)ev->tid, a->rnodes[node].parent) < 0 ? VT_AN_ENOMEM : 0;
+        return 0;
+    case VT_EV_RANGE_START: {
+        int64_t name = vtr_strtab_intern(&a->strs, ev->name);
+        if (name < 0) return VT_AN_ENOMEM;
+        if (a->nopen >= 64) return 0;
+        GROW(a->open, a->nopen, a->capopen, 8);
+        a->open[a->nopen++] = (struct open_range){ ev->id, (uint32_t)name };
+        return 0;
+    }
+    case VT_EV_RANGE_END:
+        for (size_t i = 0; i < a->nopen; i++)
+            if (a->open[i].id == ev->id) {
+                memmove(&a->open[i], &a->open[i + 1], (a->nopen - i - 1) * sizeof *a->open);
+                a->nopen--;
+                break;
+            }
+        return 0;
+    default: return 0;
+    }
+}
+
+static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **kname)
+{
+    struct vt_an_private *a = p->priv;
+    int64_t end = ev->t + ev->dur;
+    if (end > p->t_end) p->t_end = end;
+    switch (ev->type) {
+    case VT_EV_HEADER:
+        p->program = vt_an_keep(p, ev->program); p->hostname = vt_an_keep(p, ev->hostname);
+        p->tracer = vt_an_keep(p, ev->tracer); p->checks = vt_an_keep(p, ev->checks);
+        p->pid = ev->pid; p->ppid = ev->ppid;
+        p->rank = ev->rank; p->local_rank = ev->local_rank; p->world_size = ev->world_size;
+        p->t0 = ev->t; p->t_end = ev->t; p->wall_time = ev->wall_time;
+        return 0;
+    case VT_EV_MODULE:
+        return vt_sym_add_module(a->sym, ev->path, ev->base, ev->lo, ev->hi) < 0 ? VT_AN_ENOMEM : 0;
+    case VT_EV_DEVICE: {
+        struct vt_device *d = device(p, ev->dev);
+        if (!d) return VT_AN_ENOMEM;
+        d->name = vt_an_keep(p, ev->name); d->total_bytes = ev->total_bytes; d->sim = ev->sim; d->seen = 1;
+        return 0;
+    }
+    case VT_EV_ALLOC: return on_alloc(p, ev);
+    case VT_EV_FREE: return on_free(p, ev);
+    case VT_EV_COPY: {
+        if (ev->res_null || ev->res) { add_error(p, ev->api, ev->res, ev->t); return 0; }
+        struct vt_xfer *x = &p->xfer[ev->dir][ev->host];
+        x->bytes += ev->size; x->count++;
+        if (ev->async) x->async_count++;
+        else { x->sync_bytes += ev->size; x->sync_count++; x->sync_ns += ev->dur; }
+        return 0;
+    }
+    case VT_EV_SET:
+        if (ev->res_null || ev->res) add_error(p, ev->api, ev->res, ev->t);
+        else { p->set_count++; p->set_bytes += ev->size; }
+        return 0;
+    case VT_EV_KERNEL: {
+        char buf[4096];
+        GROW(p->kernels, p->nkernels, a->capkernels, 16);
+        p->kernels[p->nkernels] = (struct vt_kernel_stat){ vt_an_keep(p, vt_demangle(ev->name, buf, sizeof buf)), 0, 0 };
+        if (vtr_hmap_put(&a->kernel_by_id, (uint64_t)ev->id, p->nkernels) < 0) return VT_AN_ENOMEM;
+        p->nkernels++;
+        return 0;
+    }
+    case VT_EV_LAUNCH: {
+        struct vt_kernel_stat *k = kernel(p, ev->k);
+        p->launches++;
+        if (k) { k->launches++; k->ns += ev->dur; *kname = k->name; }
+        if (ev->res_null || ev->res) add_error(p, ev->api, ev->res, ev->t);
+        return 0;
+    }
+    case VT_EV_SYNC: case VT_EV_MEMINFO: case VT_EV_MAP: case VT_EV_UNMAP:
+        if (!ev->res_null && ev->res) add_error(p, ev->api, ev->res, ev->t);
+        return 0;
+    case VT_EV_FINDING: {
+        p->finding_count++;
+        struct vt_kernel_stat *k = (ev->has & VT_F_K) ? kernel(p, ev->k) : NULL;
+        if (k) *kname = k->name;
+        if (p->nfindings == VT_AN_MAX_FINDINGS) return 0;
+        int st = -1;
+        if (ev->nbt && (st = intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
+        GROW(p->findings, p->nfindings, a->capfindings, 16);
+        p->findings[p->nfindings++] = (struct vt_finding){
+            ev->t, vt_an_keep(p, ev->kind), vt_an_keep(p, ev->severity), vt_an_keep(p, ev->api), k ? k->name : "",
+            vt_an_keep(p, ev->msg), vt_an_keep(p, ev->cls), vt_an_keep(p, ev->mapping),
+            (ev->has & VT_F_ARG) ? ev->arg : -1, ev->offset, ev->value, st };
+        return 0;
+    }
+    case VT_EV_RANGE_PUSH: case VT_EV_RANGE_POP: case VT_EV_RANGE_START: case VT_EV_RANGE_END:
+        return on_range(p, ev);
+    case VT_EV_FOOTER:
+        p->has_footer = 1; p->footer_dropped = ev->dropped; p->footer_events = ev->events;
+        return 0;
+    default: return 0;
+    }
+}
+
+int vt_proc_feed(struct vt_proc *p, const struct vt_event *ev, char *err, size_t errlen)
+{
+    const char *kname = NULL;
+    p->events++;
+    int rc = on_event(p, ev, &kname);
+    if (rc < 0) { snprintf(err, errlen, "%s: out of memory", p->path); return rc; }
+    if (p->priv->obs.on_event) p->priv->obs.on_event(p->priv->obs.ctx, p, ev, kname);
+    return 0;
+}
+

@@ -1,0 +1,160 @@
+/* analysis.h - what one trace says: live device bytes, the peak and who held it, failed
+ * allocations, leaks, transfers, findings, NVTX attribution.  Fed one record at a time by the
+ * reader (memory bounded by live allocations, distinct call stacks and the capped detail lists
+ * below, never by the trace length), then finished once, which symbolizes call sites.  Results
+ * are plain read-only data for the renderers.  Errors: negative VT_AN_* code + message. */
+#ifndef VT_REPORT_ANALYSIS_H
+#define VT_REPORT_ANALYSIS_H
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/reader.h"
+#include "report/symbolize.h"
+#include "report/util.h"
+
+enum { VT_AN_OK = 0, VT_AN_ENOMEM = -1 };
+
+#define VT_AN_MAX_OOM_DETAIL 1000      /* OOM events kept (all are counted) */
+#define VT_AN_MAX_OOM_HOLDERS 64       /* OOMs that keep who held memory */
+#define VT_AN_MAX_FINDINGS 10000
+#define VT_AN_MAX_LARGEST 64
+#define VT_AN_TIMELINE_POINTS 2048     /* timeline buckets kept, whatever the trace length */
+#define VT_AN_MAX_ERRORS 64
+
+/* A call site: the first frame outside vramtrace/CUDA plumbing, after symbolization; call
+ * stacks that share that frame's label are merged into one site. */
+struct vt_site {
+    const char *label;                 /* "build_attention (oom.cu:42)"; "(no backtrace)" */
+    const struct vt_frame *const *frames;  /* representative full stack, innermost first */
+    size_t nframes;
+    uint64_t peak_bytes, peak_count;   /* live VRAM at the process peak */
+    uint64_t alloc_bytes, alloc_count; /* all successful VRAM allocations (churn) */
+    uint64_t leak_bytes, leak_count;   /* VRAM still live at the end of the trace */
+    uint64_t host_leak_bytes, managed_leak_bytes;
+};
+
+/* (site, bytes, count): sorted by bytes, largest first */
+struct vt_holding { int site; uint64_t bytes, count; };
+
+struct vt_device {
+    int dev;                           /* -1: allocations with unknown device */
+    const char *name;                  /* NULL when no device record */
+    uint64_t total_bytes;
+    int sim, seen;
+    uint64_t live, peak;
+    int64_t peak_t;
+};
+
+struct vt_oom {
+    int64_t t;
+    const char *api;
+    enum vt_mem mem;
+    int dev;
+    int64_t res;
+    uint64_t requested, live, live_dev;  /* live VRAM (process, device) when it failed */
+    int has_free;
+    uint64_t free_bytes, total_bytes;
+    int site;
+    const char *ranges;                /* NVTX context ("" when none) */
+    struct vt_holding *holders;        /* NULL past VT_AN_MAX_OOM_HOLDERS */
+    size_t nholders;
+};
+
+struct vt_largest { uint64_t size; int64_t t; const char *api; enum vt_mem mem; int dev; int site; };
+
+struct vt_xfer { uint64_t bytes, count, sync_bytes, sync_count, async_count; int64_t sync_ns; };
+
+struct vt_finding {
+    int64_t t;
+    const char *kind, *severity, *api, *kernel, *msg, *cls, *mapping;  /* kernel "" when none */
+    int64_t arg, offset;
+    uint64_t value;
+    int site;                          /* -1 without a backtrace */
+};
+
+struct vt_error { const char *api; int64_t res; uint64_t count; int64_t first_t; };
+
+struct vt_bucket { int64_t t0; uint64_t min, max, last; uint64_t big_size; int big_site; const char *big_api; int used; };
+
+struct vt_kernel_stat { const char *name; uint64_t launches; int64_t ns; };
+
+struct vt_proc {
+    /* identity (header) */
+    const char *path, *program, *hostname, *tracer, *checks;
+    int64_t pid, ppid, rank, local_rank, world_size;
+    int64_t t0, t_end, wall_time;      /* t0: header t; wall_time: seconds at t0 (0 unknown) */
+    int has_footer, backtraces_seen;
+    int64_t footer_dropped, footer_events;
+    long warnings, lines;
+    uint64_t events;
+
+    /* VRAM (device + async + vmm), whole process */
+    uint64_t live, peak;
+    int64_t peak_t;
+    int peak_tid;
+    const char *peak_ranges;
+    struct vt_holding *peak_sites;     /* sites live at the peak */
+    size_t npeak_sites;
+    struct vt_device *devices;
+    size_t ndevices;
+    /* managed and host memory, reported apart from VRAM */
+    uint64_t managed_live, managed_peak, host_live, host_peak;
+    int64_t managed_peak_t, host_peak_t;
+
+    uint64_t alloc_count, alloc_bytes, free_count, free_bytes, failed_allocs;
+    uint64_t unknown_frees;
+    struct vt_largest largest[VT_AN_MAX_LARGEST];
+    size_t nlargest;
+
+    struct vt_oom *ooms;
+    size_t nooms;                      /* kept */
+    uint64_t oom_count;                /* all */
+
+    uint64_t leak_bytes, leak_count, host_leak_bytes, managed_leak_bytes;
+
+    struct vt_xfer xfer[VT_DIR__COUNT][VT_HOST__COUNT];
+    uint64_t set_count, set_bytes;
+
+    struct vt_finding *findings;
+    size_t nfindings;
+    uint64_t finding_count;
+
+    struct vt_error errors[VT_AN_MAX_ERRORS];
+    size_t nerrors;
+    uint64_t error_count;              /* failed calls (res != 0), OOMs included */
+
+    struct vt_kernel_stat *kernels;    /* by launches */
+    size_t nkernels;
+    uint64_t launches;
+
+    struct vt_bucket timeline[VT_AN_TIMELINE_POINTS];
+    size_t ntimeline;
+    int64_t bucket_ns;
+
+    struct vt_site *sites;
+    size_t nsites;
+
+    struct vt_an_private *priv;        /* bookkeeping while feeding */
+};
+
+/* Called for each record after it has been applied (PROC's live counters are current);
+ * used by the Perfetto writer to stream events. */
+struct vt_observer {
+    void (*on_event)(void *ctx, const struct vt_proc *p, const struct vt_event *ev, const char *kernel);
+    void *ctx;
+};
+
+/* New, empty analysis for the trace at PATH (copied).  SYM_ENABLED 0 skips DWARF lookups. */
+struct vt_proc *vt_proc_new(const char *path, int sym_enabled);
+void vt_proc_set_observer(struct vt_proc *p, const struct vt_observer *obs);
+/* Applies one record.  0, or VT_AN_ENOMEM with a message. */
+int vt_proc_feed(struct vt_proc *p, const struct vt_event *ev, char *err, size_t errlen);
+/* Ends the trace: leaks, symbolization, site tables.  0 or VT_AN_ENOMEM. */
+int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen);
+void vt_proc_free(struct vt_proc *p);
+
+/* Sites over several processes merged by label: fills *OUT (malloc'd, caller frees) sorted by
+ * bytes; WHICH 0 = at each process's peak, 1 = leaked.  Returns the count or -1. */
+struct vt_merged_site { const char *label; uint64_t bytes, count; };
+long vt_merge_sites(struct vt_proc *const *procs, size_t n, int which, struct vt_merged_site **out);
+#endif

@@ -1,0 +1,237 @@
+/* analysis_finish.c - end of a trace: leaks, symbolization of call stacks into sites, peak and
+ * OOM holder tables, cross-process site merging, and freeing an analysis. */
+#include "report/analysis.h"
+#include "report/analysis_priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_holding(const void *x, const void *y)
+{
+    const struct vt_holding *a = x, *b = y;
+    return a->bytes < b->bytes ? 1 : a->bytes > b->bytes ? -1 : a->site - b->site;
+}
+
+static int cmp_kernel(const void *x, const void *y)
+{
+    const struct vt_kernel_stat *a = x, *b = y;
+    return a->launches < b->launches ? 1 : a->launches > b->launches ? -1 : 0;
+}
+
+static void leak(struct vt_proc *p, struct vtr_hmap *m)
+{
+    struct vt_an_private *a = p->priv;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (!m->used[i]) continue;
+        struct live *l = &a->lives[m->vals[i]];
+        struct stack *s = &a->stacks[l->stack];
+        enum vt_mem mem = (enum vt_mem)l->mem;
+        if (mem == VT_MEM_DEVICE || mem == VT_MEM_ASYNC || mem == VT_MEM_VMM) {
+            s->leak_bytes += l->size; s->leak_count++;
+            p->leak_bytes += l->size; p->leak_count++;
+        } else if (mem == VT_MEM_MANAGED) { s->managed_leak += l->size; p->managed_leak_bytes += l->size; }
+        else { s->host_leak += l->size; p->host_leak_bytes += l->size; }
+    }
+}
+
+/* Label of a stack's site: its first frame outside vramtrace/CUDA plumbing (the innermost frame
+ * when all are internal); *CALLER gets the label of the frame after it, or NULL. */
+static const char *site_label(struct vt_sym *sym, const struct stack *s, const char **caller)
+{
+    *caller = NULL;
+    if (!s->n) return "(no backtrace)";
+    size_t pick = s->n;
+    for (size_t j = 0; j < s->n && pick == s->n; j++)
+        if (!vt_sym_lookup(sym, s->pcs[j])->internal) pick = j;
+    if (pick == s->n) pick = 0;
+    if (pick + 1 < s->n) *caller = vt_sym_lookup(sym, s->pcs[pick + 1])->label;
+    return vt_sym_lookup(sym, s->pcs[pick])->label;
+}
+
+/* Maps every stack to a site, merged by site label.  Where stacks with the same site frame come
+ * from different callers (a common allocation helper), the caller is added to the label:
+ * "grab (oom.cu:16) <- alloc_attention (oom.cu:30)". */
+static int make_sites(struct vt_proc *p)
+{
+    struct vt_an_private *a = p->priv;
+    struct vtr_hmap by_label = { 0 }, callers = { 0 };   /* label id -> site; label id -> caller id + 1 or ~0 */
+    size_t cap = 0;
+    for (size_t i = 0; i < a->nstacks; i++) {
+        const char *caller;
+        int64_t lid = vtr_strtab_intern(&a->strs, site_label(a->sym, &a->stacks[i], &caller));
+        int64_t cid = caller ? vtr_strtab_intern(&a->strs, caller) : -1;
+        if (lid < 0 || (caller && cid < 0)) goto oom;
+        uint64_t *c = vtr_hmap_get(&callers, (uint64_t)lid);
+        if (!c) { if (vtr_hmap_put(&callers, (uint64_t)lid, (uint64_t)(cid + 1)) < 0) goto oom; }
+        else if (*c != (uint64_t)(cid + 1)) *c = UINT64_MAX;
+    }
+    for (size_t i = 0; i < a->nstacks; i++) {
+        struct stack *s = &a->stacks[i];
+        const char *caller, *label = site_label(a->sym, s, &caller);
+        char buf[2048];
+        int64_t lid = vtr_strtab_intern(&a->strs, label);
+        if (lid < 0) goto oom;
+        if (caller && *vtr_hmap_get(&callers, (uint64_t)lid) == UINT64_MAX) {
+            snprintf(buf, sizeof buf, "%s <- %s", label, caller);
+            if ((lid = vtr_strtab_intern(&a->strs, buf)) < 0) goto oom;
+        }
+        uint64_t *site = vtr_hmap_get(&by_label, (uint64_t)lid);
+        if (site) { s->site = (int)*site; continue; }
+        const struct vt_frame **frames = NULL;
+        if (s->n) {
+            if (!(frames = malloc(s->n * sizeof *frames))) goto oom;
+            for (size_t j = 0; j < s->n; j++) frames[j] = vt_sym_lookup(a->sym, s->pcs[j]);
+        }
+        if (p->nsites == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct vt_site *ns = realloc(p->sites, cap * sizeof *ns);
+            if (!ns) { free(frames); goto oom; }
+            p->sites = ns;
+        }
+        struct vt_site *t = &p->sites[p->nsites];
+        memset(t, 0, sizeof *t);
+        t->label = vtr_strtab_get(&a->strs, lid);
+        t->frames = frames;
+        t->nframes = s->n;
+        s->site = (int)p->nsites++;
+        if (vtr_hmap_put(&by_label, (uint64_t)lid, (uint64_t)s->site) < 0) goto oom;
+    }
+    vtr_hmap_free(&by_label);
+    vtr_hmap_free(&callers);
+    for (size_t i = 0; i < a->nstacks; i++) {
+        struct stack *s = &a->stacks[i];
+        struct vt_site *t = &p->sites[s->site];
+        t->peak_bytes += s->snap_bytes; t->peak_count += s->snap_count;
+        t->alloc_bytes += s->alloc_bytes; t->alloc_count += s->alloc_count;
+        t->leak_bytes += s->leak_bytes; t->leak_count += s->leak_count;
+        t->host_leak_bytes += s->host_leak; t->managed_leak_bytes += s->managed_leak;
+    }
+    return 0;
+oom:
+    vtr_hmap_free(&by_label);
+    vtr_hmap_free(&callers);
+    return VT_AN_ENOMEM;
+}
+
+/* Rewrites a holdings list from stack ids to merged, sorted site ids. SCRATCH has nsites slots. */
+static void holdings_to_sites(struct vt_proc *p, struct vt_holding *h, size_t *n, struct vt_holding *scratch)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < *n; i++) {
+        struct vt_holding cur = h[i];
+        int site = p->priv->stacks[cur.site].site;
+        if (!scratch[site].bytes && !scratch[site].count) {
+            scratch[site].site = (int)out;           /* remember where it goes */
+            h[out++] = (struct vt_holding){ site, 0, 0 };
+        }
+        struct vt_holding *dst = &h[scratch[site].site];
+        dst->bytes += cur.bytes; dst->count += cur.count;
+        scratch[site].bytes = 1;
+    }
+    for (size_t i = 0; i < out; i++) scratch[h[i].site] = (struct vt_holding){ 0, 0, 0 };
+    *n = out;
+    qsort(h, out, sizeof *h, cmp_holding);
+}
+
+int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
+{
+    struct vt_an_private *a = p->priv;
+    if (a->peak_pending) vt_an_snapshot(p);
+    leak(p, &a->by_addr);
+    leak(p, &a->by_handle);
+    if (make_sites(p) < 0) goto oom;
+    size_t n = 0;
+    for (size_t i = 0; i < p->nsites; i++) n += p->sites[i].peak_bytes > 0;
+    if (!(p->peak_sites = calloc(n ? n : 1, sizeof *p->peak_sites))) goto oom;
+    for (size_t i = 0; i < p->nsites; i++)
+        if (p->sites[i].peak_bytes)
+            p->peak_sites[p->npeak_sites++] = (struct vt_holding){ (int)i, p->sites[i].peak_bytes, p->sites[i].peak_count };
+    qsort(p->peak_sites, p->npeak_sites, sizeof *p->peak_sites, cmp_holding);
+    struct vt_holding *scratch = calloc(p->nsites ? p->nsites : 1, sizeof *scratch);
+    if (!scratch) goto oom;
+    for (size_t i = 0; i < p->nooms; i++) {
+        struct vt_oom *o = &p->ooms[i];
+        o->site = a->stacks[o->site].site;
+        if (o->holders) holdings_to_sites(p, o->holders, &o->nholders, scratch);
+    }
+    free(scratch);
+    for (size_t i = 0; i < p->nlargest; i++) p->largest[i].site = a->stacks[p->largest[i].site].site;
+    for (size_t i = 0; i < p->nfindings; i++)
+        if (p->findings[i].site >= 0) p->findings[i].site = a->stacks[p->findings[i].site].site;
+    for (size_t i = 0; i < p->ntimeline; i++)
+        if (p->timeline[i].used && p->timeline[i].big_site >= 0)
+            p->timeline[i].big_site = a->stacks[p->timeline[i].big_site].site;
+    qsort(p->kernels, p->nkernels, sizeof *p->kernels, cmp_kernel);
+    return 0;
+oom:
+    snprintf(err, errlen, "%s: out of memory", p->path);
+    return VT_AN_ENOMEM;
+}
+
+void vt_proc_free(struct vt_proc *p)
+{
+    if (!p) return;
+    struct vt_an_private *a = p->priv;
+    for (size_t i = 0; i < p->nsites; i++) free((void *)p->sites[i].frames);
+    free(p->sites);
+    free(p->peak_sites);
+    for (size_t i = 0; i < p->nooms; i++) free(p->ooms[i].holders);
+    free(p->ooms);
+    free(p->findings);
+    free(p->kernels);
+    free(p->devices);
+    if (a) {
+        for (size_t i = 0; i < a->nstacks; i++) free(a->stacks[i].pcs);
+        free(a->stacks);
+        vtr_hmap_free(&a->stack_index);
+        free(a->lives);
+        free(a->freelist);
+        vtr_hmap_free(&a->by_addr);
+        vtr_hmap_free(&a->by_handle);
+        free(a->touched);
+        vtr_strtab_free(&a->strs);
+        free(a->rnodes);
+        vtr_hmap_free(&a->rchild);
+        vtr_hmap_free(&a->tid_node);
+        free(a->open);
+        vtr_hmap_free(&a->kernel_by_id);
+        vt_sym_free(a->sym);
+        free(a);
+    }
+    free(p);
+}
+
+static int cmp_merged(const void *x, const void *y)
+{
+    const struct vt_merged_site *a = x, *b = y;
+    return a->bytes < b->bytes ? 1 : a->bytes > b->bytes ? -1 : strcmp(a->label, b->label);
+}
+
+long vt_merge_sites(struct vt_proc *const *procs, size_t n, int which, struct vt_merged_site **out)
+{
+    size_t len = 0, cap = 0;
+    struct vt_merged_site *m = NULL;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < procs[i]->nsites; j++) {
+            const struct vt_site *s = &procs[i]->sites[j];
+            uint64_t bytes = which ? s->leak_bytes : s->peak_bytes;
+            uint64_t count = which ? s->leak_count : s->peak_count;
+            if (!bytes) continue;
+            size_t k = 0;
+            while (k < len && strcmp(m[k].label, s->label)) k++;   /* sites per trace are few */
+            if (k == len) {
+                if (len == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    struct vt_merged_site *nm = realloc(m, cap * sizeof *nm);
+                    if (!nm) { free(m); return -1; }
+                    m = nm;
+                }
+                m[len++] = (struct vt_merged_site){ s->label, 0, 0 };
+            }
+            m[k].bytes += bytes; m[k].count += count;
+        }
+    if (len) qsort(m, len, sizeof *m, cmp_merged);
+    *out = m;
+    return (long)len;
+}

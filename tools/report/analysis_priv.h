@@ -1,0 +1,54 @@
+/* analysis_priv.h - bookkeeping shared by analysis.c (feeding) and analysis_finish.c (leaks,
+ * symbolization, site tables).  Not for renderers. */
+#ifndef VT_REPORT_ANALYSIS_PRIV_H
+#define VT_REPORT_ANALYSIS_PRIV_H
+#include "report/analysis.h"
+
+struct stack {
+    uint64_t *pcs;
+    uint32_t n, next;
+    uint64_t live_bytes, live_count, snap_bytes, snap_count, alloc_bytes, alloc_count;
+    uint64_t leak_bytes, leak_count, host_leak, managed_leak;
+    int touched, site;
+};
+struct live { uint64_t size; uint32_t stack; uint8_t mem; int16_t dev; };
+struct rnode { uint32_t parent, name; };
+struct open_range { int64_t id; uint32_t name; };
+
+struct vt_an_private {
+    struct vt_sym *sym;
+    struct stack *stacks;
+    size_t nstacks, capstacks;
+    struct vtr_hmap stack_index;         /* hash -> first stack index */
+    struct live *lives;
+    size_t nlives, caplives;
+    uint32_t *freelist;
+    size_t nfree, capfree;
+    struct vtr_hmap by_addr, by_handle;  /* -> lives index */
+    uint32_t *touched;
+    size_t ntouched, captouched;
+    int peak_pending;
+    uint32_t peak_node;
+    struct vtr_strtab strs;
+    struct rnode *rnodes;
+    size_t nrnodes, caprnodes;
+    struct vtr_hmap rchild, tid_node;
+    struct open_range *open;
+    size_t nopen, capopen;
+    struct vtr_hmap kernel_by_id;        /* kernel id -> index in p->kernels */
+    size_t capkernels, capooms, capfindings;
+    struct vt_observer obs;
+};
+
+#define GROW(arr, n, cap, init) do { if ((n) == (cap)) {                               \
+        size_t nc_ = (cap) ? (cap) * 2 : (init);                                       \
+        void *na_ = realloc((arr), nc_ * sizeof *(arr));                               \
+        if (!na_) return VT_AN_ENOMEM;                                                 \
+        (arr) = na_; (cap) = nc_; } } while (0)
+
+
+/* Interns S in the process's string table; "" when out of memory. */
+const char *vt_an_keep(struct vt_proc *p, const char *s);
+/* Copies live per-stack bytes into the peak snapshot (state == the peak) and fixes peak_ranges. */
+void vt_an_snapshot(struct vt_proc *p);
+#endif

@@ -1,0 +1,656 @@
+/* reader.c - streaming JSONL trace reader: hand-written fast path for flat records, strict
+ * json-c fallback for everything else, typed validation into struct vt_event. */
+#include "report/reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+enum { JV_NULL, JV_BOOL, JV_INT, JV_DBL, JV_STR, JV_ARR, JV_OBJ };
+struct jval {
+    int type;
+    int big;                /* JV_INT above INT64_MAX: value in u */
+    int64_t i;
+    uint64_t u;
+    const char *s;          /* JV_STR: not NUL-terminated */
+    size_t n;               /* JV_STR length, JV_ARR element count (scalars in elems) */
+    const struct jval *elems;
+    json_object *jo;        /* JV_ARR / JV_OBJ from json-c; NULL on the fast path */
+};
+
+struct vt_reader {
+    int fd;
+    char *path;
+    vt_reader_warn_fn warn;
+    void *wctx;
+    char *buf;
+    size_t cap, start, end;
+    int eof, got_header, seen_ev;
+    long line, nwarn;
+    json_tokener *tok;
+    json_object *jo;        /* last fallback parse, freed on the next line */
+    char *arena;            /* copies of the strings of the current record */
+    size_t acap, alen;
+    uint64_t bt[VT_READER_MAX_BT];
+    struct jval elems[VT_READER_MAX_BT];
+};
+
+#define FALLBACK 1
+
+static const char *const ev_names[VT_EV__COUNT] = {
+    "unknown", "header", "module", "device", "alloc", "free", "map", "unmap", "copy", "set",
+    "kernel", "launch", "sync", "meminfo", "finding", "range_push", "range_pop", "range_start",
+    "range_end", "mark", "footer" };
+static const char *const mem_names[VT_MEM__COUNT] = {
+    "none", "device", "async", "vmm", "managed", "pinned", "registered" };
+static const char *const dir_names[VT_DIR__COUNT] = { "none", "h2d", "d2h", "d2d", "h2h" };
+static const char *const host_names[VT_HOST__COUNT] = { "none", "pageable", "pinned", "managed" };
+
+const char *vt_rd_ev_name(enum vt_ev_type t) { return (unsigned)t < VT_EV__COUNT ? ev_names[t] : "?"; }
+const char *vt_rd_mem_name(enum vt_mem m) { return (unsigned)m < VT_MEM__COUNT ? mem_names[m] : "?"; }
+const char *vt_rd_dir_name(enum vt_dir d) { return (unsigned)d < VT_DIR__COUNT ? dir_names[d] : "?"; }
+const char *vt_rd_host_name(enum vt_host h) { return (unsigned)h < VT_HOST__COUNT ? host_names[h] : "?"; }
+
+static int lookup(const char *const *names, int count, const char *s, size_t n)
+{
+    for (int i = 1; i < count; i++)
+        if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return i;
+    return -1;
+}
+
+__attribute__((format(printf, 5, 6)))
+static int fail(struct vt_reader *r, int code, char *err, size_t errlen, const char *fmt, ...)
+{
+    int n = snprintf(err, errlen, "%s:%ld: ", r->path, r->line);
+    if (n < 0) n = 0;
+    if ((size_t)n < errlen) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+__attribute__((format(printf, 2, 3)))
+static void warnf(struct vt_reader *r, const char *fmt, ...)
+{
+    char msg[512];
+    int n = snprintf(msg, sizeof msg, "%s:%ld: warning: ", r->path, r->line);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
+    va_end(ap);
+    r->nwarn++;
+    if (r->warn) r->warn(r->wctx, msg);
+}
+
+static struct vt_reader *reader_alloc(const char *name)
+{
+    struct vt_reader *r = calloc(1, sizeof *r);
+    if (!r) return NULL;
+    r->fd = -1;
+    r->path = strdup(name);
+    r->tok = json_tokener_new();
+    if (!r->path || !r->tok) { vt_reader_close(r); return NULL; }
+    json_tokener_set_flags(r->tok, JSON_TOKENER_STRICT);
+    return r;
+}
+
+struct vt_reader *vt_reader_new_mem(const char *name) { return reader_alloc(name); }
+
+struct vt_reader *vt_reader_open(const char *path, vt_reader_warn_fn warn, void *warn_ctx,
+                                 char *err, size_t errlen)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
+    struct vt_reader *r = reader_alloc(path);
+    if (r) { r->cap = 1u << 20; r->buf = malloc(r->cap); }
+    if (!r || !r->buf) {
+        close(fd);
+        vt_reader_close(r);
+        snprintf(err, errlen, "%s: out of memory", path);
+        return NULL;
+    }
+    r->fd = fd;
+    r->warn = warn;
+    r->wctx = warn_ctx;
+    return r;
+}
+
+void vt_reader_close(struct vt_reader *r)
+{
+    if (!r) return;
+    if (r->fd >= 0) close(r->fd);
+    if (r->jo) json_object_put(r->jo);
+    if (r->tok) json_tokener_free(r->tok);
+    free(r->buf);
+    free(r->arena);
+    free(r->path);
+    free(r);
+}
+
+long vt_reader_warnings(const struct vt_reader *r) { return r->nwarn; }
+long vt_reader_lines(const struct vt_reader *r) { return r->line; }
+const char *vt_reader_path(const struct vt_reader *r) { return r->path; }
+
+/* ---- typed field extraction ---------------------------------------------------------------- */
+
+static const char *type_name(int t)
+{
+    static const char *const n[] = { "null", "a boolean", "an integer", "a number", "a string",
+                                     "an array", "an object" };
+    return n[t];
+}
+
+static const char *keep_str(struct vt_reader *r, const char *s, size_t n)
+{
+    if (r->alen + n + 1 > r->acap) return "";      /* cannot happen: arena sized per line */
+    char *d = r->arena + r->alen;
+    memcpy(d, s, n);
+    d[n] = '\0';
+    r->alen += n + 1;
+    return d;
+}
+
+static int parse_hex(const char *s, size_t n, uint64_t *out)
+{
+    if (n < 3 || n > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return -1;
+    uint64_t v = 0;
+    for (size_t i = 2; i < n; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0) return -1;
+        v = v << 4 | (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+#define WANT(cond, what) do { if (!(cond)) return fail(r, VT_RD_ESCHEMA, err, errlen, \
+        "field '%.*s' must be %s, got %s", (int)kn, k, what, type_name(v->type)); } while (0)
+
+static int get_i64(struct vt_reader *r, const char *k, size_t kn, const struct jval *v,
+                   int64_t *out, int nonneg, char *err, size_t errlen)
+{
+    WANT(v->type == JV_INT, "an integer");
+    if (v->big) return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is out of range", (int)kn, k);
+    if (nonneg && v->i < 0)
+        return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is negative (%lld)", (int)kn, k,
+                    (long long)v->i);
+    *out = v->i;
+    return 0;
+}
+
+static int get_u64(struct vt_reader *r, const char *k, size_t kn, const struct jval *v,
+                   uint64_t *out, char *err, size_t errlen)
+{
+    WANT(v->type == JV_INT, "an integer");
+    if (!v->big && v->i < 0)
+        return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is negative (%lld)", (int)kn, k,
+                    (long long)v->i);
+    *out = v->big ? v->u : (uint64_t)v->i;
+    return 0;
+}
+
+static int get_hex(struct vt_reader *r, const char *k, size_t kn, const struct jval *v,
+                   uint64_t *out, char *err, size_t errlen)
+{
+    WANT(v->type == JV_STR, "a hex string");
+    if (parse_hex(v->s, v->n, out) < 0)
+        return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is not a hex address (\"%.*s\")",
+                    (int)kn, k, (int)(v->n > 40 ? 40 : v->n), v->s);
+    return 0;
+}
+
+static int get_enum(struct vt_reader *r, const char *k, size_t kn, const struct jval *v,
+                    const char *const *names, int count, int *out, char *err, size_t errlen)
+{
+    WANT(v->type == JV_STR, "a string");
+    int e = lookup(names, count, v->s, v->n);
+    if (e < 0)
+        return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' has unknown value \"%.*s\"",
+                    (int)kn, k, (int)(v->n > 40 ? 40 : v->n), v->s);
+    *out = e;
+    return 0;
+}
+
+static int64_t rank_var(json_object *o, const char *const *names)
+{
+    for (; *names; names++) {
+        json_object *x;
+        if (json_object_object_get_ex(o, *names, &x)) {
+            const char *s = json_object_get_string(x);
+            char *end;
+            long long v = s ? strtoll(s, &end, 10) : 0;
+            if (s && *s && !*end && v >= 0 && v < (1ll << 31)) return v;
+        }
+    }
+    return -1;
+}
+
+#define KEY(lit) (kn == sizeof(lit) - 1 && memcmp(k, lit, kn) == 0)
+#define STR(dst) do { WANT(v->type == JV_STR, "a string"); (dst) = keep_str(r, v->s, v->n); } while (0)
+#define I64(dst, nn, bit) do { rc = get_i64(r, k, kn, v, &(dst), nn, err, errlen); ev->has |= (bit); } while (0)
+#define HEX(dst, bit) do { rc = get_hex(r, k, kn, v, &(dst), err, errlen); ev->has |= (bit); } while (0)
+
+static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t kn,
+                 const struct jval *v, char *err, size_t errlen)
+{
+    int rc = 0, e;
+    if (KEY("ev")) {
+        WANT(v->type == JV_STR, "a string");
+        r->seen_ev = 1;
+        e = lookup(ev_names, VT_EV__COUNT, v->s, v->n);
+        ev->type = e < 0 ? VT_EV_UNKNOWN : (enum vt_ev_type)e;
+    } else if (KEY("t")) I64(ev->t, 1, VT_F_T);
+    else if (KEY("dur")) I64(ev->dur, 1, VT_F_DUR);
+    else if (KEY("tid")) I64(ev->tid, 1, VT_F_TID);
+    else if (KEY("api")) { STR(ev->api); ev->has |= VT_F_API; }
+    else if (KEY("res")) {
+        ev->has |= VT_F_RES;
+        if (v->type == JV_NULL) ev->res_null = 1;
+        else rc = get_i64(r, k, kn, v, &ev->res, 0, err, errlen);
+    } else if (KEY("dev")) {
+        I64(ev->dev, 0, VT_F_DEV);
+        if (!rc && (ev->dev < -1 || ev->dev > 4095))
+            return fail(r, VT_RD_ESCHEMA, err, errlen, "field 'dev' is out of range (%lld)", (long long)ev->dev);
+    } else if (KEY("addr")) HEX(ev->addr, VT_F_ADDR);
+    else if (KEY("size")) { rc = get_u64(r, k, kn, v, &ev->size, err, errlen); ev->has |= VT_F_SIZE; }
+    else if (KEY("mem")) {
+        rc = get_enum(r, k, kn, v, mem_names, VT_MEM__COUNT, &e, err, errlen);
+        ev->mem = (enum vt_mem)e; ev->has |= VT_F_MEM;
+    } else if (KEY("dir")) {
+        rc = get_enum(r, k, kn, v, dir_names, VT_DIR__COUNT, &e, err, errlen);
+        ev->dir = (enum vt_dir)e; ev->has |= VT_F_DIR;
+    } else if (KEY("host")) {
+        rc = get_enum(r, k, kn, v, host_names, VT_HOST__COUNT, &e, err, errlen);
+        ev->host = (enum vt_host)e; ev->has |= VT_F_HOST;
+    } else if (KEY("bt")) {
+        WANT(v->type == JV_ARR, "an array");
+        size_t n = v->n < VT_READER_MAX_BT ? v->n : VT_READER_MAX_BT;
+        for (size_t i = 0; i < n && !rc; i++) {
+            const struct jval *x = &v->elems[i];
+            if (x->type != JV_STR || parse_hex(x->s, x->n, &r->bt[i]) < 0)
+                rc = fail(r, VT_RD_ESCHEMA, err, errlen, "field 'bt' element %zu is not a hex address", i);
+        }
+        ev->bt = r->bt; ev->nbt = n; ev->has |= VT_F_BT;
+    } else if (KEY("handle")) HEX(ev->handle, VT_F_HANDLE);
+    else if (KEY("free_bytes")) { rc = get_u64(r, k, kn, v, &ev->free_bytes, err, errlen); ev->has |= VT_F_FREE; }
+    else if (KEY("total_bytes")) { rc = get_u64(r, k, kn, v, &ev->total_bytes, err, errlen); ev->has |= VT_F_TOTAL; }
+    else if (KEY("stream")) HEX(ev->stream, 0);
+    else if (KEY("async")) { WANT(v->type == JV_BOOL, "a boolean"); ev->async = (int)v->i; ev->has |= VT_F_ASYNC; }
+    else if (KEY("k")) I64(ev->k, 1, VT_F_K);
+    else if (KEY("id")) I64(ev->id, 0, VT_F_ID);
+    else if (KEY("name")) { STR(ev->name); ev->has |= VT_F_NAME; }
+    else if (KEY("kind")) {             /* a string on findings; the cudaMemcpyKind integer on copies */
+        if (v->type == JV_STR) { ev->kind = keep_str(r, v->s, v->n); ev->has |= VT_F_KIND; }
+        else WANT(v->type == JV_INT, "a string or an integer");
+    } else if (KEY("severity")) STR(ev->severity);
+    else if (KEY("msg")) STR(ev->msg);
+    else if (KEY("class")) STR(ev->cls);
+    else if (KEY("mapping")) STR(ev->mapping);
+    else if (KEY("arg")) I64(ev->arg, 1, VT_F_ARG);
+    else if (KEY("offset")) I64(ev->offset, 1, 0);
+    else if (KEY("value")) {            /* hex string on findings; the memset byte (integer) on `set` */
+        if (v->type == JV_INT) rc = get_u64(r, k, kn, v, &ev->value, err, errlen);
+        else HEX(ev->value, 0);
+        ev->has |= VT_F_VALUE;
+    } else if (KEY("alloc")) {
+        WANT(v->type == JV_OBJ, "an object");
+        json_object *a, *s;
+        if (v->jo && json_object_object_get_ex(v->jo, "addr", &a) &&
+            json_object_is_type(a, json_type_string))
+            parse_hex(json_object_get_string(a), strlen(json_object_get_string(a)), &ev->alloc_addr);
+        if (v->jo && json_object_object_get_ex(v->jo, "size", &s) && json_object_is_type(s, json_type_int))
+            ev->alloc_size = (uint64_t)json_object_get_int64(s);
+        ev->has |= VT_F_ALLOCREF;
+    } else if (KEY("path")) { STR(ev->path); ev->has |= VT_F_PATH; }
+    else if (KEY("base")) HEX(ev->base, VT_F_BASE);
+    else if (KEY("lo")) HEX(ev->lo, VT_F_LO);
+    else if (KEY("hi")) HEX(ev->hi, VT_F_HI);
+    else if (KEY("sim")) { WANT(v->type == JV_BOOL, "a boolean"); ev->sim = (int)v->i; }
+    else if (KEY("format")) { STR(ev->format); ev->has |= VT_F_FORMAT; }
+    else if (KEY("version")) I64(ev->version, 0, VT_F_VERSION);
+    else if (KEY("tracer")) STR(ev->tracer);
+    else if (KEY("pid")) I64(ev->pid, 1, VT_F_PID);
+    else if (KEY("ppid")) I64(ev->ppid, 1, 0);
+    else if (KEY("program")) STR(ev->program);
+    else if (KEY("hostname")) STR(ev->hostname);
+    else if (KEY("checks")) STR(ev->checks);
+    else if (KEY("wall_time")) {
+        if (v->type == JV_DBL) { ev->wall_time = 0; ev->has |= VT_F_WALL; }
+        else I64(ev->wall_time, 1, VT_F_WALL);
+    } else if (KEY("page_size")) I64(ev->page_size, 1, 0);
+    else if (KEY("rank")) {
+        WANT(v->type == JV_OBJ, "an object");
+        static const char *const rk[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL };
+        static const char *const lr[] = { "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", NULL };
+        static const char *const ws[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", NULL };
+        if (v->jo) { ev->rank = rank_var(v->jo, rk); ev->local_rank = rank_var(v->jo, lr);
+                     ev->world_size = rank_var(v->jo, ws); }
+    } else if (KEY("events")) I64(ev->events, 1, 0);
+    else if (KEY("dropped")) I64(ev->dropped, 1, 0);
+    else if (KEY("live_bytes")) I64(ev->live_bytes, 1, 0);
+    else if (KEY("findings")) I64(ev->findings, 1, 0);
+    /* everything else (src, dst, kind, grid, block, params, argv, pitch, ...) is not needed */
+    return rc;
+}
+
+/* ---- fast path: flat object, escape-free strings, integers, flat arrays of scalars ---------- */
+
+static inline const char *ws(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
+    return p;
+}
+
+static const char *fast_str(const char *p, const char *e, struct jval *v)
+{   /* p after the opening quote; NULL = not for the fast path */
+    const char *s = p;
+    while (p < e && *p != '"') {
+        unsigned char c = (unsigned char)*p;
+        if (c == '\\' || c < 0x20) return NULL;
+        p++;
+    }
+    if (p >= e) return NULL;
+    v->type = JV_STR; v->s = s; v->n = (size_t)(p - s);
+    return p + 1;
+}
+
+static const char *fast_scalar(const char *p, const char *e, struct jval *v)
+{
+    v->big = 0;
+    if (p >= e) return NULL;
+    char c = *p;
+    if (c == '"') return fast_str(p + 1, e, v);
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        int neg = c == '-';
+        if (neg) p++;
+        const char *d = p;
+        uint64_t u = 0;
+        while (p < e && *p >= '0' && *p <= '9') {
+            if (u > (UINT64_MAX - 9) / 10) return NULL;
+            u = u * 10 + (uint64_t)(*p - '0');
+            p++;
+        }
+        size_t nd = (size_t)(p - d);
+        if (nd == 0 || (nd > 1 && *d == '0')) return NULL;
+        if (p < e && (*p == '.' || *p == 'e' || *p == 'E')) return NULL;
+        v->type = JV_INT;
+        if (neg) { if (u > (uint64_t)INT64_MAX + 1) return NULL; v->i = (int64_t)(0 - u); }
+        else if (u > (uint64_t)INT64_MAX) { v->big = 1; v->u = u; v->i = INT64_MAX; }
+        else v->i = (int64_t)u;
+        return p;
+    }
+    if (e - p >= 4 && !memcmp(p, "null", 4)) { v->type = JV_NULL; return p + 4; }
+    if (e - p >= 4 && !memcmp(p, "true", 4)) { v->type = JV_BOOL; v->i = 1; return p + 4; }
+    if (e - p >= 5 && !memcmp(p, "false", 5)) { v->type = JV_BOOL; v->i = 0; return p + 5; }
+    return NULL;
+}
+
+/* Returns 0 parsed, FALLBACK, or a negative error from field(). */
+static int fast_parse(struct vt_reader *r, const char *p, const char *e, struct vt_event *ev,
+                      char *err, size_t errlen)
+{
+    p = ws(p, e);
+    if (p >= e || *p != '{') return FALLBACK;
+    p = ws(p + 1, e);
+    if (p < e && *p == '}') return ws(p + 1, e) == e ? 0 : FALLBACK;
+    for (;;) {
+        struct jval key, v;
+        if (p >= e || *p != '"' || !(p = fast_str(p + 1, e, &key))) return FALLBACK;
+        p = ws(p, e);
+        if (p >= e || *p != ':') return FALLBACK;
+        p = ws(p + 1, e);
+        if (p < e && *p == '[') {
+            size_t n = 0;
+            p = ws(p + 1, e);
+            if (p < e && *p == ']') p++;
+            else for (;;) {
+                if (n >= VT_READER_MAX_BT) return FALLBACK;
+                if (!(p = fast_scalar(p, e, &r->elems[n]))) return FALLBACK;
+                n++;
+                p = ws(p, e);
+                if (p < e && *p == ',') { p = ws(p + 1, e); continue; }
+                if (p < e && *p == ']') { p++; break; }
+                return FALLBACK;
+            }
+            v.type = JV_ARR; v.n = n; v.elems = r->elems; v.jo = NULL; v.big = 0;
+        } else if (!(p = fast_scalar(p, e, &v))) return FALLBACK;
+        int rc = field(r, ev, key.s, key.n, &v, err, errlen);
+        if (rc < 0) return rc;
+        p = ws(p, e);
+        if (p < e && *p == ',') { p = ws(p + 1, e); continue; }
+        if (p < e && *p == '}') return ws(p + 1, e) == e ? 0 : FALLBACK;
+        return FALLBACK;
+    }
+}
+
+/* ---- json-c fallback ----------------------------------------------------------------------- */
+
+static void to_jval(json_object *o, struct jval *v)
+{
+    memset(v, 0, sizeof *v);
+    switch (json_object_get_type(o)) {
+    case json_type_null: v->type = JV_NULL; break;
+    case json_type_boolean: v->type = JV_BOOL; v->i = json_object_get_boolean(o); break;
+    case json_type_double: v->type = JV_DBL; break;
+    case json_type_int:
+        v->type = JV_INT;
+        v->i = json_object_get_int64(o);
+        if (v->i == INT64_MAX && json_object_get_uint64(o) > (uint64_t)INT64_MAX) {
+            v->big = 1; v->u = json_object_get_uint64(o);
+        }
+        break;
+    case json_type_string:
+        v->type = JV_STR; v->s = json_object_get_string(o); v->n = (size_t)json_object_get_string_len(o);
+        break;
+    case json_type_array: v->type = JV_ARR; v->jo = o; break;
+    case json_type_object: v->type = JV_OBJ; v->jo = o; break;
+    }
+}
+
+static int slow_parse(struct vt_reader *r, const char *p, size_t len, struct vt_event *ev,
+                      char *err, size_t errlen)
+{
+    json_tokener_reset(r->tok);
+    json_object *o = json_tokener_parse_ex(r->tok, p, (int)len);
+    enum json_tokener_error je = json_tokener_get_error(r->tok);
+    if (!o || je != json_tokener_success) {
+        if (o) json_object_put(o);
+        return fail(r, VT_RD_ESYNTAX, err, errlen, "not valid JSON (%s)",
+                    je == json_tokener_continue ? "unexpected end of line" : json_tokener_error_desc(je));
+    }
+    if (ws(p + json_tokener_get_parse_end(r->tok), p + len) != p + len) {
+        json_object_put(o);
+        return fail(r, VT_RD_ESYNTAX, err, errlen, "not valid JSON (trailing characters after the record)");
+    }
+    r->jo = o;
+    if (!json_object_is_type(o, json_type_object))
+        return fail(r, VT_RD_ESCHEMA, err, errlen, "record is not a JSON object");
+    json_object_object_foreach(o, key, val) {
+        struct jval v;
+        to_jval(val, &v);
+        if (v.type == JV_ARR) {
+            size_t n = json_object_array_length(val);
+            v.n = n < VT_READER_MAX_BT ? n : VT_READER_MAX_BT;
+            for (size_t i = 0; i < v.n; i++) to_jval(json_object_array_get_idx(val, i), &r->elems[i]);
+            v.elems = r->elems;
+        }
+        int rc = field(r, ev, key, strlen(key), &v, err, errlen);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+/* ---- record validation --------------------------------------------------------------------- */
+
+static int need(struct vt_reader *r, const struct vt_event *ev, uint32_t bits, char *err, size_t errlen)
+{
+    static const char *const names[] = { "t", "dur", "tid", "api", "res", "dev", "addr", "size", "mem",
+        "bt", "handle", "free_bytes", "total_bytes", "dir", "host", "k", "id", "name", "kind", "arg",
+        "value", "path", "base", "lo", "hi", "version", "pid", "format", "alloc", "wall_time", "async" };
+    uint32_t miss = bits & ~ev->has;
+    if (!miss) return 0;
+    int b = __builtin_ctz(miss);
+    return fail(r, VT_RD_ESCHEMA, err, errlen, "%s record is missing field '%s'", vt_rd_ev_name(ev->type), names[b]);
+}
+
+static int validate(struct vt_reader *r, struct vt_event *ev, int first, char *err, size_t errlen)
+{
+    if (first) {
+        if (ev->type != VT_EV_HEADER)
+            return fail(r, VT_RD_ESCHEMA, err, errlen, "first record is not a header (ev \"%s\")", vt_rd_ev_name(ev->type));
+        if (!(ev->has & VT_F_FORMAT) || strcmp(ev->format, "vramtrace-trace"))
+            return fail(r, VT_RD_ESCHEMA, err, errlen, "not a vramtrace trace (header format is not \"vramtrace-trace\")");
+        if (!(ev->has & VT_F_VERSION))
+            return fail(r, VT_RD_ESCHEMA, err, errlen, "header record is missing field 'version'");
+        if (ev->version != VT_TRACE_VERSION)
+            return fail(r, VT_RD_ESCHEMA, err, errlen, "unsupported trace version %lld (this vramtrace reads version %d)",
+                        (long long)ev->version, VT_TRACE_VERSION);
+        return need(r, ev, VT_F_PID, err, errlen);
+    }
+    switch (ev->type) {
+    case VT_EV_HEADER: return fail(r, VT_RD_ESCHEMA, err, errlen, "second header record");
+    case VT_EV_ALLOC: {
+        int rc = need(r, ev, VT_F_T | VT_F_RES | VT_F_SIZE | VT_F_MEM, err, errlen);
+        if (rc || ev->res_null || ev->res != 0) return rc;
+        if (ev->mem == VT_MEM_VMM && !(ev->has & (VT_F_HANDLE | VT_F_ADDR))) return need(r, ev, VT_F_HANDLE, err, errlen);
+        if (ev->mem != VT_MEM_VMM && (rc = need(r, ev, VT_F_ADDR, err, errlen))) return rc;
+        if (ev->size > VT_MAX_SANE_SIZE)
+            return fail(r, VT_RD_ESCHEMA, err, errlen, "absurd allocation size %llu", (unsigned long long)ev->size);
+        return 0;
+    }
+    case VT_EV_FREE:
+        if (!(ev->has & (VT_F_ADDR | VT_F_HANDLE))) return need(r, ev, VT_F_ADDR, err, errlen);
+        return need(r, ev, VT_F_T, err, errlen);
+    case VT_EV_COPY: {
+        int rc = need(r, ev, VT_F_T | VT_F_SIZE | VT_F_DIR, err, errlen);
+        if (!rc && ev->size > VT_MAX_SANE_SIZE)
+            return fail(r, VT_RD_ESCHEMA, err, errlen, "absurd copy size %llu", (unsigned long long)ev->size);
+        return rc;
+    }
+    case VT_EV_KERNEL: return need(r, ev, VT_F_ID | VT_F_NAME, err, errlen);
+    case VT_EV_LAUNCH: return need(r, ev, VT_F_T | VT_F_K, err, errlen);
+    case VT_EV_FINDING: return need(r, ev, VT_F_T | VT_F_KIND, err, errlen);
+    case VT_EV_RANGE_PUSH: return need(r, ev, VT_F_TID | VT_F_NAME, err, errlen);
+    case VT_EV_RANGE_POP: return need(r, ev, VT_F_TID, err, errlen);
+    case VT_EV_RANGE_START: return need(r, ev, VT_F_ID, err, errlen);
+    case VT_EV_RANGE_END: return need(r, ev, VT_F_ID, err, errlen);
+    case VT_EV_MODULE: return need(r, ev, VT_F_PATH | VT_F_BASE | VT_F_LO | VT_F_HI, err, errlen);
+    case VT_EV_DEVICE: return need(r, ev, VT_F_DEV, err, errlen);
+    default: return 0;
+    }
+}
+
+int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
+                         struct vt_event *ev, char *err, size_t errlen)
+{
+    if (r->jo) { json_object_put(r->jo); r->jo = NULL; }
+    if (r->acap < len + 64) {
+        size_t cap = len + 64 > 4096 ? len + 64 : 4096;
+        char *a = realloc(r->arena, cap);
+        if (!a) return fail(r, VT_RD_ENOMEM, err, errlen, "out of memory");
+        r->arena = a; r->acap = cap;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        memset(ev, 0, sizeof *ev);
+        ev->api = ev->name = ev->kind = ev->severity = ev->msg = ev->cls = ev->mapping = "";
+        ev->path = ev->format = ev->tracer = ev->program = ev->hostname = ev->checks = "";
+        ev->dev = -1; ev->rank = ev->local_rank = ev->world_size = -1;
+        ev->line = r->line;
+        r->alen = 0;
+        r->seen_ev = 0;
+        int rc = pass == 0 ? fast_parse(r, line, line + len, ev, err, errlen)
+                           : slow_parse(r, line, len, ev, err, errlen);
+        if (rc < 0) return rc;
+        if (rc == FALLBACK) continue;
+        if (!r->seen_ev) return fail(r, VT_RD_ESCHEMA, err, errlen, "record is missing field 'ev'");
+        rc = validate(r, ev, first, err, errlen);
+        return rc < 0 ? rc : 1;
+    }
+    return fail(r, VT_RD_ESYNTAX, err, errlen, "not valid JSON");
+}
+
+/* ---- line splitting ------------------------------------------------------------------------ */
+
+static int has_content(const char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) if (p[i] != '\0') return 1;
+    return 0;
+}
+
+int vt_reader_next(struct vt_reader *r, struct vt_event *ev, char *err, size_t errlen)
+{
+    for (;;) {
+        char *ln = r->buf + r->start;
+        char *nl = memchr(ln, '\n', r->end - r->start);
+        if (!nl) {
+            if (r->eof) {
+                size_t rest = r->end - r->start;
+                if (has_content(ln, rest)) {
+                    r->line++;
+                    warnf(r, "last record has no newline (cut off by a crash), dropped");
+                }
+                r->start = r->end;
+                if (!r->got_header) {
+                    r->line = r->line ? r->line : 1;
+                    return fail(r, VT_RD_ESCHEMA, err, errlen, "empty trace (no header record)");
+                }
+                return 0;
+            }
+            if (r->start > 0) {
+                memmove(r->buf, ln, r->end - r->start);
+                r->end -= r->start;
+                r->start = 0;
+            }
+            if (r->end == r->cap) {
+                if (r->cap > VT_READER_MAX_LINE) {
+                    r->line++;
+                    return fail(r, VT_RD_ESYNTAX, err, errlen, "line longer than %u bytes", VT_READER_MAX_LINE);
+                }
+                char *nb = realloc(r->buf, r->cap * 2);
+                if (!nb) return fail(r, VT_RD_ENOMEM, err, errlen, "out of memory");
+                r->buf = nb;
+                r->cap *= 2;
+            }
+            ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                return fail(r, VT_RD_EIO, err, errlen, "read error: %s", strerror(errno));
+            }
+            if (n == 0) r->eof = 1;
+            r->end += (size_t)n;
+            continue;
+        }
+        r->line++;
+        size_t len = (size_t)(nl - ln);
+        r->start += len + 1;
+        int damaged = 0;
+        char *z = memrchr(ln, '\0', len);
+        if (z) {
+            damaged = has_content(ln, (size_t)(z - ln));
+            if (damaged) warnf(r, "record cut off by a crash (NUL bytes inside the line), dropped");
+            len -= (size_t)(z + 1 - ln);
+            ln = z + 1;
+        }
+        while (len && (ln[len - 1] == '\r' || ln[len - 1] == ' ' || ln[len - 1] == '\t')) len--;
+        if (len == 0) continue;
+        int rc = vt_reader_parse_line(r, ln, len, !r->got_header, ev, err, errlen);
+        if (rc < 0 && damaged && rc != VT_RD_ENOMEM) {
+            warnf(r, "damaged record after NUL bytes, dropped (%s)", err);
+            continue;
+        }
+        if (rc < 0) return rc;
+        r->got_header = 1;
+        return 1;
+    }
+}

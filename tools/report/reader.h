@@ -1,0 +1,106 @@
+/* reader.h - streaming reader for vramtrace JSONL traces (docs/trace-format.md, version 1).
+ *
+ * Contract:
+ *  - Memory is bounded by the longest line (<= VT_READER_MAX_LINE), never by the trace size.
+ *  - One record at a time: vt_reader_next() fills a struct vt_event whose strings and `bt`
+ *    array point into the reader and stay valid only until the next call.
+ *  - Crash damage is accepted, as the format requires: NUL bytes are skipped; a segment cut off
+ *    by a NUL run, or a last line without '\n', is dropped and reported through the warning
+ *    callback ("FILE:LINE: warning: ...").  A missing footer is normal.
+ *  - Anything else that is wrong (not JSON, not an object, unknown version, missing or mistyped
+ *    field, negative or absurd number) is an error: a negative VT_RD_* code and the message
+ *    "FILE:LINE: what is wrong" in the caller's buffer.  The reader never prints.
+ *  - Common fast path: flat objects with escape-free strings, integers and flat arrays are
+ *    parsed by hand; anything else (escapes, nesting, floats) goes through a reused strict
+ *    json_tokener (json-c), so both paths accept exactly strict JSON. */
+#ifndef VT_REPORT_READER_H
+#define VT_REPORT_READER_H
+#include <stddef.h>
+#include <stdint.h>
+
+#define VT_TRACE_VERSION 1
+#define VT_READER_MAX_LINE (64u << 20)
+#define VT_READER_MAX_BT 256
+#define VT_MAX_SANE_SIZE (1ull << 50)      /* 1 PiB: bigger successful sizes are "absurd" */
+
+enum vt_rd_err { VT_RD_OK = 0, VT_RD_EIO = -1, VT_RD_ESYNTAX = -2, VT_RD_ESCHEMA = -3, VT_RD_ENOMEM = -4 };
+
+enum vt_ev_type {
+    VT_EV_UNKNOWN = 0, VT_EV_HEADER, VT_EV_MODULE, VT_EV_DEVICE, VT_EV_ALLOC, VT_EV_FREE,
+    VT_EV_MAP, VT_EV_UNMAP, VT_EV_COPY, VT_EV_SET, VT_EV_KERNEL, VT_EV_LAUNCH, VT_EV_SYNC,
+    VT_EV_MEMINFO, VT_EV_FINDING, VT_EV_RANGE_PUSH, VT_EV_RANGE_POP, VT_EV_RANGE_START,
+    VT_EV_RANGE_END, VT_EV_MARK, VT_EV_FOOTER, VT_EV__COUNT
+};
+enum vt_mem { VT_MEM_NONE = 0, VT_MEM_DEVICE, VT_MEM_ASYNC, VT_MEM_VMM, VT_MEM_MANAGED,
+              VT_MEM_PINNED, VT_MEM_REGISTERED, VT_MEM__COUNT };
+enum vt_dir { VT_DIR_NONE = 0, VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D, VT_DIR_H2H, VT_DIR__COUNT };
+enum vt_host { VT_HOST_NONE = 0, VT_HOST_PAGEABLE, VT_HOST_PINNED, VT_HOST_MANAGED, VT_HOST__COUNT };
+
+/* Presence bits for optional fields (struct vt_event.has). */
+enum {
+    VT_F_T = 1u << 0, VT_F_DUR = 1u << 1, VT_F_TID = 1u << 2, VT_F_API = 1u << 3,
+    VT_F_RES = 1u << 4, VT_F_DEV = 1u << 5, VT_F_ADDR = 1u << 6, VT_F_SIZE = 1u << 7,
+    VT_F_MEM = 1u << 8, VT_F_BT = 1u << 9, VT_F_HANDLE = 1u << 10, VT_F_FREE = 1u << 11,
+    VT_F_TOTAL = 1u << 12, VT_F_DIR = 1u << 13, VT_F_HOST = 1u << 14, VT_F_K = 1u << 15,
+    VT_F_ID = 1u << 16, VT_F_NAME = 1u << 17, VT_F_KIND = 1u << 18, VT_F_ARG = 1u << 19,
+    VT_F_VALUE = 1u << 20, VT_F_PATH = 1u << 21, VT_F_BASE = 1u << 22, VT_F_LO = 1u << 23,
+    VT_F_HI = 1u << 24, VT_F_VERSION = 1u << 25, VT_F_PID = 1u << 26, VT_F_FORMAT = 1u << 27,
+    VT_F_ALLOCREF = 1u << 28, VT_F_WALL = 1u << 29, VT_F_ASYNC = 1u << 30,
+};
+
+struct vt_event {
+    enum vt_ev_type type;
+    long line;                      /* 1-based line number in the file */
+    uint32_t has;                   /* VT_F_* bits of the fields present */
+    int res_null;                   /* "res": null (call never returned) */
+    int64_t t, dur, tid, res, dev;
+    const char *api;                /* "" when absent */
+    uint64_t addr, size, handle, free_bytes, total_bytes, stream, value;
+    enum vt_mem mem;
+    enum vt_dir dir;
+    enum vt_host host;
+    int async;
+    const uint64_t *bt;             /* innermost first; nbt entries */
+    size_t nbt;
+    int64_t k, id, arg, offset;
+    const char *name;               /* kernel / range / device name; "" when absent */
+    const char *kind, *severity, *msg, *cls, *mapping;   /* finding */
+    uint64_t alloc_addr, alloc_size;                      /* finding "alloc" */
+    const char *path;               /* module */
+    uint64_t base, lo, hi;
+    int sim;                        /* device */
+    /* header */
+    const char *format, *tracer, *program, *hostname, *checks;
+    int64_t version, pid, ppid, wall_time, page_size;
+    int64_t rank, local_rank, world_size;   /* -1 when not in the header's rank object */
+    /* footer */
+    int64_t events, dropped, live_bytes, findings;
+};
+
+struct vt_reader;
+typedef void (*vt_reader_warn_fn)(void *ctx, const char *msg);
+
+/* Opens PATH ("-" is not accepted).  Returns NULL and fills ERR on failure.
+ * WARN (may be NULL) receives each warning; the reader keeps no pointer to the message. */
+struct vt_reader *vt_reader_open(const char *path, vt_reader_warn_fn warn, void *warn_ctx,
+                                 char *err, size_t errlen);
+/* Reads the next record into EV.  Returns 1 with a record, 0 at the end of the trace, or a
+ * negative VT_RD_* code with "FILE:LINE: ..." in ERR.  The first record returned is always the
+ * validated header (its absence is an error). */
+int vt_reader_next(struct vt_reader *r, struct vt_event *ev, char *err, size_t errlen);
+/* Parses one line (no '\n', no NUL) as a record; for unit tests and the fuzzer.  Same returns
+ * as vt_reader_next() (1 on success). FIRST says whether the line must be the header. */
+int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
+                         struct vt_event *ev, char *err, size_t errlen);
+/* A reader with no file, for vt_reader_parse_line(). NAME labels messages. */
+struct vt_reader *vt_reader_new_mem(const char *name);
+long vt_reader_warnings(const struct vt_reader *r);
+long vt_reader_lines(const struct vt_reader *r);
+const char *vt_reader_path(const struct vt_reader *r);
+void vt_reader_close(struct vt_reader *r);
+
+const char *vt_rd_ev_name(enum vt_ev_type t);
+const char *vt_rd_mem_name(enum vt_mem m);
+const char *vt_rd_dir_name(enum vt_dir d);
+const char *vt_rd_host_name(enum vt_host h);
+#endif

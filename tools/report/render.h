@@ -1,0 +1,39 @@
+/* render.h - output formats of `vramtrace report`.  Renderers read finished analyses (never
+ * modify them) and write to a caller-owned FILE; they return 0, or -1 when writing failed
+ * (errno set).  Every string from a trace is escaped for the target format. */
+#ifndef VT_REPORT_RENDER_H
+#define VT_REPORT_RENDER_H
+#include <stdio.h>
+
+#include "report/analysis.h"
+#include "report/refbw.h"
+
+struct vt_render_opts {
+    int top;                        /* rows per table (--top) */
+    const struct vt_refbw *ref;     /* reference bandwidths, or NULL */
+};
+
+int vt_render_text(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o);
+int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o);
+int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o);
+
+/* Perfetto / Chrome Trace Event JSON, streamed while the traces are read: open, install the
+ * observer on each vt_proc before feeding it, then finish once with all finished analyses. */
+struct vt_perfetto;
+struct vt_perfetto *vt_perfetto_open(FILE *f);
+struct vt_observer vt_perfetto_observer(struct vt_perfetto *pf);
+int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, size_t n);   /* frees pf */
+
+/* ---- helpers shared by the renderers (render_common.c) ---- */
+struct vt_dirstat { uint64_t bytes, count, sync_bytes; double seconds; double gbps; /* <0: unknown */ };
+/* Copies in DIR summed over host kinds (HOST = VT_HOST__COUNT) or for one host kind. */
+struct vt_dirstat vt_dirstat(const struct vt_proc *p, enum vt_dir dir, int host);
+struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt_dir dir, int host);
+/* "14:02:03.123 (+2.3 s)" (wall clock when the header had wall_time, else only the offset). */
+char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t);
+void vt_json_str(FILE *f, const char *s);      /* a JSON string literal, quotes included */
+void vt_html_str(FILE *f, const char *s);      /* text with & < > " ' escaped */
+const char *vt_site_label(const struct vt_proc *p, int site);   /* "(unknown)" for -1 */
+/* Index of the process with the highest peak (0 when N is 0). */
+size_t vt_peak_proc(struct vt_proc *const *procs, size_t n);
+#endif

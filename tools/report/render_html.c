@@ -1,0 +1,212 @@
+/* render_html.c - `--html FILE`: one self-contained page (inline CSS and SVG, no scripts, no
+ * network): summary cards, the pictures of render_svg.c, and the tables.  Every trace string
+ * goes through vt_html_str(). */
+#include "report/render_svg.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define H(s) vt_html_str(f, (s))
+
+static const char *B(uint64_t x)
+{
+    static char b[16][32];
+    static int i;
+    i = (i + 1) % 16;
+    return vtr_fmt_bytes(b[i], sizeof b[i], x);
+}
+
+static const char *base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;background:#f4f5f7;color:#1d2330}"
+    "header{background:#1d2330;color:#fff;padding:18px 28px}header h1{margin:0;font-size:22px}"
+    "header .sub{color:#aab3c5;font-size:13px;margin-top:4px}"
+    "main{padding:8px 28px 40px}section{background:#fff;border-radius:8px;box-shadow:0 1px 3px rgba(0,0,0,.08);"
+    "margin:18px 0;padding:16px 20px}h2{font-size:17px;margin:0 0 10px}h3{font-size:15px;margin:14px 0 6px}"
+    ".cards{display:flex;flex-wrap:wrap;gap:12px}.card{flex:1 1 150px;background:#fff;border-radius:8px;padding:12px 16px;"
+    "box-shadow:0 1px 3px rgba(0,0,0,.08);border-top:4px solid #4a7bd0}.card .v{font-size:22px;font-weight:600}"
+    ".card .l{color:#667;font-size:12px;text-transform:uppercase;letter-spacing:.04em}.card.bad{border-top-color:#d0463a}"
+    ".card.warn{border-top-color:#e0a030}.card.ok{border-top-color:#3a9d5d}"
+    "table{border-collapse:collapse;width:100%;font-size:13px}th,td{text-align:left;padding:5px 8px;border-bottom:1px solid #e6e8ec;vertical-align:top}"
+    "th{background:#f0f2f5;font-weight:600}th.n{text-align:right;width:1%;white-space:nowrap}td.n{text-align:right;width:1%;font-variant-numeric:tabular-nums;white-space:nowrap}"
+    "code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all}"
+    ".oom{border-left:4px solid #d0463a;padding:8px 12px;margin:8px 0;background:#fdf3f2}"
+    "details summary{cursor:pointer}svg text{font-family:system-ui,sans-serif}.muted{color:#778}";
+
+static void card(FILE *f, const char *cls, const char *label, const char *value)
+{
+    fprintf(f, "<div class=\"card %s\"><div class=\"l\">", cls);
+    H(label);
+    fputs("</div><div class=\"v\">", f);
+    H(value);
+    fputs("</div></div>", f);
+}
+
+static void table_sites(FILE *f, const struct vt_proc *p, const struct vt_holding *h, size_t n, uint64_t total, int top, int stacks)
+{
+    fputs("<table><tr><th class=\"n\">bytes</th><th class=\"n\">share</th><th class=\"n\">allocs</th><th>call site</th></tr>", f);
+    for (size_t i = 0; i < n && i < (size_t)top; i++) {
+        fprintf(f, "<tr><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%llu</td><td>", B(h[i].bytes),
+                total ? 100.0 * (double)h[i].bytes / (double)total : 0, (unsigned long long)h[i].count);
+        const struct vt_site *s = &p->sites[h[i].site];
+        if (stacks && s->nframes) {
+            fputs("<details><summary><code>", f);
+            H(s->label);
+            fputs("</code></summary>", f);
+            for (size_t j = 0; j < s->nframes; j++) { fputs("<div><code class=\"muted\">", f); H(s->frames[j]->label); fputs("</code></div>", f); }
+            fputs("</details>", f);
+        } else { fputs("<code>", f); H(s->label); fputs("</code>", f); }
+        fputs("</td></tr>", f);
+    }
+    fputs("</table>", f);
+}
+
+static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o, int multi)
+{
+    char buf[128], w[64];
+    fputs("<section><h2>", f);
+    if (multi) { H(base(p->path)); fputs(": ", f); }
+    fputs("Live device memory</h2>", f);
+    vt_svg_timeline(f, p);
+    fputs("<p class=\"muted\">Blue: live VRAM (device, async and VMM allocations; managed and pinned host memory are not counted). "
+          "Orange dot: the peak. Red: failed allocations. Hover for details.</p></section>", f);
+
+    fprintf(f, "<section><h2>Memory at the peak by call site (%s)</h2>", B(p->peak));
+    if (p->peak_ranges[0]) { fputs("<p>NVTX range: <code>", f); H(p->peak_ranges); fputs("</code></p>", f); }
+    vt_svg_treemap(f, p);
+    table_sites(f, p, p->peak_sites, p->npeak_sites, p->peak, o->top, 1);
+    fputs("</section>", f);
+
+    if (p->nooms) {
+        fprintf(f, "<section><h2>Failed allocations (%llu)</h2>", (unsigned long long)p->oom_count);
+        for (size_t i = 0; i < p->nooms && i < (size_t)o->top; i++) {
+            const struct vt_oom *x = &p->ooms[i];
+            fputs("<div class=\"oom\"><b>", f);
+            H(x->api);
+            fprintf(f, " of %s failed</b> at %s", B(x->requested), vt_fmt_when(w, sizeof w, p, x->t));
+            fprintf(f, "; live %s", B(x->live));
+            if (x->has_free) fprintf(f, "; driver free %s of %s", B(x->free_bytes), B(x->total_bytes));
+            fputs("<br>requested at <code>", f);
+            H(vt_site_label(p, x->site));
+            fputs("</code>", f);
+            if (x->ranges[0]) { fputs(" in range <code>", f); H(x->ranges); fputs("</code>", f); }
+            if (x->nholders) {
+                fputs("<h3>held by</h3>", f);
+                table_sites(f, p, x->holders, x->nholders, x->live, o->top, 0);
+            }
+            fputs("</div>", f);
+        }
+        fputs("</section>", f);
+    }
+    if (p->nfindings) {
+        fprintf(f, "<section><h2>Findings (%llu)</h2><table><tr><th>severity</th><th>kind</th><th>kernel</th><th>arg</th><th>address</th><th>site</th><th>message</th></tr>",
+                (unsigned long long)p->finding_count);
+        for (size_t i = 0; i < p->nfindings && i < (size_t)o->top * 10; i++) {
+            const struct vt_finding *x = &p->findings[i];
+            fputs("<tr><td>", f); H(x->severity);
+            fputs("</td><td>", f); H(x->kind);
+            fputs("</td><td><code>", f); H(x->kernel);
+            fputs("</code></td><td class=\"n\">", f);
+            if (x->arg >= 0) fprintf(f, "%lld", (long long)x->arg);
+            fprintf(f, "</td><td><code>0x%llx</code></td><td><code>", (unsigned long long)x->value);
+            H(vt_site_label(p, x->site));
+            fputs("</code></td><td>", f); H(x->msg);
+            fputs("</td></tr>", f);
+        }
+        fputs("</table></section>", f);
+    }
+    if (p->leak_bytes) {
+        struct vt_merged_site *m = NULL;
+        struct vt_proc *one = (struct vt_proc *)p;
+        long k = vt_merge_sites(&one, 1, 1, &m);
+        fprintf(f, "<section><h2>Leaks: %s in %llu allocations %s</h2><table><tr><th class=\"n\">bytes</th><th class=\"n\">allocs</th><th>call site</th></tr>",
+                B(p->leak_bytes), (unsigned long long)p->leak_count, p->has_footer ? "at exit" : "live when the trace ended");
+        for (long i = 0; i < k && i < o->top; i++) {
+            fprintf(f, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td><code>", B(m[i].bytes), (unsigned long long)m[i].count);
+            H(m[i].label);
+            fputs("</code></td></tr>", f);
+        }
+        fputs("</table></section>", f);
+        free(m);
+    }
+    if (p->nlargest) {
+        fputs("<section><h2>Largest allocations</h2><table><tr><th class=\"n\">bytes</th><th>mem</th><th>API</th><th>when</th><th>call site</th></tr>", f);
+        for (size_t i = 0; i < p->nlargest && i < (size_t)o->top; i++) {
+            const struct vt_largest *l = &p->largest[i];
+            fprintf(f, "<tr><td class=\"n\">%s</td><td>%s</td><td>", B(l->size), vt_rd_mem_name(l->mem));
+            H(l->api);
+            fprintf(f, "</td><td>%s</td><td><code>", vt_fmt_when(buf, sizeof buf, p, l->t));
+            H(vt_site_label(p, l->site));
+            fputs("</code></td></tr>", f);
+        }
+        fputs("</table></section>", f);
+    }
+}
+
+int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o)
+{
+    const struct vt_proc *pk = procs[vt_peak_proc(procs, n)];
+    char v[96];
+    uint64_t oomc = 0, fc = 0, leak = 0, errs = 0;
+    for (size_t i = 0; i < n; i++) {
+        oomc += procs[i]->oom_count; fc += procs[i]->finding_count; leak += procs[i]->leak_bytes; errs += procs[i]->error_count;
+    }
+    fputs("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
+          "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>vramtrace report: ", f);
+    H(base(pk->program[0] ? pk->program : pk->path));
+    fprintf(f, "</title><style>%s</style></head><body><header><h1>vramtrace report: ", css);
+    H(pk->program[0] ? pk->program : "(unknown program)");
+    fputs("</h1><div class=\"sub\">", f);
+    if (n == 1) {
+        fprintf(f, "pid %lld", (long long)pk->pid);
+        if (pk->rank >= 0) fprintf(f, ", rank %lld", (long long)pk->rank);
+        if (pk->hostname[0]) { fputs(" on ", f); H(pk->hostname); }
+        fputs(" \xc2\xb7 trace ", f);
+        H(pk->path);
+        fprintf(f, " \xc2\xb7 %llu events \xc2\xb7 %.3g s%s", (unsigned long long)pk->events, (double)(pk->t_end - pk->t0) / 1e9,
+                pk->has_footer ? "" : " \xc2\xb7 no footer (the process died or called _exit)");
+    } else fprintf(f, "%zu traces", n);
+    fputs("</div></header><main><div class=\"cards\" style=\"margin-top:18px\">", f);
+    snprintf(v, sizeof v, "%s", B(pk->peak));
+    card(f, "", n > 1 ? "highest peak VRAM" : "peak VRAM", v);
+    snprintf(v, sizeof v, "%llu", (unsigned long long)oomc);
+    card(f, oomc ? "bad" : "ok", "failed allocations", v);
+    snprintf(v, sizeof v, "%s", B(leak));
+    card(f, leak ? "warn" : "ok", "leaked VRAM", v);
+    snprintf(v, sizeof v, "%llu", (unsigned long long)fc);
+    card(f, fc ? "bad" : "ok", "findings", v);
+    snprintf(v, sizeof v, "%llu", (unsigned long long)errs);
+    card(f, errs ? "warn" : "ok", "failed API calls", v);
+    fputs("</div>", f);
+    if (n > 1) {
+        size_t top = vt_peak_proc(procs, n);
+        fputs("<section><h2>Ranks</h2><table><tr><th>rank</th><th>pid</th><th>host</th><th class=\"n\">peak</th><th class=\"n\">OOMs</th>"
+              "<th class=\"n\">findings</th><th class=\"n\">leaked</th><th>trace</th></tr>", f);
+        for (size_t i = 0; i < n; i++) {
+            const struct vt_proc *p = procs[i];
+            fputs(i == top ? "<tr style=\"background:#fff6e0\"><td>" : "<tr><td>", f);
+            if (p->rank >= 0) fprintf(f, "%lld", (long long)p->rank); else fputs("-", f);
+            fprintf(f, "</td><td>%lld</td><td>", (long long)p->pid);
+            H(p->hostname);
+            fprintf(f, "</td><td class=\"n\">%s%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td><code>",
+                    B(p->peak), i == top ? " (highest)" : "", (unsigned long long)p->oom_count,
+                    (unsigned long long)p->finding_count, B(p->leak_bytes));
+            H(base(p->path));
+            fputs("</code></td></tr>", f);
+        }
+        fputs("</table></section>", f);
+    }
+    for (size_t i = 0; i < n; i++) process(f, procs[i], o, n > 1);
+    fputs("<section><h2>Data flow: host DDR \xe2\x86\x94 PCIe \xe2\x86\x94 VRAM</h2>", f);
+    vt_svg_flow(f, procs, n, o->ref);
+    if (!o->ref) fputs("<p class=\"muted\">Run <code>vramtrace bandwidth --json &gt; bw.json</code> and pass <code>--bandwidth bw.json</code> to compare with this machine's reference bandwidths.</p>", f);
+    fputs("</section>", f);
+    fputs("<p class=\"muted\">Generated by vramtrace report. Static page: no scripts, no network.</p></main></body></html>\n", f);
+    return ferror(f) ? -1 : 0;
+}

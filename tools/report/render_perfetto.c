@@ -1,0 +1,170 @@
+/* render_perfetto.c - `--perfetto FILE`: Chrome Trace Event JSON, streamed while the traces are
+ * read (counters for live bytes per device, complete events for calls, copies and launches,
+ * B/E for NVTX push/pop), finished with instants for OOMs and findings and the M name records. */
+#include "report/render.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/util.h"
+
+struct vt_perfetto {
+    FILE *f;
+    int first;
+    struct vtr_hmap tids;          /* (pid << 32 | tid) -> 1, for thread_name records */
+};
+
+struct vt_perfetto *vt_perfetto_open(FILE *f)
+{
+    struct vt_perfetto *pf = calloc(1, sizeof *pf);
+    if (!pf) return NULL;
+    pf->f = f;
+    pf->first = 1;
+    fputs("{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n", f);
+    return pf;
+}
+
+static void sep(struct vt_perfetto *pf) { if (!pf->first) fputs(",\n", pf->f); pf->first = 0; }
+static double us(int64_t ns) { return (double)ns / 1000.0; }
+static long long pidof(const struct vt_proc *p) { return p->pid >= 0 ? (long long)p->pid : 0; }
+
+static void complete(struct vt_perfetto *pf, const struct vt_proc *p, const struct vt_event *ev,
+                     const char *name, const char *cat)
+{
+    FILE *f = pf->f;
+    sep(pf);
+    fputs("{\"ph\":\"X\",\"name\":", f);
+    vt_json_str(f, name && name[0] ? name : vt_rd_ev_name(ev->type));
+    fprintf(f, ",\"cat\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f,\"dur\":%.3f,\"args\":{", cat, pidof(p),
+            (long long)ev->tid, us(ev->t), us(ev->dur));
+    fprintf(f, "\"res\":");
+    if (ev->res_null) fputs("null", f); else fprintf(f, "%lld", (long long)ev->res);
+    if (ev->has & VT_F_SIZE) fprintf(f, ",\"bytes\":%llu", (unsigned long long)ev->size);
+    if (ev->type == VT_EV_COPY) {
+        fprintf(f, ",\"dir\":\"%s\"", vt_rd_dir_name(ev->dir));
+        if (ev->host) fprintf(f, ",\"host\":\"%s\"", vt_rd_host_name(ev->host));
+    }
+    if (ev->has & VT_F_MEM) fprintf(f, ",\"mem\":\"%s\"", vt_rd_mem_name(ev->mem));
+    if (ev->has & VT_F_ADDR) fprintf(f, ",\"addr\":\"0x%llx\"", (unsigned long long)ev->addr);
+    if (ev->dev >= 0) fprintf(f, ",\"dev\":%lld", (long long)ev->dev);
+    fputs("}}", f);
+}
+
+static void on_event(void *ctx, const struct vt_proc *p, const struct vt_event *ev, const char *kernel)
+{
+    struct vt_perfetto *pf = ctx;
+    FILE *f = pf->f;
+    if (ev->has & VT_F_TID) vtr_hmap_put(&pf->tids, (uint64_t)pidof(p) << 32 | ((uint64_t)ev->tid & 0xffffffffu), 1);
+    switch (ev->type) {
+    case VT_EV_ALLOC: case VT_EV_FREE: {
+        complete(pf, p, ev, ev->api, "memory");
+        for (size_t i = 0; i < p->ndevices; i++) {
+            const struct vt_device *d = &p->devices[i];
+            if (d->dev != ev->dev) continue;
+            sep(pf);
+            fprintf(f, "{\"ph\":\"C\",\"name\":\"VRAM dev %d\",\"pid\":%lld,\"ts\":%.3f,\"args\":{\"bytes\":%llu}}",
+                    d->dev, pidof(p), us(ev->t + ev->dur), (unsigned long long)d->live);
+        }
+        if (ev->mem == VT_MEM_MANAGED || ev->mem == VT_MEM_PINNED || ev->mem == VT_MEM_REGISTERED) {
+            sep(pf);
+            fprintf(f, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%lld,\"ts\":%.3f,\"args\":{\"bytes\":%llu}}",
+                    ev->mem == VT_MEM_MANAGED ? "managed" : "pinned host", pidof(p), us(ev->t + ev->dur),
+                    (unsigned long long)(ev->mem == VT_MEM_MANAGED ? p->managed_live : p->host_live));
+        }
+        break;
+    }
+    case VT_EV_COPY: case VT_EV_SET: case VT_EV_SYNC: case VT_EV_MEMINFO:
+        complete(pf, p, ev, ev->api, ev->type == VT_EV_COPY ? "copy" : "api");
+        break;
+    case VT_EV_LAUNCH:
+        complete(pf, p, ev, kernel ? kernel : ev->api, "launch");
+        break;
+    case VT_EV_RANGE_PUSH:
+        sep(pf);
+        fputs("{\"ph\":\"B\",\"cat\":\"nvtx\",\"name\":", f);
+        vt_json_str(f, ev->name);
+        fprintf(f, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
+        break;
+    case VT_EV_RANGE_POP:
+        sep(pf);
+        fprintf(f, "{\"ph\":\"E\",\"cat\":\"nvtx\",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
+        break;
+    case VT_EV_RANGE_START: case VT_EV_RANGE_END:
+        sep(pf);
+        fprintf(f, "{\"ph\":\"%s\",\"cat\":\"nvtx\",\"id\":%lld,\"name\":", ev->type == VT_EV_RANGE_START ? "b" : "e", (long long)ev->id);
+        vt_json_str(f, ev->name[0] ? ev->name : "range");
+        fprintf(f, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
+        break;
+    case VT_EV_MARK:
+        sep(pf);
+        fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"name\":", f);
+        vt_json_str(f, ev->name);
+        fprintf(f, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
+        break;
+    default: break;
+    }
+}
+
+struct vt_observer vt_perfetto_observer(struct vt_perfetto *pf)
+{
+    struct vt_observer o = { on_event, pf };
+    return o;
+}
+
+int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, size_t n)
+{
+    FILE *f = pf->f;
+    char b1[32], b2[32];
+    for (size_t i = 0; i < n; i++) {
+        const struct vt_proc *p = procs[i];
+        for (size_t j = 0; j < p->nooms; j++) {
+            const struct vt_oom *o = &p->ooms[j];
+            sep(pf);
+            fprintf(f, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"oom\",\"name\":\"OOM %s %s\",\"pid\":%lld,\"ts\":%.3f,"
+                    "\"args\":{\"requested_bytes\":%llu,\"live_bytes\":%llu,\"site\":", o->api,
+                    vtr_fmt_bytes(b1, sizeof b1, o->requested), pidof(p), us(o->t),
+                    (unsigned long long)o->requested, (unsigned long long)o->live);
+            vt_json_str(f, vt_site_label(p, o->site));
+            fputs(",\"held_by\":", f);
+            vt_json_str(f, o->nholders ? vt_site_label(p, o->holders[0].site) : "");
+            fputs("}}", f);
+        }
+        for (size_t j = 0; j < p->nfindings; j++) {
+            const struct vt_finding *x = &p->findings[j];
+            sep(pf);
+            fputs("{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"finding\",\"name\":", f);
+            vt_json_str(f, x->kind);
+            fprintf(f, ",\"pid\":%lld,\"ts\":%.3f,\"args\":{\"severity\":", pidof(p), us(x->t));
+            vt_json_str(f, x->severity);
+            fputs(",\"kernel\":", f); vt_json_str(f, x->kernel);
+            fputs(",\"msg\":", f); vt_json_str(f, x->msg);
+            fputs(",\"site\":", f); vt_json_str(f, vt_site_label(p, x->site));
+            fputs("}}", f);
+        }
+        if (p->peak) {
+            sep(pf);
+            fprintf(f, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"peak\",\"name\":\"peak %s\",\"pid\":%lld,\"ts\":%.3f}",
+                    vtr_fmt_bytes(b2, sizeof b2, p->peak), pidof(p), us(p->peak_t));
+        }
+        sep(pf);
+        const char *prog = strrchr(p->program, '/');
+        prog = prog ? prog + 1 : p->program;
+        char name[512];
+        if (p->rank >= 0) snprintf(name, sizeof name, "%s (rank %lld)", prog[0] ? prog : "process", (long long)p->rank);
+        else snprintf(name, sizeof name, "%s", prog[0] ? prog : "process");
+        fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{\"name\":", pidof(p));
+        vt_json_str(f, name);
+        fputs("}}", f);
+    }
+    for (size_t i = 0; i < pf->tids.cap; i++) {
+        if (!pf->tids.used[i]) continue;
+        uint64_t k = pf->tids.keys[i];
+        sep(pf);
+        fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\"tid %llu\"}}",
+                (unsigned long long)(k >> 32), (unsigned long long)(k & 0xffffffffu), (unsigned long long)(k & 0xffffffffu));
+    }
+    fputs("\n]}\n", f);
+    vtr_hmap_free(&pf->tids);
+    free(pf);
+    return ferror(f) ? -1 : 0;
+}

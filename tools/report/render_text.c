@@ -1,0 +1,281 @@
+/* render_text.c - the default report: a short summary (peak, OOM, errors) first, then the call
+ * sites holding memory at the peak, as heaptrack_print does. */
+#include "report/render.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* bytes as text in one of 16 rotating buffers (several per printf are fine) */
+static const char *B(uint64_t x)
+{
+    static char b[16][32];
+    static int i;
+    i = (i + 1) % 16;
+    return vtr_fmt_bytes(b[i], sizeof b[i], x);
+}
+#define BUFS do { } while (0)
+
+static const char *base(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+static void who(FILE *f, const struct vt_proc *p)
+{
+    fprintf(f, "%s", p->program[0] ? p->program : "(unknown program)");
+    if (p->pid >= 0) fprintf(f, " (pid %lld", (long long)p->pid);
+    if (p->rank >= 0) fprintf(f, ", rank %lld", (long long)p->rank);
+    if (p->pid >= 0) fputc(')', f);
+    if (p->hostname[0]) fprintf(f, " on %s", p->hostname);
+}
+
+static void stack_lines(FILE *f, const struct vt_proc *p, int site, int max)
+{
+    const struct vt_site *s = &p->sites[site];
+    int shown = 0;
+    for (size_t i = 0; i < s->nframes && shown < max; i++) {
+        if (s->frames[i]->internal) continue;
+        if (shown++ == 0) continue;                 /* the site itself is already printed */
+        fprintf(f, "          from %s\n", s->frames[i]->label);
+    }
+}
+
+static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    BUFS;
+    char w[64];
+    fputs("vramtrace report: ", f);
+    who(f, p);
+    fprintf(f, "\n  trace %s: %llu events, %.3g s%s\n", p->path, (unsigned long long)p->events,
+            (double)(p->t_end - p->t0) / 1e9,
+            p->has_footer ? "" : " (no footer: the process died or called _exit)");
+    if (p->footer_dropped) fprintf(f, "  warning: the tracer dropped %lld events\n", (long long)p->footer_dropped);
+    fputs("\nSummary\n", f);
+    fprintf(f, "  peak VRAM     %s", B(p->peak));
+    if (p->peak) fprintf(f, " at %s", vt_fmt_when(w, sizeof w, p, p->peak_t));
+    if (p->peak_ranges[0]) fprintf(f, " in range \"%s\"", p->peak_ranges);
+    fputc('\n', f);
+    for (size_t i = 0; i < p->ndevices; i++) {
+        const struct vt_device *d = &p->devices[i];
+        if (!d->seen && !d->peak) continue;
+        fprintf(f, "    dev %d%s%s%s: peak %s", d->dev, d->name ? " (" : "", d->name ? d->name : "", d->name ? ")" : "", B(d->peak));
+        if (d->total_bytes) fprintf(f, " of %s (%.1f%%)", B(d->total_bytes), 100.0 * (double)d->peak / (double)d->total_bytes);
+        if (d->sim) fputs(" [simulated]", f);
+        fputc('\n', f);
+    }
+    fprintf(f, "  OOM           %llu failed allocation%s\n", (unsigned long long)p->oom_count, p->oom_count == 1 ? "" : "s");
+    fprintf(f, "  leaked        %s in %llu allocation%s%s\n", B(p->leak_bytes), (unsigned long long)p->leak_count,
+            p->leak_count == 1 ? "" : "s", p->has_footer ? "" : " (live when the trace ended)");
+    fprintf(f, "  findings      %llu\n", (unsigned long long)p->finding_count);
+    fprintf(f, "  failed calls  %llu", (unsigned long long)p->error_count);
+    for (size_t i = 0; i < p->nerrors && i < 6; i++)
+        fprintf(f, "%s%s -> %lld (x%llu)", i ? ", " : ": ", p->errors[i].api, (long long)p->errors[i].res,
+                (unsigned long long)p->errors[i].count);
+    fputc('\n', f);
+    fprintf(f, "  allocations   %llu (%s), %llu frees\n", (unsigned long long)p->alloc_count, B(p->alloc_bytes),
+            (unsigned long long)p->free_count);
+    if (p->managed_peak) fprintf(f, "  managed       peak %s (not counted as VRAM)\n", B(p->managed_peak));
+    if (p->host_peak) fprintf(f, "  pinned host   peak %s (host memory, not VRAM)\n", B(p->host_peak));
+    if (p->warnings) fprintf(f, "  warnings      %ld (damaged records dropped)\n", p->warnings);
+    (void)o;
+}
+
+static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    BUFS;
+    char w[64];
+    for (size_t i = 0; i < p->nooms && i < (size_t)o->top; i++) {
+        const struct vt_oom *x = &p->ooms[i];
+        fprintf(f, "\nOOM: %s of %s failed at %s", x->api, B(x->requested), vt_fmt_when(w, sizeof w, p, x->t));
+        if (x->dev >= 0) fprintf(f, " on dev %d", x->dev);
+        fprintf(f, " (error %lld); live %s", (long long)x->res, B(x->live));
+        if (x->has_free) {
+            fprintf(f, "; driver free %s", B(x->free_bytes));
+            if (x->total_bytes) fprintf(f, " of %s", B(x->total_bytes));
+        }
+        fputc('\n', f);
+        fprintf(f, "  requested at: %s\n", vt_site_label(p, x->site));
+        if (x->ranges[0]) fprintf(f, "  in range:     %s\n", x->ranges);
+        for (size_t j = 0; j < x->nholders && j < (size_t)o->top; j++)
+            fprintf(f, "  %s %10s %s [%llu alloc%s]\n", j ? "        " : "held by:", B(x->holders[j].bytes),
+                    vt_site_label(p, x->holders[j].site), (unsigned long long)x->holders[j].count,
+                    x->holders[j].count == 1 ? "" : "s");
+        if (!x->nholders && x->holders) fputs("  held by:      nothing (no VRAM was live)\n", f);
+    }
+    if (p->oom_count > (uint64_t)o->top && p->nooms > (size_t)o->top)
+        fprintf(f, "  ... and %llu more failed allocations\n", (unsigned long long)(p->oom_count - (uint64_t)o->top));
+}
+
+static void sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    BUFS;
+    if (!p->npeak_sites) return;
+    fprintf(f, "\nPeak: %s live; top call sites at the peak:\n", B(p->peak));
+    for (size_t i = 0; i < p->npeak_sites && i < (size_t)o->top; i++) {
+        const struct vt_holding *h = &p->peak_sites[i];
+        fprintf(f, "  %10s %5.1f%% %6llu alloc%s  %s\n", B(h->bytes), p->peak ? 100.0 * (double)h->bytes / (double)p->peak : 0,
+                (unsigned long long)h->count, h->count == 1 ? " " : "s", vt_site_label(p, h->site));
+        stack_lines(f, p, h->site, 4);
+    }
+    if (p->npeak_sites > (size_t)o->top) fprintf(f, "  ... %zu more sites\n", p->npeak_sites - (size_t)o->top);
+
+    fputs("\nLargest allocations:\n", f);
+    for (size_t i = 0; i < p->nlargest && i < (size_t)o->top; i++) {
+        char w[64];
+        const struct vt_largest *l = &p->largest[i];
+        fprintf(f, "  %10s %-8s %-18s %s  %s\n", B(l->size), vt_rd_mem_name(l->mem), l->api,
+                vt_fmt_when(w, sizeof w, p, l->t), vt_site_label(p, l->site));
+    }
+
+    /* churn: sites by number of allocations */
+    fputs("\nAllocation churn (sites by number of allocations):\n", f);
+    size_t shown = 0;
+    uint8_t *done = calloc(p->nsites ? p->nsites : 1, 1);
+    while (done && shown < (size_t)o->top) {
+        size_t best = p->nsites;
+        for (size_t i = 0; i < p->nsites; i++)
+            if (!done[i] && p->sites[i].alloc_count && (best == p->nsites || p->sites[i].alloc_count > p->sites[best].alloc_count)) best = i;
+        if (best == p->nsites) break;
+        done[best] = 1;
+        fprintf(f, "  %8llu allocs %10s total  %s\n", (unsigned long long)p->sites[best].alloc_count,
+                B(p->sites[best].alloc_bytes), p->sites[best].label);
+        shown++;
+    }
+    free(done);
+}
+
+static void leaks(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    BUFS;
+    if (!p->leak_bytes && !p->host_leak_bytes && !p->managed_leak_bytes) return;
+    fprintf(f, "\nLeaks (%s, no successful free): %s VRAM in %llu allocations", p->has_footer ? "at exit" : "live at end of trace",
+            B(p->leak_bytes), (unsigned long long)p->leak_count);
+    if (p->managed_leak_bytes) fprintf(f, ", %s managed", B(p->managed_leak_bytes));
+    if (p->host_leak_bytes) fprintf(f, ", %s pinned host", B(p->host_leak_bytes));
+    fputc('\n', f);
+    struct vt_merged_site *m = NULL;
+    struct vt_proc *one = (struct vt_proc *)p;
+    long n = vt_merge_sites(&one, 1, 1, &m);
+    for (long i = 0; i < n && i < o->top; i++)
+        fprintf(f, "  %10s %6llu alloc%s  %s\n", B(m[i].bytes), (unsigned long long)m[i].count, m[i].count == 1 ? " " : "s", m[i].label);
+    free(m);
+}
+
+static void ref_line(FILE *f, const struct vt_refbw *r, int id)
+{
+    if (r && r->gbps[id] > 0) fprintf(f, "  (reference %s %.1f GB/s)", vt_ref_name((enum vt_ref_id)id), r->gbps[id]);
+}
+
+static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const struct vt_render_opts *o)
+{
+    BUFS;
+    static const enum vt_dir dirs[] = { VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D, VT_DIR_H2H };
+    int any = 0;
+    for (int i = 0; i < 4; i++) any |= vt_dirstat_all(procs, np, dirs[i], VT_HOST__COUNT).count != 0;
+    if (!any) return;
+    const struct vt_refbw *r = o->ref;
+    fputs("\nTransfers (achieved = bytes / host time of synchronous copies):\n", f);
+    for (int i = 0; i < 4; i++) {
+        for (int h = VT_HOST_NONE; h <= VT_HOST__COUNT; h++) {
+            if (h == VT_HOST_NONE) continue;
+            struct vt_dirstat d = vt_dirstat_all(procs, np, dirs[i], h);
+            if (!d.count || (h != VT_HOST__COUNT && (dirs[i] == VT_DIR_D2D || dirs[i] == VT_DIR_H2H))) continue;
+            const char *hn = h == VT_HOST__COUNT ? "all" : vt_rd_host_name((enum vt_host)h);
+            fprintf(f, "  %-4s %-9s %10s in %6llu copies", vt_rd_dir_name(dirs[i]), hn, B(d.bytes), (unsigned long long)d.count);
+            if (d.gbps >= 0) fprintf(f, ", %.3g s, %.2f GB/s", d.seconds, d.gbps);
+            else fputs(", asynchronous only", f);
+            int ref = -1;
+            if (dirs[i] == VT_DIR_H2D) ref = h == VT_HOST_PAGEABLE ? VT_REF_H2D_PAGEABLE : VT_REF_H2D_PINNED;
+            if (dirs[i] == VT_DIR_D2H) ref = h == VT_HOST_PAGEABLE ? VT_REF_D2H_PAGEABLE : VT_REF_D2H_PINNED;
+            if (dirs[i] == VT_DIR_D2D) ref = VT_REF_D2D;
+            if (dirs[i] == VT_DIR_H2H) ref = VT_REF_HOST_DDR;
+            if (ref >= 0) ref_line(f, r, ref);
+            fputc('\n', f);
+            if (h == VT_HOST_PAGEABLE && d.gbps > 0 && r) {
+                int pin = dirs[i] == VT_DIR_H2D ? VT_REF_H2D_PINNED : VT_REF_D2H_PINNED;
+                if (r->gbps[pin] > d.gbps * 1.1)
+                    fprintf(f, "       -> pageable %s copies: pinned memory (cudaMallocHost) measured %.1f GB/s here, %.1fx faster\n",
+                            vt_rd_dir_name(dirs[i]), r->gbps[pin], r->gbps[pin] / d.gbps);
+            }
+        }
+    }
+    if (r && r->pcie_gbps > 0)
+        fprintf(f, "  PCIe gen %d x%d: theoretical %.1f GB/s per direction\n", r->pcie_gen, r->pcie_width, r->pcie_gbps);
+}
+
+static void findings(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    if (!p->finding_count) return;
+    fprintf(f, "\nFindings (%llu):\n", (unsigned long long)p->finding_count);
+    for (size_t i = 0; i < p->nfindings && i < (size_t)o->top; i++) {
+        const struct vt_finding *x = &p->findings[i];
+        fprintf(f, "  %-7s %-18s", x->severity[0] ? x->severity : "-", x->kind);
+        if (x->kernel[0]) fprintf(f, " kernel %s", x->kernel);
+        if (x->arg >= 0) fprintf(f, " argument %lld", (long long)x->arg);
+        if (x->offset) fprintf(f, "+%lld", (long long)x->offset);
+        if (x->value) fprintf(f, " = 0x%llx", (unsigned long long)x->value);
+        if (x->cls[0]) fprintf(f, " (%s%s%s)", x->cls, x->mapping[0] ? " " : "", x->mapping);
+        if (x->site >= 0) fprintf(f, "\n          at %s", vt_site_label(p, x->site));
+        if (x->msg[0]) fprintf(f, "\n          %s", x->msg);
+        fputc('\n', f);
+    }
+}
+
+static void kernels(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    if (!p->launches) return;
+    fprintf(f, "\nKernels (%llu launches):\n", (unsigned long long)p->launches);
+    for (size_t i = 0; i < p->nkernels && i < (size_t)o->top; i++)
+        if (p->kernels[i].launches)
+            fprintf(f, "  %8llu  %s\n", (unsigned long long)p->kernels[i].launches, p->kernels[i].name);
+}
+
+static void one(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    summary(f, p, o);
+    ooms(f, p, o);
+    sites(f, p, o);
+    leaks(f, p, o);
+    struct vt_proc *pp = (struct vt_proc *)p;
+    transfers(f, &pp, 1, o);
+    findings(f, p, o);
+    kernels(f, p, o);
+}
+
+int vt_render_text(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o)
+{
+    BUFS;
+    if (n == 1) { one(f, procs[0], o); return ferror(f) ? -1 : 0; }
+    size_t top = vt_peak_proc(procs, n);
+    uint64_t sum = 0, ooms_ = 0, fnd = 0, leak = 0;
+    fprintf(f, "vramtrace report: %zu traces\n\n  %-5s %-8s %-12s %10s %6s %8s %10s  %s\n", n, "rank", "pid", "host",
+            "peak", "OOMs", "findings", "leaked", "trace");
+    for (size_t i = 0; i < n; i++) {
+        const struct vt_proc *p = procs[i];
+        char rk[24] = "-";
+        if (p->rank >= 0) snprintf(rk, sizeof rk, "%lld", (long long)p->rank);
+        fprintf(f, "  %-5s %-8lld %-12.12s %10s %6llu %8llu %10s  %s%s\n", rk, (long long)p->pid,
+                p->hostname[0] ? p->hostname : "-", B(p->peak), (unsigned long long)p->oom_count,
+                (unsigned long long)p->finding_count, B(p->leak_bytes), base(p->path), i == top ? "  <- peak" : "");
+        sum += p->peak; ooms_ += p->oom_count; fnd += p->finding_count; leak += p->leak_bytes;
+    }
+    const struct vt_proc *pk = procs[top];
+    fprintf(f, "\n  highest peak: ");
+    if (pk->rank >= 0) fprintf(f, "rank %lld, ", (long long)pk->rank);
+    fprintf(f, "pid %lld, %s\n", (long long)pk->pid, B(pk->peak));
+    fprintf(f, "  combined: peaks sum to %s; %llu OOMs, %llu findings, %s leaked\n", B(sum),
+            (unsigned long long)ooms_, (unsigned long long)fnd, B(leak));
+    struct vt_merged_site *m = NULL;
+    long nm = vt_merge_sites(procs, n, 0, &m);
+    if (nm > 0) fputs("\nTop call sites at each rank's peak (all ranks):\n", f);
+    for (long i = 0; i < nm && i < o->top; i++)
+        fprintf(f, "  %10s %6llu allocs  %s\n", B(m[i].bytes), (unsigned long long)m[i].count, m[i].label);
+    free(m);
+    transfers(f, procs, n, o);
+    for (size_t i = 0; i < n; i++) {
+        fprintf(f, "\n==================== %s ====================\n", base(procs[i]->path));
+        one(f, procs[i], o);
+    }
+    return ferror(f) ? -1 : 0;
+}

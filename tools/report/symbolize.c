@@ -1,0 +1,179 @@
+/* symbolize.c - libdwfl offline symbolization of trace backtraces, with C++ demangling. */
+#include "report/symbolize.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <elfutils/libdwfl.h>
+
+#include "report/util.h"
+
+/* libstdc++ (linked through mk/report.mk) */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+struct module {
+    char *path;
+    const char *base_name;
+    uint64_t base, lo, hi;
+    int internal;
+};
+
+struct vt_sym {
+    int enabled, reported, dirty;
+    Dwfl *dwfl;
+    struct module *mods;
+    size_t nmods, capmods;
+    struct vt_frame **frames;   /* cache (stable pointers), indexed through `cache` */
+    size_t nframes, capframes;
+    struct vtr_hmap cache;       /* pc -> index + 1 */
+    struct vtr_strtab strs;
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+int vt_sym_is_internal_module(const char *b)
+{
+    static const char *const pre[] = { "libvramtrace", "libcudart", "libcuda.", "libcuda_", "libcudasim",
+                                       "libnvidia-", "libcupti", "libnvToolsExt", "libnvtx", NULL };
+    if (!b) return 0;
+    for (int i = 0; pre[i]; i++) if (!strncmp(b, pre[i], strlen(pre[i]))) return 1;
+    return 0;
+}
+
+char *vt_demangle(const char *name, char *buf, size_t n)
+{
+    if (!name) { snprintf(buf, n, "?"); return buf; }
+    if (name[0] == '_' && name[1] == 'Z') {
+        int st = 0;
+        char *d = __cxa_demangle(name, NULL, NULL, &st);
+        if (d && st == 0) { snprintf(buf, n, "%s", d); free(d); return buf; }
+        free(d);
+    }
+    snprintf(buf, n, "%s", name);
+    return buf;
+}
+
+struct vt_sym *vt_sym_new(int enabled)
+{
+    struct vt_sym *s = calloc(1, sizeof *s);
+    if (s) s->enabled = enabled;
+    return s;
+}
+
+int vt_sym_add_module(struct vt_sym *s, const char *path, uint64_t base, uint64_t lo, uint64_t hi)
+{
+    for (size_t i = 0; i < s->nmods; i++)
+        if (s->mods[i].base == base && s->mods[i].lo == lo && !strcmp(s->mods[i].path, path)) return 0;
+    if (s->nmods == s->capmods) {
+        size_t nc = s->capmods ? s->capmods * 2 : 32;
+        struct module *nm = realloc(s->mods, nc * sizeof *nm);
+        if (!nm) return -1;
+        s->mods = nm; s->capmods = nc;
+    }
+    struct module *m = &s->mods[s->nmods];
+    if (!(m->path = strdup(path))) return -1;
+    const char *sl = strrchr(m->path, '/');
+    m->base_name = sl ? sl + 1 : m->path;
+    m->base = base; m->lo = lo; m->hi = hi;
+    m->internal = vt_sym_is_internal_module(m->base_name);
+    s->nmods++;
+    s->dirty = 1;
+    return 0;
+}
+
+static void report_modules(struct vt_sym *s)
+{
+    if (!s->enabled || (s->reported && !s->dirty)) return;
+    if (!s->dwfl) s->dwfl = dwfl_begin(&callbacks);
+    if (!s->dwfl) return;
+    dwfl_report_begin(s->dwfl);
+    for (size_t i = 0; i < s->nmods; i++) {
+        if (!s->mods[i].path[0] || s->mods[i].path[0] != '/') continue;   /* [vdso] etc. */
+        dwfl_report_elf(s->dwfl, s->mods[i].base_name, s->mods[i].path, -1, s->mods[i].base, true);
+    }
+    dwfl_report_end(s->dwfl, NULL, NULL);
+    s->reported = 1;
+    s->dirty = 0;
+}
+
+static const char *keep(struct vt_sym *s, const char *str)
+{
+    int64_t id = vtr_strtab_intern(&s->strs, str);
+    return id < 0 ? NULL : vtr_strtab_get(&s->strs, id);
+}
+
+static void resolve(struct vt_sym *s, struct vt_frame *f)
+{
+    char buf[1024], lab[1400];
+    const struct module *m = NULL;
+    for (size_t i = 0; i < s->nmods; i++)
+        if (f->pc >= s->mods[i].lo && f->pc < s->mods[i].hi) { m = &s->mods[i]; break; }
+    if (m) {
+        f->module = keep(s, m->base_name);
+        f->offset = f->pc - m->base;
+        f->internal = m->internal;
+    }
+    if (s->enabled && s->dwfl && m) {
+        Dwarf_Addr a = f->pc ? f->pc - 1 : 0;
+        Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, a);
+        if (dm) {
+            const char *name = dwfl_module_addrname(dm, a);
+            if (name) f->func = keep(s, vt_demangle(name, buf, sizeof buf));
+            Dwfl_Line *l = dwfl_module_getsrc(dm, a);
+            int line = 0;
+            const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+            if (file) {
+                const char *sl = strrchr(file, '/');
+                f->file = keep(s, sl ? sl + 1 : file);
+                f->line = line;
+            }
+        }
+    }
+    if (f->func && f->file && f->line) snprintf(lab, sizeof lab, "%s (%s:%d)", f->func, f->file, f->line);
+    else if (f->func && f->module) snprintf(lab, sizeof lab, "%s (%s)", f->func, f->module);
+    else if (f->module) snprintf(lab, sizeof lab, "%s+0x%llx", f->module, (unsigned long long)f->offset);
+    else snprintf(lab, sizeof lab, "0x%llx", (unsigned long long)f->pc);
+    f->label = keep(s, lab);
+    if (!f->label) f->label = "?";
+}
+
+const struct vt_frame *vt_sym_lookup(struct vt_sym *s, uint64_t pc)
+{
+    static const struct vt_frame oom_frame = { .label = "?" };
+    uint64_t *idx = vtr_hmap_get(&s->cache, pc);
+    if (idx) return s->frames[*idx - 1];
+    report_modules(s);
+    if (s->nframes == s->capframes) {
+        size_t nc = s->capframes ? s->capframes * 2 : 256;
+        struct vt_frame **nf = realloc(s->frames, nc * sizeof *nf);
+        if (!nf) return &oom_frame;
+        s->frames = nf; s->capframes = nc;
+    }
+    struct vt_frame *f = calloc(1, sizeof *f);
+    if (!f) return &oom_frame;
+    f->pc = pc;
+    resolve(s, f);
+    if (vtr_hmap_put(&s->cache, pc, s->nframes + 1) < 0) { free(f); return &oom_frame; }
+    s->frames[s->nframes++] = f;
+    return f;
+}
+
+void vt_sym_free(struct vt_sym *s)
+{
+    if (!s) return;
+    if (s->dwfl) dwfl_end(s->dwfl);
+    for (size_t i = 0; i < s->nmods; i++) free(s->mods[i].path);
+    free(s->mods);
+    for (size_t i = 0; i < s->nframes; i++) free(s->frames[i]);
+    free(s->frames);
+    vtr_hmap_free(&s->cache);
+    vtr_strtab_free(&s->strs);
+    free(s);
+}

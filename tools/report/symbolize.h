@@ -1,0 +1,36 @@
+/* symbolize.h - offline symbolization of recorded return addresses with elfutils libdwfl, from
+ * the `module` records of a trace (path, load bias, [lo, hi)).  Never touches a live process.
+ * Modules whose file is missing simply give "module+0xoffset" frames.  Results are cached per
+ * address; every string returned is owned by the symbolizer and lives until vt_sym_free(). */
+#ifndef VT_REPORT_SYMBOLIZE_H
+#define VT_REPORT_SYMBOLIZE_H
+#include <stddef.h>
+#include <stdint.h>
+
+struct vt_frame {
+    uint64_t pc;
+    const char *func;       /* demangled function name, or NULL when unknown */
+    const char *file;       /* source file basename, or NULL */
+    int line;               /* 0 when unknown */
+    const char *module;     /* module basename, or NULL when outside every module */
+    uint64_t offset;        /* pc - module load bias */
+    int internal;           /* module is vramtrace, the CUDA runtime or the driver */
+    const char *label;      /* "func (file:line)", "func (module)", "module+0x1f0" or "0x7f..." */
+};
+
+struct vt_sym;
+/* ENABLED 0 makes a symbolizer that only maps addresses to modules (no ELF/DWARF reading). */
+struct vt_sym *vt_sym_new(int enabled);
+/* Records a module; duplicates are ignored.  Returns 0, or -1 out of memory. */
+int vt_sym_add_module(struct vt_sym *s, const char *path, uint64_t base, uint64_t lo, uint64_t hi);
+/* Resolves PC (a return address: the call is looked up at PC-1).  Never fails: unknown
+ * addresses give a frame with only `pc` and `label`.  The pointer is valid until vt_sym_free(). */
+const struct vt_frame *vt_sym_lookup(struct vt_sym *s, uint64_t pc);
+void vt_sym_free(struct vt_sym *s);
+
+/* True when a module basename is libvramtrace, libcudart, libcuda or similar CUDA plumbing. */
+int vt_sym_is_internal_module(const char *basename);
+/* Demangles a C++ (Itanium ABI) name into BUF; copies NAME unchanged when it is not mangled.
+ * Returns BUF. */
+char *vt_demangle(const char *name, char *buf, size_t n);
+#endif
