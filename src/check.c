@@ -14,7 +14,7 @@
 
 #define VT_NEAR_SLACK ((uint64_t)1 << 20)
 
-struct hmap { uint64_t lo, hi; char name[160]; };
+struct hmap { uint64_t lo, hi; int readable; char name[160]; };
 static struct hmap *maps;
 static size_t nmaps, maps_cap;
 static pthread_mutex_t maps_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -62,6 +62,7 @@ static void refresh_maps(void)
         uint64_t lo = parse_hex(&s);
         if (*s == '-') s++;
         uint64_t hi = parse_hex(&s);
+        int readable = s[0] == ' ' && s[1] == 'r';
         /* fields: perms offset dev inode name */
         int fields = 0;
         while (s < eol && fields < 5) {
@@ -81,6 +82,7 @@ static void refresh_maps(void)
         if (nl >= sizeof maps[0].name) nl = sizeof maps[0].name - 1;
         maps[nmaps].lo = lo;
         maps[nmaps].hi = hi;
+        maps[nmaps].readable = readable;
         memcpy(maps[nmaps].name, s, nl);
         maps[nmaps].name[nl] = '\0';
         nmaps++;
@@ -116,20 +118,31 @@ static void thread_stack(void)
     pthread_attr_destroy(&attr);
 }
 
+/* glibc serves large malloc()s from their own anonymous mapping: the chunk header sits 16 bytes
+ * into it, its size field (at +8) has IS_MMAPPED (0x2) set and covers the mapping. */
+static int looks_like_mmapped_chunk(const struct hmap *m)
+{
+    if (!m->readable || m->name[0] || m->hi - m->lo < 4096) return 0;
+    uint64_t size;
+    memcpy(&size, (const void *)(uintptr_t)(m->lo + 8), sizeof size);
+    return (size & 0x2) && (size & ~(uint64_t)7) <= m->hi - m->lo && (size & ~(uint64_t)7) + 4096 > m->hi - m->lo;
+}
+
 static int classify_host(uint64_t v, vt_ptr_info *out)
 {
-    int found = 0;
+    int found = 0, malloced = 0;
     pthread_mutex_lock(&maps_lock);
     const struct hmap *m = find_map(v);
     if (!m) { refresh_maps(); m = find_map(v); }
     if (m) {
         found = 1;
-        snprintf(out->mapping, sizeof out->mapping, "%s", m->name);
+        malloced = looks_like_mmapped_chunk(m);
+        snprintf(out->mapping, sizeof out->mapping, "%s", malloced ? "[malloc]" : m->name);
     }
     pthread_mutex_unlock(&maps_lock);
     if (!found) return 0;
     thread_stack();
-    if (!strcmp(out->mapping, "[heap]")) out->host_cls = "heap";
+    if (!strcmp(out->mapping, "[heap]") || malloced) out->host_cls = "heap";
     else if (!strncmp(out->mapping, "[stack", 6) || (v >= stack_lo && v < stack_hi)) out->host_cls = "stack";
     else if (out->mapping[0] == '/') out->host_cls = "file";
     else out->host_cls = "anon";

@@ -20,6 +20,7 @@
 _Atomic uint64_t vt_finding_counts[VT_F_COUNT];
 static _Atomic int device_state[VT_MAX_DEV]; /* 0 unknown, 1 being written, 2 written */
 static int device_pageable[VT_MAX_DEV];
+static _Atomic unsigned device_sm[VT_MAX_DEV];
 
 uint64_t vt_findings_count(int kind) { return kind >= 0 && kind < VT_F_COUNT ? atomic_load(&vt_finding_counts[kind]) : 0; }
 
@@ -126,6 +127,7 @@ void vt_ensure_device(int dev)
         return;
     }
     device_pageable[dev] = pageable;
+    atomic_store(&device_sm[dev], (unsigned)(major * 10 + minor));
     char buf[LINE_MAX_BYTES];
     vt_line l;
     vt_line_init(&l, buf, sizeof buf - 2);
@@ -143,6 +145,25 @@ void vt_ensure_device(int dev)
     vt_put_key(&l, "sim"); if (strstr(nm, "simulated")) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
     vt_fmt_emit(&l);
     atomic_store_explicit(&device_state[dev], 2, memory_order_release);
+}
+
+unsigned vt_device_sm(int dev)
+{
+    if (dev < 0 || dev >= VT_MAX_DEV) return 0;
+    unsigned sm = atomic_load(&device_sm[dev]);
+    if (sm) return sm;
+    typedef CUresult (*get_fn)(CUdevice *, int);
+    typedef CUresult (*attr_fn)(int *, int, CUdevice);
+    get_fn get = (get_fn)vt_real_driver("cuDeviceGet");
+    attr_fn attr = (attr_fn)vt_real_driver("cuDeviceGetAttribute");
+    CUdevice d;
+    int major = 0, minor = 0;
+    vt_ts.guard++;
+    if (get && attr && get(&d, dev) == CUDA_SUCCESS &&
+        attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d) == CUDA_SUCCESS)
+        attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d);
+    vt_ts.guard--;
+    return (unsigned)(major * 10 + minor);
 }
 
 int vt_device_pageable_access(int dev) { return dev >= 0 && dev < VT_MAX_DEV ? device_pageable[dev] : 0; }

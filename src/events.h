@@ -83,6 +83,9 @@ void vt_ev_finding(const struct vt_finding *f);
 void vt_emit_module(const char *path, uint64_t base, uint64_t lo, uint64_t hi);
 /* Emit the `device` record for dev once (queries the real driver, guard held). */
 void vt_ensure_device(int dev);
+/* Compute capability of dev as major*10+minor, asking the driver if no record was written yet;
+ * 0 when unknown (driver not initialised). */
+unsigned vt_device_sm(int dev);
 /* Device attribute 88 as recorded (0 when unknown). */
 int vt_device_pageable_access(int dev);
 

@@ -263,7 +263,7 @@ static vt_kernel *kernel_of(CUfunction f)
         k = name ? vt_kernels_driver(f, name, NULL, u(f)) : vt_kernels_unknown(f);
         if (k && !k->function) k->function = u(f);
     }
-    if (k && !atomic_load_explicit(&k->layout_state, memory_order_acquire)) vt_kernel_resolve_layout(k, vt_driver_paraminfo);
+    if (k && !atomic_load_explicit(&k->layout_state, memory_order_acquire)) vt_kernel_resolve_layout(k, vt_driver_paraminfo, vt_device_sm(vt_ts.cur_dev));
     return k;
 }
 

@@ -85,7 +85,7 @@ static vt_kernel *kernel_for(const void *handle_or_stub)
     vt_kernel *k = vt_kernels_by_handle(handle_or_stub);
     if (!k) k = vt_kernels_by_host(handle_or_stub);
     if (!k) k = vt_kernels_unknown(handle_or_stub);
-    if (k && !atomic_load_explicit(&k->layout_state, memory_order_acquire)) vt_kernel_resolve_layout(k, vt_driver_paraminfo);
+    if (k && !atomic_load_explicit(&k->layout_state, memory_order_acquire)) vt_kernel_resolve_layout(k, vt_driver_paraminfo, vt_device_sm(vt_ts.cur_dev));
     last_handle = handle_or_stub;
     last_kernel = k;
     return k;

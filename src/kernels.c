@@ -22,7 +22,7 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t layout_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint32_t next_id = 1;
 
-struct parsed { const void *image; vt_fatbin *fb; struct parsed *next; };
+struct parsed { const void *image; unsigned sm; vt_fatbin *fb; struct parsed *next; };
 static struct parsed *parsed_images;
 
 static inline uint32_t hash_ptr(uintptr_t p, int kind)
@@ -115,21 +115,22 @@ const void *vt_kernels_fatbin_lookup(const void *handle)
     return w ? w : handle;
 }
 
-static vt_fatbin *parsed_for(const void *image)
+static vt_fatbin *parsed_for(const void *image, unsigned sm)
 {
     for (struct parsed *p = parsed_images; p; p = p->next)
-        if (p->image == image) return p->fb;
+        if (p->image == image && p->sm == sm) return p->fb;
     struct parsed *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     char err[128];
     p->image = image;
-    if (vt_fatbin_parse(image, 0, &p->fb, err, sizeof err) < 0) p->fb = NULL;
+    p->sm = sm;
+    if (vt_fatbin_parse_arch(image, 0, sm, &p->fb, err, sizeof err) < 0) p->fb = NULL;
     p->next = parsed_images;
     parsed_images = p;
     return p->fb;
 }
 
-vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query)
+vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigned sm)
 {
     if (atomic_load_explicit(&k->layout_state, memory_order_acquire)) return k;
     pthread_mutex_lock(&layout_lock);
@@ -145,7 +146,7 @@ vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query)
         if (n > 0) {
             k->source = VT_LAYOUT_PARAMINFO;
         } else if (k->image) {
-            vt_fatbin *fb = parsed_for(k->image);
+            vt_fatbin *fb = parsed_for(k->image, sm);
             const vt_kernel_layout *lay = fb ? vt_fatbin_find(fb, k->name) : NULL;
             if (lay) {
                 n = lay->nparams < VT_FATBIN_MAX_PARAMS ? lay->nparams : VT_FATBIN_MAX_PARAMS;

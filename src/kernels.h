@@ -45,8 +45,9 @@ vt_kernel *vt_kernels_unknown(const void *handle);
 /* Layout query callback: fills param i's offset/size; returns 0, or nonzero past the last one or
  * when unsupported (then the fatbin is parsed instead). */
 typedef int (*vt_paraminfo_fn)(vt_kernel *k, uint32_t index, uint64_t *offset, uint64_t *size);
-/* Resolve the layout once (thread-safe); returns k with layout fields valid. */
-vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query);
+/* Resolve the layout once (thread-safe); returns k with layout fields valid. `sm` is the
+ * launching device's compute capability (90 for 9.0; 0 unknown), which picks the fatbin entry. */
+vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigned sm);
 
 const char *vt_layout_source_name(int source);
 /* The driver-side layout query (cuFuncGetParamInfo / cuKernelGetParamInfo), hooks_launch.c. */

@@ -75,10 +75,17 @@ void vt_ev_finding(const struct vt_finding *f)
         else snprintf(where, sizeof where, " passed to kernel %s, argument %d", kname, f->arg);
     }
     switch (f->kind) {
-    case VT_F_HOST_POINTER:
-        snprintf(msg, sizeof msg, "host pointer%s: 0x%llx is %s memory (%s) that CUDA does not know", where,
-                 (unsigned long long)f->value, f->cls ? f->cls : "host", f->mapping && f->mapping[0] ? f->mapping : "anonymous mapping");
+    case VT_F_HOST_POINTER: {
+        const char *c = f->cls ? f->cls : "host", *m = f->mapping ? f->mapping : "";
+        char what[224];
+        if (!strcmp(c, "heap")) snprintf(what, sizeof what, "heap memory (malloc/new)");
+        else if (!strcmp(c, "stack")) snprintf(what, sizeof what, "stack memory (a local variable)");
+        else if (!strcmp(c, "file")) snprintf(what, sizeof what, "memory mapped from %s", m);
+        else snprintf(what, sizeof what, "anonymous mmap memory%s%s", m[0] ? " " : "", m);
+        snprintf(msg, sizeof msg, "host pointer%s: 0x%llx is %s, not device, pinned or managed memory", where,
+                 (unsigned long long)f->value, what);
         break;
+    }
     case VT_F_USE_AFTER_FREE:
         snprintf(msg, sizeof msg, "freed device pointer%s: 0x%llx is inside an allocation of %llu bytes at 0x%llx that was freed",
                  where, (unsigned long long)f->value, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);

@@ -72,7 +72,7 @@ void *vt_real_driver(const char *name)
     return fn;
 }
 
-static const struct vt_hook *const tables[] = { vt_hooks_driver, vt_hooks_driver_ops, vt_hooks_runtime, vt_hooks_launch, vt_hooks_nvtx };
+static const struct vt_hook *const tables[] = { vt_hooks_driver, vt_hooks_driver_ops, vt_hooks_runtime, vt_hooks_launch };
 
 static void *install(const struct vt_hook *h, void *real)
 {

@@ -29,7 +29,6 @@ extern const struct vt_hook vt_hooks_driver[];
 extern const struct vt_hook vt_hooks_driver_ops[];
 extern const struct vt_hook vt_hooks_runtime[];
 extern const struct vt_hook vt_hooks_launch[];
-extern const struct vt_hook vt_hooks_nvtx[];
 
 /* libc's dlsym, bypassing our interposer. */
 void *vt_real_dlsym(void *handle, const char *name);

@@ -1,0 +1,86 @@
+#!/bin/sh
+# report_malformed.sh - crash damage is accepted (truncated last line, NUL padding, NULs inside a
+# line) with a warning; bad input is rejected with "FILE:LINE: ..." and exit status 2, never a crash.
+. "$ROOT/tests/lib.sh"
+D="$ROOT/tests/data/traces"
+H='{"ev":"header","format":"vramtrace-trace","version":1,"pid":7,"t":0}'
+A='{"ev":"alloc","t":10,"dur":1,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000000000","size":1048576,"mem":"device"}'
+A2='{"ev":"alloc","t":20,"dur":1,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000100000","size":2097152,"mem":"device"}'
+
+# rejects: "name" "file contents" "expected message part"
+bad() {
+    printf '%b' "$2" >"$TMP/$1.jsonl"
+    "$VT" report "$TMP/$1.jsonl" >"$TMP/out" 2>"$TMP/err"; rc=$?
+    msg=$(cat "$TMP/err")
+    if [ "$rc" -eq 2 ] && printf '%s' "$msg" | grep -qF "$TMP/$1.jsonl:$3"; then ok "$1: exit 2, '$3'"
+    else not_ok "$1: rc=$rc msg='$msg' (want exit 2 and '$TMP/$1.jsonl:$3')"; fi
+    n=$(wc -l <"$TMP/err")
+    check_eq "$1: one-line message" "$n" 1
+}
+bad not_json "$H\n$A\nthis is not json\n" "3: not valid JSON"
+bad not_object "$H\n[1,2,3]\n" "2: record is not a JSON object"
+bad trailing_garbage "$H\n$A xyz\n" "2: not valid JSON"
+bad wrong_version '{"ev":"header","format":"vramtrace-trace","version":2,"pid":7,"t":0}\n' "1: unsupported trace version 2"
+bad wrong_format '{"ev":"header","format":"other","version":1,"pid":7,"t":0}\n' "1: not a vramtrace trace"
+bad no_header "$A\n" "1: first record is not a header"
+bad missing_field "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000000000","mem":"device"}\n' "2: alloc record is missing field 'size'"
+bad missing_ev "$H\n"'{"t":10}\n' "2: record is missing field 'ev'"
+bad wrong_type "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000000000","size":"big","mem":"device"}\n' "2: field 'size' must be an integer, got a string"
+bad float_size "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000000000","size":1.5,"mem":"device"}\n' "2: field 'size' must be an integer, got a number"
+bad negative_size "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000000000","size":-4096,"mem":"device"}\n' "2: field 'size' is negative"
+bad absurd_size "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000000000","size":9223372036854775807,"mem":"device"}\n' "2: absurd allocation size"
+bad huge_number "$H\n"'{"ev":"alloc","t":99999999999999999999999,"tid":1,"api":"cudaMalloc","res":0,"size":1,"addr":"0x1","mem":"device"}\n' "2:"
+bad bad_addr "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"7e00","size":1,"mem":"device"}\n' "2: field 'addr' is not a hex address"
+bad bad_mem "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x1","size":1,"mem":"gpu"}\n' "2: field 'mem' has unknown value"
+bad bad_dev "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":99999,"addr":"0x1","size":1,"mem":"device"}\n' "2: field 'dev' is out of range"
+bad escaped_bad "$H\n"'{"ev":"kernel","id":1,"name":"a\\qb"}\n' "2: not valid JSON"
+bad empty "" "1: empty trace"
+bad only_nul '\0\0\0\0' "1: empty trace"
+bad second_header "$H\n$H\n" "2: second header record"
+
+# accepted damage
+printf '%s\n%s\n%s' "$H" "$A" '{"ev":"alloc","t":20,"tid":1,"api":"cudaMa' >"$TMP/cut.jsonl"
+j=$("$VT" report --json "$TMP/cut.jsonl" 2>"$TMP/err"); rc=$?
+check_eq "truncated mid-line: exit 0" "$rc" 0
+check "truncated: warning names file:line" grep -q "cut.jsonl:3: warning: last record has no newline" "$TMP/err"
+check_eq "truncated: valid prefix used" "$(printf '%s' "$j" | jq .peak_bytes)" 1048576
+check_eq "truncated: warnings counted" "$(printf '%s' "$j" | jq .warnings)" 1
+
+printf '%s\n%s\n\0\0\0\0%s\n\0\0\0\0\0\0\0\0' "$H" "$A" "$A2" >"$TMP/nul.jsonl"
+j=$("$VT" report --json "$TMP/nul.jsonl" 2>"$TMP/err"); rc=$?
+check_eq "NUL padding between lines and at the end: exit 0" "$rc" 0
+check_eq "NUL padding: both records used" "$(printf '%s' "$j" | jq .peak_bytes)" 3145728
+check_eq "NUL padding: no warning" "$(wc -c <"$TMP/err")" 0
+
+printf '%s\n%s\n{"ev":"alloc","t":15,"ti\0\0\0\0%s\n' "$H" "$A" "$A2" >"$TMP/nulmid.jsonl"
+j=$("$VT" report --json "$TMP/nulmid.jsonl" 2>"$TMP/err"); rc=$?
+check_eq "record cut by NULs: exit 0" "$rc" 0
+check "record cut by NULs: warning" grep -q "nulmid.jsonl:3: warning: record cut off by a crash" "$TMP/err"
+check_eq "record cut by NULs: the record after the NULs is kept" "$(printf '%s' "$j" | jq .peak_bytes)" 3145728
+
+printf '%s\n%s\n{"ev":"free","t":30,"tid":1,"api":"cudaFree","res":null,"addr":"0x7e0000000000"}\n' "$H" "$A" >"$TMP/died.jsonl"
+j=$("$VT" report --json "$TMP/died.jsonl"); rc=$?
+check_eq "free with res null (died inside): accepted" "$rc" 0
+check_eq "no footer: process marked incomplete" "$(printf '%s' "$j" | jq '.processes[0].complete')" false
+
+# a failed allocation may request more than exists (cudaMalloc(SIZE_MAX)): accepted
+printf '%s\n{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":2,"dev":0,"size":18446744073709551615,"mem":"device"}\n' "$H" >"$TMP/hugefail.jsonl"
+j=$("$VT" report --json "$TMP/hugefail.jsonl"); rc=$?
+check_eq "failed alloc of SIZE_MAX: accepted" "$rc" 0
+check "failed alloc of SIZE_MAX: requested_bytes exact" sh -c 'printf "%s" "$1" | grep -q "\"requested_bytes\":18446744073709551615,"' _ "$j"
+
+# escapes and unicode go through json-c
+printf '%s\n{"ev":"kernel","id":1,"name":"k\\u003cint\\u003e\\n"}\n{"ev":"launch","t":5,"k":1,"api":"x","res":0}\n' "$H" >"$TMP/esc.jsonl"
+"$VT" report "$TMP/esc.jsonl" >/dev/null 2>&1; check_eq "escaped strings accepted" "$?" 0
+
+# CLI errors
+"$VT" report --frobnicate "$D/oom.jsonl" >/dev/null 2>"$TMP/err"; rc=$?
+check_eq "unknown flag: exit 2" "$rc" 2
+check "unknown flag: one line naming it" sh -c '[ "$(wc -l <"$1")" -eq 1 ] && grep -q "unknown option .--frobnicate." "$1"' _ "$TMP/err"
+"$VT" report "$TMP/does-not-exist.jsonl" >/dev/null 2>"$TMP/err"; rc=$?
+check_eq "missing file: exit 2" "$rc" 2
+check "missing file: one line with the reason" sh -c '[ "$(wc -l <"$1")" -eq 1 ] && grep -q "does-not-exist.jsonl: No such file or directory" "$1"' _ "$TMP/err"
+"$VT" report >/dev/null 2>"$TMP/err"; check_eq "no trace: exit 2" "$?" 2
+"$VT" report --top 0 "$D/oom.jsonl" >/dev/null 2>"$TMP/err"; check_eq "--top 0: exit 2" "$?" 2
+"$VT" report --html >/dev/null 2>"$TMP/err"; check_eq "--html without FILE: exit 2" "$?" 2
+"$VT" report --help | grep -q -- "--perfetto FILE"; check_eq "--help lists options" "$?" 0
