@@ -35,7 +35,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_SRCS := $(wildcard tools/*.c tools/report/*.c tools/bandwidth/*.c)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps lib cli examples test demo bench fuzz lint clean check-hooks
+.PHONY: all deps lib cli examples test demo bench fuzz lint clean check-hooks sim
 all: deps lib cli
 
 deps:
@@ -73,3 +73,6 @@ test: all $(UNIT_BINS) $(TEST_DEPS)
 
 clean:
 	rm -rf build build-san
+
+check-hooks: lib
+	@sh tools/check-hooks.sh $(BUILD) $(CUDA_HOME)

@@ -26,7 +26,10 @@ enum sim_kind {
     SIM_K_MANAGED,      /* cuMemAllocManaged */
     SIM_K_PINNED,       /* cuMemHostAlloc / cuMemAllocHost */
     SIM_K_REGISTERED,   /* cuMemHostRegister */
+    SIM_K_IPC,          /* cuIpcOpenMemHandle mapping (bytes belong to the exporter) */
 };
+#define SIM_F_NOACCESS 0x1u     /* SIM_K_VMM: mapped, cuMemSetAccess not called yet */
+#define SIM_F_GRAPH    0x2u     /* SIM_K_ASYNC: a graph allocation (the graph owns the address) */
 
 /* One live range in the address registry. */
 typedef struct sim_region {
@@ -36,7 +39,7 @@ typedef struct sim_region {
     int kind;         /* enum sim_kind */
     int dev;          /* owning device (-1: host memory, any) */
     unsigned flags;   /* host-alloc / register flags */
-    void *pool;       /* SIM_K_ASYNC: the pool it came from */
+    void *pool;       /* SIM_K_ASYNC: the pool it came from; SIM_K_VMM: the physical handle */
     uint64_t id;      /* CU_POINTER_ATTRIBUTE_BUFFER_ID */
 } sim_region;
 
@@ -95,14 +98,25 @@ CUresult sim_stream_check(CUstream s, sim_ctx **ctx); /* valid stream, ctx stick
 uint64_t sim_now_ns(void);
 size_t sim_parse_size(const char *s, size_t dflt);
 
+/* sim_drv_ext.c: pools, VMM, IPC (caller holds sim_lock unless stated). */
+void sim_pool_free(sim_region *r);       /* an async region back to its pool (stays reserved) */
+void sim_pools_sync(int dev);            /* sync point: trim pools of dev to their release threshold */
+void sim_pools_reset(int dev);           /* device reset: release every cached pool block */
+/* Graph memory nodes: a graph allocation's address is reserved at capture, memory exists
+ * from the alloc node's execution to the free node's (or a later cuMemFree[Async]). */
+CUresult sim_graph_va(int dev, size_t size, uintptr_t *out, size_t *reserved);
+CUresult sim_graph_mem_alloc(uintptr_t base, size_t size, size_t reserved, int dev);
+void sim_graph_mem_free(uintptr_t base);
+
 /* Stream capture (sim_graph.c): when the stream is capturing, record the op and return 1. */
 struct sim_op;
 int sim_capture_op(CUstream s, const struct sim_op *op);
 typedef struct sim_op {
-    int type;           /* 1 copy, 2 memset, 3 kernel */
+    int type;           /* 1 copy, 2 memset, 3 kernel, 4 graph mem alloc, 5 graph mem free */
     void *dst; const void *src; size_t n;   /* copy */
     unsigned value; unsigned elem;           /* memset: value, element size */
     CUfunction f; void **params; void *argbuf; size_t argsize; /* kernel */
+    int dev; size_t reserved;               /* graph mem alloc: dst = address, n = size */
 } sim_op;
 void sim_replay_op(const sim_op *op);
 int sim_stream_dev(CUstream s);

@@ -162,7 +162,7 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
     for (size_t i = 0; i < p->ntimeline; i++)
         if (p->timeline[i].used && p->timeline[i].big_site >= 0)
             p->timeline[i].big_site = a->stacks[p->timeline[i].big_site].site;
-    qsort(p->kernels, p->nkernels, sizeof *p->kernels, cmp_kernel);
+    if (p->nkernels) qsort(p->kernels, p->nkernels, sizeof *p->kernels, cmp_kernel);
     return 0;
 oom:
     snprintf(err, errlen, "%s: out of memory", p->path);

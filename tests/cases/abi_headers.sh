@@ -1,0 +1,48 @@
+#!/bin/sh
+# abi_headers.sh - src/cuda_abi.h (the tracer's own CUDA declarations, so it builds without the
+# toolkit) has the same struct layouts and constants as the toolkit's cuda.h / driver_types.h.
+. tests/lib.sh
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+[ -f "$CUDA_HOME/include/cuda.h" ] || { skip "no CUDA headers"; exit 0; }
+cat >"$TMP/probe.h" <<'P'
+#include <stdio.h>
+#include <stddef.h>
+#define F(t, m) printf(#t "." #m " %zu %zu\n", offsetof(t, m), sizeof(((t *)0)->m))
+#define S(t) printf(#t " %zu\n", sizeof(t))
+#define C(x) printf(#x " %d\n", (int)(x))
+typedef struct cudaPitchedPtr PitchedPtr;
+typedef struct cudaExtent Extent;
+static void probe(void) {
+    F(CUDA_MEMCPY2D, srcMemoryType); F(CUDA_MEMCPY2D, srcHost); F(CUDA_MEMCPY2D, srcDevice); F(CUDA_MEMCPY2D, srcPitch);
+    F(CUDA_MEMCPY2D, dstMemoryType); F(CUDA_MEMCPY2D, dstHost); F(CUDA_MEMCPY2D, dstDevice); F(CUDA_MEMCPY2D, dstPitch);
+    F(CUDA_MEMCPY2D, WidthInBytes); F(CUDA_MEMCPY2D, Height); S(CUDA_MEMCPY2D);
+    F(CUlaunchConfig, sharedMemBytes); F(CUlaunchConfig, hStream); F(CUlaunchConfig, numAttrs); S(CUlaunchConfig);
+    F(cudaLaunchConfig_t, gridDim); F(cudaLaunchConfig_t, blockDim); F(cudaLaunchConfig_t, dynamicSmemBytes);
+    F(cudaLaunchConfig_t, stream); S(cudaLaunchConfig_t);
+    F(CUmemAllocationProp, location); S(CUmemAllocationProp);
+    F(PitchedPtr, pitch); S(PitchedPtr); S(Extent);
+    C(CU_POINTER_ATTRIBUTE_MEMORY_TYPE); C(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL); C(CU_POINTER_ATTRIBUTE_RANGE_START_ADDR);
+    C(CU_POINTER_ATTRIBUTE_RANGE_SIZE); C(CU_MEMORYTYPE_HOST); C(CU_MEMORYTYPE_DEVICE); C(CU_MEMORYTYPE_UNIFIED);
+    C(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE); C(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);
+    C(CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS); C(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
+    C(CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM); C(cudaMemcpyDefault); C(cudaErrorNotSupported);
+    C(CUDA_ERROR_NOT_SUPPORTED); C(CUDA_ERROR_OUT_OF_MEMORY);
+}
+P
+cat >"$TMP/real.c" <<'P'
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include "probe.h"
+int main(void) { probe(); return 0; }
+P
+cat >"$TMP/ours.c" <<'P'
+#include "cuda_abi.h"
+#include "probe.h"
+int main(void) { probe(); return 0; }
+P
+cc -I"$CUDA_HOME/include" -I"$TMP" -o "$TMP/real" "$TMP/real.c" && "$TMP/real" >"$TMP/real.txt"
+cc -Isrc -I"$TMP" -o "$TMP/ours" "$TMP/ours.c" && "$TMP/ours" >"$TMP/ours.txt"
+check "probe programs built and ran" test -s "$TMP/real.txt" -a -s "$TMP/ours.txt"
+while read -r name rest; do
+    check_eq "cuda_abi.h: $name" "$(grep "^$name " "$TMP/ours.txt" | cut -d' ' -f2-)" "$rest"
+done <"$TMP/real.txt"

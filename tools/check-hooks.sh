@@ -1,0 +1,34 @@
+#!/bin/sh
+# tools/check-hooks.sh - the hook tables (VT_HOOK_ENTRY in src/*.c), the symbols libvramtrace.so
+# exports, and the real CUDA libraries agree:
+#   1. every table entry is exported by the library, and every exported cu*/cuda* symbol is in a table;
+#   2. with the toolkit present, every entry names a symbol the real libcudart / libcuda (stub) export;
+#   3. every cuGetProcAddress base name is a driver symbol (the base itself or a _vN of it).
+# Usage: tools/check-hooks.sh BUILD_DIR [CUDA_HOME]. Prints ok/not ok lines (tests/run.sh format).
+BUILD=${1:-build}; CUDA_HOME=${2:-/usr/local/cuda}
+lib="$BUILD/libvramtrace.so"
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+[ -f "$lib" ] || { echo "not ok - $lib not built"; exit 1; }
+grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*' src/*.c | sed 's/VT_HOOK_ENTRY(//; s/, /\t/; s/"//g' | sort -u >"$tmp/table"
+cut -f1 "$tmp/table" | sort -u >"$tmp/names"
+nm -D --defined-only "$lib" | awk '{print $3}' | grep -E '^(cu|cuda|__cuda)' | sort -u >"$tmp/exported"
+fail=0
+missing=$(comm -23 "$tmp/names" "$tmp/exported")
+extra=$(comm -13 "$tmp/names" "$tmp/exported")
+if [ -z "$missing" ]; then echo "ok - every hook table entry is exported ($(wc -l <"$tmp/names") hooks)"; else echo "not ok - in a table but not exported: $missing"; fail=1; fi
+if [ -z "$extra" ]; then echo "ok - every exported CUDA symbol has a table entry"; else echo "not ok - exported without a table entry (never swapped in by dlsym/cuGetProcAddress): $extra"; fail=1; fi
+rt="$CUDA_HOME/lib64/libcudart.so"; drv="$CUDA_HOME/lib64/stubs/libcuda.so"
+if [ -f "$rt" ] && [ -f "$drv" ]; then
+    { nm -D --defined-only "$rt"; nm -D --defined-only "$drv"; } | awk '{print $3}' | sed 's/@.*//' | sort -u >"$tmp/real"
+    unknown=$(comm -23 "$tmp/names" "$tmp/real")
+    if [ -z "$unknown" ]; then echo "ok - every hook names a real libcudart/libcuda export"; else echo "not ok - hooks with no real symbol of that name: $unknown"; fail=1; fi
+    bad=""
+    while IFS="	" read -r name base; do
+        [ "$base" = NULL ] && continue
+        grep -qE "^${base}(_v[0-9]+)?\$" "$tmp/real" || bad="$bad $base"
+    done <"$tmp/table"
+    if [ -z "$bad" ]; then echo "ok - every cuGetProcAddress base name is a driver symbol"; else echo "not ok - base names unknown to the driver:$bad"; fail=1; fi
+else
+    echo "skip - CUDA toolkit libraries not found: real-symbol checks skipped"
+fi
+exit $fail
