@@ -76,3 +76,6 @@ clean:
 
 check-hooks: lib
 	@sh tools/check-hooks.sh $(BUILD) $(CUDA_HOME)
+
+demo: all examples $(if $(HAVE_CUDA_HEADERS),sim)
+	@BUILD=$(BUILD) sh tools/demo.sh

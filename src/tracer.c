@@ -27,6 +27,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int trace_state; /* 0 not yet, 1 open, -1 failed for good */
 static char trace_path[4096];
+static uint64_t start_ns; /* process start as the tracer saw it: header `t`, before any event */
 
 int vt_gettid(void)
 {
@@ -61,6 +62,7 @@ static void read_config(void)
 
 static void init_once_fn(void)
 {
+    start_ns = vt_now();
     read_config();
     pthread_atfork(NULL, NULL, child_after_fork);
 }
@@ -161,7 +163,7 @@ static void write_header(void)
         fclose(f);
     }
     VT_PUT_LIT(&l, "]");
-    vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
+    vt_put_key(&l, "t"); vt_put_u64(&l, start_ns);
     vt_put_key(&l, "wall_time"); vt_put_u64(&l, (uint64_t)time(NULL));
     char host[256] = "";
     gethostname(host, sizeof host - 1);

@@ -56,7 +56,8 @@ typedef struct sim_device {
     size_t capacity;       /* simulated VRAM */
     size_t used;           /* device + async-pool + vmm physical bytes */
     sim_ctx primary;
-    void *default_pool;
+    void *default_pool;    /* created on first use (sim_drv_ext.c) */
+    void *cur_pool;        /* cuDeviceSetMemPool; NULL = default_pool */
     int peer_enabled[SIM_MAX_DEV];
 } sim_device;
 

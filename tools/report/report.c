@@ -64,7 +64,7 @@ static int add_dir(const char *dir, char ***paths, size_t *n, size_t *cap)
         (*paths)[(*n)++] = p;
     }
     closedir(d);
-    qsort(*paths + before, *n - before, sizeof **paths, cmp_str);
+    if (*n > before) qsort(*paths + before, *n - before, sizeof **paths, cmp_str);
     return (int)(*n - before);
 }
 

@@ -1,0 +1,30 @@
+// rel_crash.cu - dies in a chosen way after allocating (tests/cases/rel_crash.sh).
+// Usage: rel_crash MODE N   MODE: sleep (prints "ready pid=P", waits to be killed), abort, segv,
+// _exit, exit (clean). Allocates N x 1 MiB with cudaMalloc first, frees none of them; prints
+// "allocated=N".
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+__global__ void k_touch(float *d) { if (d) d[0] = 1.0f; }
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "sleep";
+    int n = argc > 2 ? atoi(argv[2]) : 8, ok = 0;
+    for (int i = 0; i < n; i++) {
+        void *p = nullptr;
+        if (cudaMalloc(&p, 1 << 20) == cudaSuccess) ok++;
+        if (i == 0) { k_touch<<<1, 1>>>((float *)p); cudaDeviceSynchronize(); }
+    }
+    printf("allocated=%d\n", ok);
+    printf("ready pid=%ld\n", (long)getpid());
+    fflush(stdout);
+    if (!strcmp(mode, "sleep")) { for (;;) pause(); }
+    if (!strcmp(mode, "abort")) abort();
+    if (!strcmp(mode, "segv")) { volatile int *z = nullptr; *z = 1; }
+    if (!strcmp(mode, "_exit")) _exit(3);
+    return 0;
+}
