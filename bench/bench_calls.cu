@@ -3,7 +3,9 @@
 // Usage: bench_calls OPS THREADS N
 //   OPS      comma list of launch2, launch8, launch32 (<<<>>> of a kernel with 2/8/32 arguments,
 //            alternating float* and int), malloc (cudaMalloc + cudaFree of 4 KiB, one pair = one
-//            call), memcpy (cudaMemcpy of 4 KiB, pageable host -> device)
+//            call), memcpy (cudaMemcpy of 4 KiB, pageable host -> device), memcpyfr (the same
+//            after 4096 untimed cudaMalloc+cudaFree pairs: the tracer's freed ring is full, as in
+//            any long-running program)
 //   THREADS  comma list of thread counts, e.g. 1,8
 //   N        calls per measurement (split evenly across the threads); memcpy and malloc use N/4
 // Prints one line per (op, threads):  RESULT <op> <threads> <calls> <core-ns per call>
@@ -28,8 +30,8 @@ __global__ void k2(float *p0, int n0) {}
 __global__ void k8(P4(0, 1), P4(2, 3)) {}
 __global__ void k32(P4(0, 1), P4(2, 3), P4(4, 5), P4(6, 7), P4(8, 9), P4(10, 11), P4(12, 13), P4(14, 15)) {}
 
-enum op { OP_LAUNCH2, OP_LAUNCH8, OP_LAUNCH32, OP_MALLOC, OP_MEMCPY, OP_COUNT };
-static const char *const op_names[OP_COUNT] = { "launch2", "launch8", "launch32", "malloc", "memcpy" };
+enum op { OP_LAUNCH2, OP_LAUNCH8, OP_LAUNCH32, OP_MALLOC, OP_MEMCPY, OP_MEMCPY_FR, OP_COUNT };
+static const char *const op_names[OP_COUNT] = { "launch2", "launch8", "launch32", "malloc", "memcpy", "memcpyfr" };
 
 static float *bg[BG_ALLOCS];
 
@@ -95,6 +97,10 @@ static void *worker_main(void *arg)
 
 static int measure(int op, int threads, long n)
 {
+    for (int i = 0; op == OP_MEMCPY_FR && i < 4096; i++) {
+        void *p = NULL;
+        if (cudaMalloc(&p, COPY_BYTES) != cudaSuccess || cudaFree(p) != cudaSuccess) { fprintf(stderr, "churn failed\n"); return -1; }
+    }
     struct worker *ws = (struct worker *)calloc((size_t)threads, sizeof *ws);
     pthread_barrier_t start, done;
     pthread_barrier_init(&start, NULL, (unsigned)threads + 1);
@@ -163,7 +169,7 @@ int main(int argc, char **argv)
         char th[64];
         snprintf(th, sizeof th, "%s", argv[2]);
         for (char *s2 = NULL, *t = strtok_r(th, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
-            long calls = op == OP_MALLOC || op == OP_MEMCPY ? n / 4 : n;
+            long calls = op >= OP_MALLOC ? n / 4 : n;
             if (measure(op, atoi(t), calls) != 0) return 1;
         }
     }

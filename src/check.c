@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "cuda_abi.h"
@@ -124,7 +125,10 @@ static int looks_like_mmapped_chunk(const struct hmap *m)
 {
     if (!m->readable || m->name[0] || m->hi - m->lo < 4096) return 0;
     uint64_t size;
-    memcpy(&size, (const void *)(uintptr_t)(m->lo + 8), sizeof size);
+    /* The map snapshot can be stale (two adjacent mappings merge in /proc/self/maps; the first
+     * may be unmapped since): read through the kernel, which fails with EFAULT, never SIGSEGV. */
+    struct iovec dst = { &size, sizeof size }, src = { (void *)(uintptr_t)(m->lo + 8), sizeof size };
+    if (process_vm_readv(getpid(), &dst, 1, &src, 1, 0) != (ssize_t)sizeof size) return 0;
     return (size & 0x2) && (size & ~(uint64_t)7) <= m->hi - m->lo && (size & ~(uint64_t)7) + 4096 > m->hi - m->lo;
 }
 

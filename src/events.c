@@ -33,20 +33,23 @@ void vt_events_reset_after_fork(void)
 void vt_fmt_begin(vt_line *l, char *buf, const char *ev, const struct vt_call *c)
 {
     vt_line_init(l, buf, LINE_MAX_BYTES - 2);
-    VT_PUT_LIT(l, "{\"ev\":\"");
-    vt_put_raw(l, ev, strlen(ev));
-    VT_PUT_LIT(l, "\",\"t\":");
-    vt_put_u64(l, c->t0);
-    VT_PUT_LIT(l, ",\"dur\":");
-    vt_put_u64(l, c->dur);
-    VT_PUT_LIT(l, ",\"tid\":");
-    vt_put_i64(l, vt_gettid());
-    VT_PUT_LIT(l, ",\"api\":\"");
-    vt_put_raw(l, c->api, strlen(c->api));
-    VT_PUT_LIT(l, "\",\"res\":");
-    vt_put_i64(l, c->res);
-    VT_PUT_LIT(l, ",\"dev\":");
-    vt_put_i64(l, c->dev);
+    /* The fixed part (< 200 bytes: names capped at 64) always fits the fresh buffer. */
+    char *p = l->p;
+    p = VT_W_LIT(p, "{\"ev\":\"");
+    p = vt_w_ident(p, ev, 16);
+    p = VT_W_LIT(p, "\",\"t\":");
+    p = vt_w_u64(p, c->t0);
+    p = VT_W_LIT(p, ",\"dur\":");
+    p = vt_w_u64(p, c->dur);
+    p = VT_W_LIT(p, ",\"tid\":");
+    p = vt_w_i64(p, vt_gettid());
+    p = VT_W_LIT(p, ",\"api\":\"");
+    p = vt_w_ident(p, c->api, 64);
+    p = VT_W_LIT(p, "\",\"res\":");
+    p = vt_w_i64(p, c->res);
+    p = VT_W_LIT(p, ",\"dev\":");
+    p = vt_w_i64(p, c->dev);
+    l->p = p;
 }
 
 /* Close the line; returns its length, or 0 when it overflowed (then it is not written). */
@@ -166,7 +169,24 @@ unsigned vt_device_sm(int dev)
     return (unsigned)(major * 10 + minor);
 }
 
-int vt_device_pageable_access(int dev) { return dev >= 0 && dev < VT_MAX_DEV ? device_pageable[dev] : 0; }
+int vt_device_pageable_access(int dev)
+{
+    if (dev < 0 || dev >= VT_MAX_DEV) return 0;
+    /* A launch can be the program's first CUDA call: record the device now, the severity of a
+     * host-pointer finding depends on it. */
+    if (atomic_load_explicit(&device_state[dev], memory_order_acquire) != 2) {
+        /* The runtime may not have loaded the driver yet; the launch is about to, so do it now
+         * (the reference is kept) and initialise it (idempotent). */
+        typedef CUresult (*init_fn)(unsigned int);
+        vt_ts.guard++;
+        if (!vt_real_driver("cuInit")) (void)dlopen("libcuda.so.1", RTLD_NOW);
+        init_fn init = (init_fn)vt_real_driver("cuInit");
+        if (init) init(0);
+        vt_ts.guard--;
+        vt_ensure_device(dev);
+    }
+    return device_pageable[dev];
+}
 
 void vt_fmt_ensure_device(int dev)
 {
@@ -188,6 +208,7 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
     vt_put_key(&l, "mem"); vt_put_str(&l, vt_mem_name(mem));
     if (x && x->is_handle && ok) { vt_put_key(&l, "handle"); vt_put_hex(&l, x->handle); }
     if (x && x->has_stream) { vt_put_key(&l, "stream"); vt_put_hex(&l, x->stream); }
+    if (x && x->graph) VT_PUT_LIT(&l, ",\"graph\":true");
     if (x && x->pitch) {
         vt_put_key(&l, "pitch"); vt_put_u64(&l, x->pitch);
         vt_put_key(&l, "width"); vt_put_u64(&l, x->width);
@@ -433,6 +454,74 @@ void vt_ev_sync(const struct vt_call *c)
         char buf[LINE_MAX_BYTES];
         vt_line l;
         vt_fmt_begin(&l, buf, "sync", c);
+        vt_fmt_emit(&l);
+    }
+    VT_RESTORE_ERRNO;
+}
+
+void vt_ev_region_open(const struct vt_call *c, const char *ev, uint64_t addr, uint64_t size, int mem,
+                       const struct vt_alloc_extra *x)
+{
+    VT_SAVE_ERRNO;
+    if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
+    vt_fmt_ensure_device(c->dev);
+    char buf[LINE_MAX_BYTES];
+    vt_line l;
+    vt_fmt_begin(&l, buf, ev, c);
+    if (c->res == 0) { vt_put_key(&l, "addr"); vt_put_hex(&l, addr); }
+    vt_put_key(&l, "size"); vt_put_u64(&l, size);
+    if (x && x->has_stream) { vt_put_key(&l, "stream"); vt_put_hex(&l, x->stream); }
+    vt_fmt_bt(&l);
+    size_t n = vt_fmt_finish(&l);
+    vt_registry_lock();
+    if (c->res == 0) vt_registry_insert_locked(addr, size, mem, c->dev);
+    if (n) vt_trace_append(buf, n);
+    vt_registry_unlock();
+    VT_RESTORE_ERRNO;
+}
+
+uint64_t vt_ev_region_close_begin(uint64_t addr)
+{
+    vt_alloc_info a;
+    vt_registry_lock();
+    int known = vt_registry_remove_locked(addr, &a) == 0;
+    vt_registry_unlock();
+    return known ? a.size : 0;
+}
+
+void vt_ev_region_close(const struct vt_call *c, const char *ev, uint64_t addr, uint64_t size, int mem)
+{
+    VT_SAVE_ERRNO;
+    if (c->res != 0 && size) { /* nothing was closed: the range is still there */
+        vt_registry_lock();
+        vt_registry_insert_locked(addr, size, mem, c->dev);
+        vt_registry_unlock();
+    }
+    if (vt_trace_ready()) {
+        char buf[LINE_MAX_BYTES];
+        vt_line l;
+        vt_fmt_begin(&l, buf, ev, c);
+        vt_put_key(&l, "addr"); vt_put_hex(&l, addr);
+        if (size) { vt_put_key(&l, "size"); vt_put_u64(&l, size); }
+        vt_fmt_emit(&l);
+    }
+    VT_RESTORE_ERRNO;
+}
+
+void vt_ev_pool_trim(const struct vt_call *c, uint64_t pool, uint64_t keep, int has_reserved,
+                     uint64_t before, uint64_t after)
+{
+    VT_SAVE_ERRNO;
+    if (vt_trace_ready()) {
+        char buf[LINE_MAX_BYTES];
+        vt_line l;
+        vt_fmt_begin(&l, buf, "pool_trim", c);
+        vt_put_key(&l, "pool"); vt_put_hex(&l, pool);
+        vt_put_key(&l, "keep"); vt_put_u64(&l, keep);
+        if (has_reserved) {
+            vt_put_key(&l, "reserved_before"); vt_put_u64(&l, before);
+            vt_put_key(&l, "reserved_after"); vt_put_u64(&l, after);
+        }
         vt_fmt_emit(&l);
     }
     VT_RESTORE_ERRNO;

@@ -23,12 +23,14 @@ struct vt_call {
 };
 /* Fill a vt_call around the real call: VT_CALL_BEGIN before, VT_CALL_END(res) after. */
 #define VT_CALL_BEGIN(c, name) struct vt_call c = { .api = (name), .dev = vt_ts.cur_dev }; c.t0 = vt_now()
-#define VT_CALL_END(c, r) do { (c).dur = vt_now() - (c).t0; (c).res = (int)(r); } while (0)
+/* Durations clamp at 0: a re-anchored clock may step back by a few ns between two reads. */
+#define VT_CALL_END(c, r) do { uint64_t vt_t1_ = vt_now(); (c).dur = vt_t1_ > (c).t0 ? vt_t1_ - (c).t0 : 0; (c).res = (int)(r); } while (0)
 
 struct vt_alloc_extra {
     uint64_t stream; int has_stream;
     uint64_t pitch, width, height; /* pitched allocations */
     uint64_t handle; int is_handle; /* VMM physical allocation */
+    int graph;                      /* made by a graph allocation node (`"graph":true`) */
 };
 
 void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem, const struct vt_alloc_extra *x);
@@ -64,6 +66,18 @@ void vt_launch_before(const char *api, vt_kernel *k, void **args, const void *bu
 /* After the real call: the `launch` line. */
 void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream);
 void vt_ev_sync(const struct vt_call *c);
+/* Device memory usable by kernels but not this process's VRAM (an opened IPC handle, a graph
+ * allocation's address before the graph runs): a record of type `ev` (ipc_open, graph_alloc) and,
+ * on success, the range in the registry as `mem` (VT_MEM_IPC / VT_MEM_GRAPH), never counted. */
+void vt_ev_region_open(const struct vt_call *c, const char *ev, uint64_t addr, uint64_t size, int mem,
+                       const struct vt_alloc_extra *x);
+/* ipc_close: before the real call, take the range out of the registry (0: it was not known). */
+uint64_t vt_ev_region_close_begin(uint64_t addr);
+void vt_ev_region_close(const struct vt_call *c, const char *ev, uint64_t addr, uint64_t size, int mem);
+/* cuMemPoolTrimTo / cudaMemPoolTrimTo: the `pool_trim` line (reserved bytes before and after;
+ * has_reserved 0 when the driver could not say). */
+void vt_ev_pool_trim(const struct vt_call *c, uint64_t pool, uint64_t keep, int has_reserved,
+                     uint64_t before, uint64_t after);
 void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b);
 void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id);
 

@@ -10,6 +10,7 @@
 #include "resolve.h"
 #include "tracer.h"
 #include "hooks_common.h"
+#include "hooks_pool.h"
 
 typedef unsigned long long cuuint64_t;
 #define u vt_u64
@@ -93,11 +94,14 @@ typedef CUresult (*alloc_async_fn)(CUdeviceptr *, size_t, CUstream);
 static CUresult alloc_async_impl(void *real, const char *api, CUdeviceptr *p, size_t n, CUstream s)
 {
     if (DRV_SKIP()) return ((alloc_async_fn)real)(p, n, s);
+    int graph = vt_stream_capturing(u(s)); /* a graph allocation node: memory only while it runs */
     VT_CALL_BEGIN(c, api);
     CUresult r = ((alloc_async_fn)real)(p, n, s);
     VT_CALL_END(c, r);
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
-    vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x);
+    if (!graph) { vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x); return r; }
+    vt_ev_region_open(&c, "graph_alloc", r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
+    if (r == CUDA_SUCCESS && p) vt_graph_capture_alloc(u(s), *p, n, c.dev);
     return r;
 }
 DRV_HOOK(cuMemAllocAsync, alloc_async_impl, (CUdeviceptr *p, size_t n, CUstream s), p, n, s)
@@ -107,11 +111,14 @@ typedef CUresult (*alloc_pool_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream)
 static CUresult alloc_pool_impl(void *real, const char *api, CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
 {
     if (DRV_SKIP()) return ((alloc_pool_fn)real)(p, n, pool, s);
+    int graph = vt_stream_capturing(u(s));
     VT_CALL_BEGIN(c, api);
     CUresult r = ((alloc_pool_fn)real)(p, n, pool, s);
     VT_CALL_END(c, r);
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
-    vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x);
+    if (!graph) { vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x); return r; }
+    vt_ev_region_open(&c, "graph_alloc", r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
+    if (r == CUDA_SUCCESS && p) vt_graph_capture_alloc(u(s), *p, n, c.dev);
     return r;
 }
 DRV_HOOK(cuMemAllocFromPoolAsync, alloc_pool_impl, (CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s), p, n, pool, s)
@@ -134,7 +141,11 @@ static CUresult alloc_host_impl(void *real, const char *api, void **p, size_t n)
 {
     if (DRV_SKIP()) return ((alloc_host_fn)real)(p, n);
     VT_CALL_BEGIN(c, api);
+    /* A driver may implement it with its own exported cuMemHostAlloc (the simulator does): that
+     * nested call only forwards, so the allocation is recorded once. */
+    vt_ts.rt_depth++;
     CUresult r = ((alloc_host_fn)real)(p, n);
+    vt_ts.rt_depth--;
     VT_CALL_END(c, r);
     vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? u(*p) : 0, n, VT_MEM_PINNED, NULL);
     return r;
@@ -199,6 +210,11 @@ typedef CUresult (*free_async_fn)(CUdeviceptr, CUstream);
 static CUresult free_async_impl(void *real, const char *api, CUdeviceptr p, CUstream s)
 {
     if (DRV_SKIP() || !p) return ((free_async_fn)real)(p, s);
+    if (vt_stream_capturing(u(s))) { /* a graph free node: recorded when the graph runs */
+        CUresult r = ((free_async_fn)real)(p, s);
+        if (r == CUDA_SUCCESS) vt_graph_capture_free(u(s), p);
+        return r;
+    }
     struct vt_free_pending fp;
     vt_ev_free_begin(&fp, api, p, 0, u(s), 1);
     CUresult r = ((free_async_fn)real)(p, s);

@@ -5,6 +5,7 @@
 #include "cuda_abi.h"
 #include "events.h"
 #include "kernels.h"
+#include "registry.h"
 #include "resolve.h"
 #include "tracer.h"
 #include "hooks_common.h"
@@ -132,13 +133,25 @@ static CUresult copy2d_async_impl(void *real, const char *api, const CUDA_MEMCPY
 DRV_HOOK(cuMemcpy2DAsync_v2, copy2d_async_impl, (const CUDA_MEMCPY2D *p, CUstream s), p, s)
 DRV_HOOK(cuMemcpy2DAsync_v2_ptsz, copy2d_async_impl, (const CUDA_MEMCPY2D *p, CUstream s), p, s)
 
+/* Peer copies: `dev` is the destination's device and `src_dev` the source's, from the registry
+ * (the contexts' devices, without calling the driver). */
+static void peer_event(struct vt_call *c, CUresult r, uint64_t dst, uint64_t src, size_t n, int async, CUstream s)
+{
+    VT_CALL_END(*c, r);
+    vt_alloc_info a;
+    int src_dev = vt_registry_lookup(src, &a) == 0 ? a.dev : -1;
+    if (vt_registry_lookup(dst, &a) == 0 && a.dev >= 0) c->dev = a.dev;
+    struct vt_copy_extra x = { .async = async, .stream = u(s), .kind = cudaMemcpyDeviceToDevice, .src_dev = src_dev };
+    vt_ev_copy(c, dst, src, n, &x);
+}
+
 typedef CUresult (*peer_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
 static CUresult peer_impl(void *real, const char *api, CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n)
 {
     if (DRV_SKIP()) return ((peer_fn)real)(d, dc, s, sc, n);
     VT_CALL_BEGIN(c, api);
     CUresult r = ((peer_fn)real)(d, dc, s, sc, n);
-    copy_event(&c, r, d, s, n, cudaMemcpyDeviceToDevice, 0, NULL);
+    peer_event(&c, r, d, s, n, 0, NULL);
     return r;
 }
 DRV_HOOK(cuMemcpyPeer, peer_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n), d, dc, s, sc, n)
@@ -149,7 +162,7 @@ static CUresult peer_async_impl(void *real, const char *api, CUdeviceptr d, CUco
     if (DRV_SKIP()) return ((peer_async_fn)real)(d, dc, s, sc, n, st);
     VT_CALL_BEGIN(c, api);
     CUresult r = ((peer_async_fn)real)(d, dc, s, sc, n, st);
-    copy_event(&c, r, d, s, n, cudaMemcpyDeviceToDevice, 1, st);
+    peer_event(&c, r, d, s, n, 1, st);
     return r;
 }
 DRV_HOOK(cuMemcpyPeerAsync, peer_async_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream st), d, dc, s, sc, n, st)

@@ -13,6 +13,7 @@
 #include "resolve.h"
 #include "tracer.h"
 #include "hooks_common.h"
+#include "hooks_pool.h"
 
 typedef vt_dim3 dim3;
 
@@ -128,11 +129,16 @@ typedef cudaError_t (*malloc_async_fn)(void **, size_t, cudaStream_t);
 static cudaError_t malloc_async_impl(void *real, const char *api, void **p, size_t n, cudaStream_t s)
 {
     RT_FORWARD_IF_NESTED(((malloc_async_fn)real)(p, n, s));
+    int graph = vt_stream_capturing(u(s)); /* a graph allocation node: memory only while it runs */
     VT_CALL_BEGIN(c, api);
     cudaError_t r;
     RT_CALL(r, ((malloc_async_fn)real)(p, n, s));
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
-    return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
+    if (!graph) return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
+    VT_CALL_END(c, r);
+    vt_ev_region_open(&c, "graph_alloc", r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
+    if (r == cudaSuccess && p) vt_graph_capture_alloc(u(s), u(*p), n, c.dev);
+    return r;
 }
 RT_TWIN(cudaMallocAsync, malloc_async_impl, (void **p, size_t n, cudaStream_t s), p, n, s)
 RT_TWIN(cudaMallocAsync_ptsz, malloc_async_impl, (void **p, size_t n, cudaStream_t s), p, n, s)
@@ -141,11 +147,16 @@ typedef cudaError_t (*malloc_pool_fn)(void **, size_t, cudaMemPool_t, cudaStream
 static cudaError_t malloc_pool_impl(void *real, const char *api, void **p, size_t n, cudaMemPool_t pool, cudaStream_t s)
 {
     RT_FORWARD_IF_NESTED(((malloc_pool_fn)real)(p, n, pool, s));
+    int graph = vt_stream_capturing(u(s));
     VT_CALL_BEGIN(c, api);
     cudaError_t r;
     RT_CALL(r, ((malloc_pool_fn)real)(p, n, pool, s));
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
-    return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
+    if (!graph) return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
+    VT_CALL_END(c, r);
+    vt_ev_region_open(&c, "graph_alloc", r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
+    if (r == cudaSuccess && p) vt_graph_capture_alloc(u(s), u(*p), n, c.dev);
+    return r;
 }
 RT_TWIN(cudaMallocFromPoolAsync, malloc_pool_impl, (void **p, size_t n, cudaMemPool_t pool, cudaStream_t s), p, n, pool, s)
 RT_TWIN(cudaMallocFromPoolAsync_ptsz, malloc_pool_impl, (void **p, size_t n, cudaMemPool_t pool, cudaStream_t s), p, n, pool, s)
@@ -173,9 +184,14 @@ static cudaError_t free_async_impl(void *real, const char *api, void *p, cudaStr
 {
     RT_FORWARD_IF_NESTED(((free_async_fn)real)(p, s));
     if (!p) return ((free_async_fn)real)(p, s);
+    cudaError_t r;
+    if (vt_stream_capturing(u(s))) { /* a graph free node: recorded when the graph runs */
+        RT_CALL(r, ((free_async_fn)real)(p, s));
+        if (r == cudaSuccess) vt_graph_capture_free(u(s), u(p));
+        return r;
+    }
     struct vt_free_pending fp;
     vt_ev_free_begin(&fp, api, u(p), 0, u(s), 1);
-    cudaError_t r;
     RT_CALL(r, ((free_async_fn)real)(p, s));
     vt_ev_free_end(&fp, r);
     return r;

@@ -2,25 +2,50 @@
  * cudart, cuBLAS, NCCL, JAX, PyTorch) are swapped for hook wrappers. */
 #include <dlfcn.h>
 #include <link.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "resolve.h"
 #include "tracer.h"
 
+/* Hand-written compare: a sanitizer runtime calls dlsym while it sets up its interceptors, when
+ * calling its (intercepted) strcmp/strncmp would jump through a null pointer. */
+static int prefix(const char *s, const char *p)
+{
+    while (*p && *s == *p) { s++; p++; }
+    return *p == '\0';
+}
+
 static int wants_swap(const char *name)
 {
-    return name && ((name[0] == 'c' && name[1] == 'u') || !strncmp(name, "__cuda", 6) ||
-                    !strncmp(name, "nvtx", 4) || !strcmp(name, "InitializeInjectionNvtx2"));
+    return name && ((name[0] == 'c' && name[1] == 'u') || prefix(name, "__cuda") || prefix(name, "nvtx") ||
+                    (prefix(name, "InitializeInjectionNvtx2") && name[24] == '\0'));
+}
+
+static struct link_map *self_map(void)
+{
+    static _Atomic(struct link_map *) self; /* idempotent lazy init: no pthread_once (see below) */
+    struct link_map *m = atomic_load_explicit(&self, memory_order_acquire);
+    Dl_info info;
+    if (!m && dladdr1((void *)self_map, &info, (void **)&m, RTLD_DL_LINKMAP) && m)
+        atomic_store_explicit(&self, m, memory_order_release);
+    return m;
 }
 
 /* RTLD_NEXT means "after the caller", and the caller is not us: search the objects that follow
- * the caller in load order and take the first one that itself defines the symbol. */
+ * the caller in load order and take the first one that itself defines the symbol.
+ * A caller loaded before us (a sanitizer runtime in LD_PRELOAD ahead of us, which calls dlsym
+ * while it initialises, before pthread_once or dlopen may be used) gets libc's answer for "next
+ * after libvramtrace": nothing sits between it and us, and the names we define are swapped to
+ * our wrappers by the caller of this function as for any other lookup. */
 static void *next_after(const void *caller, const char *name)
 {
     Dl_info info;
-    struct link_map *lm = NULL;
+    struct link_map *lm = NULL, *self = self_map();
     if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
         return vt_real_dlsym(RTLD_NEXT, name);
+    for (struct link_map *l = lm->l_next; l && self; l = l->l_next)
+        if (l == self) return vt_real_dlsym(RTLD_NEXT, name);
     for (struct link_map *l = lm->l_next; l; l = l->l_next) {
         void *p = vt_real_dlsym(l, name);
         if (!p) continue;

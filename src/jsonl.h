@@ -23,36 +23,109 @@ static inline void vt_line_init(vt_line *l, char *buf, size_t cap)
 }
 static inline size_t vt_line_len(const vt_line *l) { return (size_t)(l->p - l->start); }
 
+/* On overflow `end` is pulled back to `p`, so every later write fails the one room test. */
+static inline int vt_line_room(vt_line *l, size_t n)
+{
+    if ((size_t)(l->end - l->p) >= n) return 1;
+    l->overflow = 1;
+    l->end = l->p;
+    return 0;
+}
+
 static inline void vt_put_raw(vt_line *l, const char *s, size_t n)
 {
-    if (l->overflow || (size_t)(l->end - l->p) < n) { l->overflow = 1; return; }
+    if (!vt_line_room(l, n)) return;
     memcpy(l->p, s, n);
     l->p += n;
 }
 #define VT_PUT_LIT(l, lit) vt_put_raw((l), (lit), sizeof(lit) - 1)
 
+/* Two digits per step from a table: the formatting of a dozen integers per line is most of an
+ * event's cost, so this path avoids division loops and per-digit stores. */
+static const char vt_digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static inline int vt_u64_digits(uint64_t v)
+{
+    static const uint64_t pow10[20] = {
+        1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull, 100000000ull,
+        1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+        100000000000000ull, 1000000000000000ull, 10000000000000000ull, 100000000000000000ull,
+        1000000000000000000ull, 10000000000000000000ull,
+    };
+    int n = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12; /* floor(log10) or one less */
+    return n + 1 - (v < pow10[n]);
+}
+/* Written in place, back to front: no temporary, no variable-length memcpy call. */
 static inline void vt_put_u64(vt_line *l, uint64_t v)
 {
-    char tmp[20];
-    int i = 20;
-    do { tmp[--i] = (char)('0' + v % 10); v /= 10; } while (v);
-    vt_put_raw(l, tmp + i, (size_t)(20 - i));
+    if (v < 10) { if (vt_line_room(l, 1)) *l->p++ = (char)('0' + v); return; }
+    int n = vt_u64_digits(v);
+    if (!vt_line_room(l, (size_t)n)) return;
+    char *q = l->p + n;
+    while (v >= 100) {
+        q -= 2;
+        memcpy(q, vt_digit_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) { q -= 2; memcpy(q, vt_digit_pairs + 2 * v, 2); }
+    else *--q = (char)('0' + v);
+    l->p += n;
 }
+/* Unchecked cursor writers for the fixed-shape part of a line: the caller guarantees the room
+ * (a fresh LINE_MAX_BYTES buffer holds any fixed part many times over). Each returns the new
+ * cursor. */
+#define VT_W_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+static inline char *vt_w_u64(char *p, uint64_t v)
+{
+    if (v < 10) { *p = (char)('0' + v); return p + 1; }
+    int n = vt_u64_digits(v);
+    char *q = p + n;
+    while (v >= 100) {
+        q -= 2;
+        memcpy(q, vt_digit_pairs + 2 * (v % 100), 2);
+        v /= 100;
+    }
+    if (v >= 10) { q -= 2; memcpy(q, vt_digit_pairs + 2 * v, 2); }
+    else *--q = (char)('0' + v);
+    return p + n;
+}
+static inline char *vt_w_i64(char *p, int64_t v)
+{
+    if (v < 0) { *p++ = '-'; return vt_w_u64(p, (uint64_t)0 - (uint64_t)v); }
+    return vt_w_u64(p, (uint64_t)v);
+}
+static inline char *vt_w_hex(char *p, uint64_t v)
+{
+    int nib = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+    p[0] = '"'; p[1] = '0'; p[2] = 'x'; p[nib + 3] = '"';
+    for (int i = nib + 2; i >= 3; i--, v >>= 4) p[i] = "0123456789abcdef"[v & 15];
+    return p + nib + 4;
+}
+/* a short identifier (API or record name, at most `cap` bytes, no escaping needed) */
+static inline char *vt_w_ident(char *p, const char *s, size_t cap)
+{
+    for (size_t i = 0; i < cap && s[i]; i++) *p++ = s[i];
+    return p;
+}
+
 static inline void vt_put_i64(vt_line *l, int64_t v)
 {
     if (v < 0) { VT_PUT_LIT(l, "-"); vt_put_u64(l, (uint64_t)0 - (uint64_t)v); }
     else vt_put_u64(l, (uint64_t)v);
 }
-/* "0x1f2e" with quotes */
+/* "0x1f2e" with quotes, written in place */
 static inline void vt_put_hex(vt_line *l, uint64_t v)
 {
-    static const char digits[] = "0123456789abcdef";
-    char tmp[20];
-    int i = 20;
-    tmp[--i] = '"';
-    do { tmp[--i] = digits[v & 15]; v >>= 4; } while (v);
-    tmp[--i] = 'x'; tmp[--i] = '0'; tmp[--i] = '"';
-    vt_put_raw(l, tmp + i, (size_t)(20 - i));
+    int nib = v ? (67 - __builtin_clzll(v)) / 4 : 1;
+    int n = nib + 4;
+    if (!vt_line_room(l, (size_t)n)) return;
+    char *q = l->p;
+    q[0] = '"'; q[1] = '0'; q[2] = 'x'; q[n - 1] = '"';
+    for (int i = nib + 2; i >= 3; i--, v >>= 4) q[i] = "0123456789abcdef"[v & 15];
+    l->p += n;
 }
 static inline void vt_put_str(vt_line *l, const char *s)
 {

@@ -52,6 +52,16 @@ static void short_name(const char *mangled, char *out, size_t cap)
         else if (s[i] == '>') depth--;
         else if (s[i] == '(' && depth == 0 && i > 0) { n = i; break; }
     }
+    /* A template function's demangled name starts with its return type ("void k<float, 4>"). */
+    size_t start = 0;
+    depth = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '<' || s[i] == '(') depth++;
+        else if (s[i] == '>' || s[i] == ')') depth--;
+        else if (s[i] == ' ' && depth == 0) start = i + 1;
+    }
+    s += start;
+    n -= start;
     if (n >= cap) n = cap - 1;
     memcpy(out, s, n);
     out[n] = '\0';
@@ -154,11 +164,29 @@ void vt_ev_finding(const struct vt_finding *f)
     VT_RESTORE_ERRNO;
 }
 
+/* Per-thread cache of ranges recently found live: most launches pass the same few buffers, so
+ * most argument words are answered here without touching the shared map. Valid while no range
+ * has been removed since it was filled (vt_registry_generation). */
+#define RCACHE 8
+static VT_TLS struct { uint64_t gen; uint64_t base[RCACHE], size[RCACHE]; unsigned next; } rcache;
+
+static inline int rcache_hit(uint64_t v)
+{
+    for (int i = 0; i < RCACHE; i++)
+        if (v - rcache.base[i] < rcache.size[i]) return 1;
+    return 0;
+}
+
 static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v)
 {
-    if (vt_looks_scalar(v)) return;
+    if (vt_looks_scalar(v) || rcache_hit(v)) return;
     vt_alloc_info a;
-    if (vt_registry_lookup(v, &a) == 0) return; /* any live CUDA range: device, pinned, managed */
+    if (vt_registry_lookup(v, &a) == 0) { /* any live CUDA range: device, pinned, managed */
+        unsigned i = rcache.next++ % RCACHE;
+        rcache.base[i] = a.base;
+        rcache.size[i] = a.size;
+        return;
+    }
     vt_ptr_info info;
     vt_classify(v, &info);
     struct vt_finding f = { .api = c->api, .k = k, .arg = (int)arg, .offset = offset, .value = v };
@@ -193,6 +221,11 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
 
 static void check_args(const struct vt_call *c, vt_kernel *k, void **args, const unsigned char *buf, uint64_t buf_len)
 {
+    uint64_t gen = vt_registry_generation();
+    if (gen != rcache.gen) {
+        memset(&rcache, 0, sizeof rcache);
+        rcache.gen = gen;
+    }
     for (uint32_t i = 0; i < k->nparams; i++) {
         uint32_t off = k->params[i].offset, size = k->params[i].size;
         if (size < 8) continue;
@@ -230,16 +263,18 @@ void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 b
     char line[LINE_MAX_BYTES];
     vt_line l;
     vt_fmt_begin(&l, line, "launch", c);
-    VT_PUT_LIT(&l, ",\"k\":");
-    vt_put_u64(&l, k->id);
-    VT_PUT_LIT(&l, ",\"grid\":[");
-    vt_put_u64(&l, grid.x); VT_PUT_LIT(&l, ","); vt_put_u64(&l, grid.y); VT_PUT_LIT(&l, ","); vt_put_u64(&l, grid.z);
-    VT_PUT_LIT(&l, "],\"block\":[");
-    vt_put_u64(&l, block.x); VT_PUT_LIT(&l, ","); vt_put_u64(&l, block.y); VT_PUT_LIT(&l, ","); vt_put_u64(&l, block.z);
-    VT_PUT_LIT(&l, "],\"shmem\":");
-    vt_put_u64(&l, shmem);
-    VT_PUT_LIT(&l, ",\"stream\":");
-    vt_put_hex(&l, stream);
+    char *p = l.p; /* fixed shape, < 200 more bytes after the common part */
+    p = VT_W_LIT(p, ",\"k\":");
+    p = vt_w_u64(p, k->id);
+    p = VT_W_LIT(p, ",\"grid\":[");
+    p = vt_w_u64(p, grid.x); *p++ = ','; p = vt_w_u64(p, grid.y); *p++ = ','; p = vt_w_u64(p, grid.z);
+    p = VT_W_LIT(p, "],\"block\":[");
+    p = vt_w_u64(p, block.x); *p++ = ','; p = vt_w_u64(p, block.y); *p++ = ','; p = vt_w_u64(p, block.z);
+    p = VT_W_LIT(p, "],\"shmem\":");
+    p = vt_w_u64(p, shmem);
+    p = VT_W_LIT(p, ",\"stream\":");
+    p = vt_w_hex(p, stream);
+    l.p = p;
     vt_fmt_emit(&l);
     VT_RESTORE_ERRNO;
 }

@@ -34,9 +34,10 @@ static size_t handles_cap;
 
 static _Atomic uint64_t vram_by_dev[VT_MAX_DEVICES];
 static _Atomic uint64_t live_count;
+_Atomic uint64_t vt_registry_removals;
 
 static const char *const mem_names[VT_MEM_COUNT] = {
-    "device", "async", "managed", "pinned", "registered", "vmm_map", "foreign", "vmm",
+    "device", "async", "managed", "pinned", "registered", "vmm_map", "foreign", "vmm", "ipc", "graph",
 };
 const char *vt_mem_name(int mem) { return mem >= 0 && mem < VT_MEM_COUNT ? mem_names[mem] : "unknown"; }
 
@@ -94,6 +95,7 @@ static void remember_freed(uint64_t base, uint64_t end, uint32_t meta)
 /* remove entry i (lock held, seqlock odd) */
 static void erase_at(struct arr *a, size_t *n, size_t i)
 {
+    atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
     for (size_t j = i; j + 1 < *n; j++) copy_ent(&a->e[j], &a->e[j + 1]);
     (*n)--;
 }
@@ -289,6 +291,7 @@ void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx)
 
 void vt_registry_reset(void)
 {
+    atomic_fetch_add(&vt_registry_removals, 1);
     pthread_mutex_init(&reg_lock, NULL);
     atomic_store(&nlive, 0);
     atomic_store(&seq, 0);

@@ -11,6 +11,7 @@
  */
 #ifndef VT_REGISTRY_H
 #define VT_REGISTRY_H
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,11 +20,14 @@ enum vt_mem {
     VT_MEM_VMM_MAP,   /* address range mapped with cuMemMap (bytes counted by the VMM handle) */
     VT_MEM_FOREIGN,   /* device memory the driver knows but the tracer never saw allocated */
     VT_MEM_VMM,       /* physical VMM allocation (handle); not in the address map */
+    VT_MEM_IPC,       /* cuIpcOpenMemHandle mapping: another process's memory, not counted */
+    VT_MEM_GRAPH,     /* graph allocation node's address; memory exists only while the graph runs */
     VT_MEM_COUNT
 };
 const char *vt_mem_name(int mem);
 static inline int vt_mem_is_device(int mem)
-{ return mem == VT_MEM_DEVICE || mem == VT_MEM_ASYNC || mem == VT_MEM_VMM_MAP || mem == VT_MEM_FOREIGN; }
+{ return mem == VT_MEM_DEVICE || mem == VT_MEM_ASYNC || mem == VT_MEM_VMM_MAP || mem == VT_MEM_FOREIGN ||
+         mem == VT_MEM_IPC || mem == VT_MEM_GRAPH; }
 static inline int vt_mem_counts_vram(int mem)
 { return mem == VT_MEM_DEVICE || mem == VT_MEM_ASYNC || mem == VT_MEM_VMM; }
 
@@ -42,6 +46,12 @@ int vt_registry_remove_locked(uint64_t base, vt_alloc_info *out);
 /* VMM physical handles: counted bytes without an address. */
 int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev);
 int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out);
+
+/* Bumped whenever a live range disappears (free, unmap, eviction): a cached "this address is
+ * live" answer stays true while it is unchanged. */
+extern _Atomic uint64_t vt_registry_removals;
+static inline uint64_t vt_registry_generation(void)
+{ return atomic_load_explicit(&vt_registry_removals, memory_order_acquire); }
 
 /* The live range containing addr (lock-free). 0 found, -1 none. */
 int vt_registry_lookup(uint64_t addr, vt_alloc_info *out);

@@ -8,20 +8,25 @@
 #include "backtrace.h"
 
 typedef void *(*dlsym_fn)(void *, const char *);
-static dlsym_fn libc_dlsym;
-static pthread_once_t dlsym_once = PTHREAD_ONCE_INIT;
+static _Atomic(dlsym_fn) libc_dlsym;
 
-static void find_libc_dlsym(void)
+/* No pthread_once here: a sanitizer runtime (ASan, TSan) calls our exported dlsym while it
+ * initialises its interceptors, before pthread_once may be called. The lookup is idempotent,
+ * so threads racing on the first call just store the same pointer. */
+static dlsym_fn find_libc_dlsym(void)
 {
     static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0", NULL };
-    for (int i = 0; versions[i] && !libc_dlsym; i++)
-        libc_dlsym = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+    dlsym_fn f = NULL;
+    for (int i = 0; versions[i] && !f; i++) f = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", versions[i]);
+    if (f) atomic_store_explicit(&libc_dlsym, f, memory_order_release);
+    return f;
 }
 
 void *vt_real_dlsym(void *handle, const char *name)
 {
-    pthread_once(&dlsym_once, find_libc_dlsym);
-    return libc_dlsym ? libc_dlsym(handle, name) : NULL;
+    dlsym_fn f = atomic_load_explicit(&libc_dlsym, memory_order_acquire);
+    if (!f) f = find_libc_dlsym();
+    return f ? f(handle, name) : NULL;
 }
 
 static void *not_self(void *p) { return p && !vt_addr_is_self((uint64_t)(uintptr_t)p) ? p : NULL; }
@@ -47,32 +52,37 @@ void *vt_real_get(_Atomic(void *) *slot, const char *name)
 }
 
 #define DRIVER_CACHE 32
-static struct { const char *name; _Atomic(void *) fn; } driver_cache[DRIVER_CACHE];
+/* Lock-free readers: a slot's fn is stored before its name is published (release), so a reader
+ * that sees the name (acquire) sees the pointer. */
+static struct { _Atomic(const char *) name; _Atomic(void *) fn; } driver_cache[DRIVER_CACHE];
 static pthread_mutex_t driver_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void *vt_real_driver(const char *name)
 {
-    for (int i = 0; i < DRIVER_CACHE && driver_cache[i].name; i++)
-        if (driver_cache[i].name == name || !strcmp(driver_cache[i].name, name))
-            return atomic_load(&driver_cache[i].fn);
+    for (int i = 0; i < DRIVER_CACHE; i++) {
+        const char *n = atomic_load_explicit(&driver_cache[i].name, memory_order_acquire);
+        if (!n) break;
+        if (n == name || !strcmp(n, name)) return atomic_load(&driver_cache[i].fn);
+    }
     void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
     if (!h) return NULL; /* not loaded yet: try again next time */
     void *fn = not_self(vt_real_dlsym(h, name));
     dlclose(h);
     pthread_mutex_lock(&driver_lock);
     for (int i = 0; i < DRIVER_CACHE; i++) {
-        if (!driver_cache[i].name) {
+        const char *n = atomic_load_explicit(&driver_cache[i].name, memory_order_relaxed);
+        if (!n) {
             atomic_store(&driver_cache[i].fn, fn);
-            driver_cache[i].name = name;
+            atomic_store_explicit(&driver_cache[i].name, name, memory_order_release);
             break;
         }
-        if (!strcmp(driver_cache[i].name, name)) break;
+        if (!strcmp(n, name)) break;
     }
     pthread_mutex_unlock(&driver_lock);
     return fn;
 }
 
-static const struct vt_hook *const tables[] = { vt_hooks_driver, vt_hooks_driver_ops, vt_hooks_runtime, vt_hooks_launch };
+static const struct vt_hook *const tables[] = { vt_hooks_driver, vt_hooks_driver_ops, vt_hooks_runtime, vt_hooks_launch, vt_hooks_pool };
 
 static void *install(const struct vt_hook *h, void *real)
 {

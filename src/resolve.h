@@ -9,8 +9,8 @@
  *
  * Invariants: a slot never holds a pointer into libvramtrace.so itself (that would recurse);
  * a wrapper whose real function cannot be found returns CUDA_ERROR_NOT_SUPPORTED /
- * cudaErrorNotSupported rather than calling NULL. Real libc dlsym is found once, with dlvsym,
- * behind pthread_once.
+ * cudaErrorNotSupported rather than calling NULL. Real libc dlsym is found with dlvsym on first
+ * use, without pthread_once (sanitizer runtimes call our dlsym before they allow that).
  */
 #ifndef VT_RESOLVE_H
 #define VT_RESOLVE_H
@@ -29,6 +29,7 @@ extern const struct vt_hook vt_hooks_driver[];
 extern const struct vt_hook vt_hooks_driver_ops[];
 extern const struct vt_hook vt_hooks_runtime[];
 extern const struct vt_hook vt_hooks_launch[];
+extern const struct vt_hook vt_hooks_pool[];
 
 /* libc's dlsym, bypassing our interposer. */
 void *vt_real_dlsym(void *handle, const char *name);

@@ -8,10 +8,17 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define VT_MAP_RESERVE ((size_t)64 << 30) /* virtual span mapped once; the file grows inside it */
+#if defined(__SANITIZE_THREAD__)
+/* TSan kills a process whose mapping leaves its application ranges; 64 GiB near the libraries does. */
+#define VT_MAP_RESERVE_MAX ((size_t)1 << 30)
+#else
+#define VT_MAP_RESERVE_MAX ((size_t)64 << 30) /* virtual span mapped once; the file grows inside it */
+#endif
+#define VT_MAP_RESERVE_MIN ((size_t)64 << 20) /* smallest span tried (ulimit -v, valgrind) */
 #define VT_CHUNK_MIN ((size_t)1 << 20)
 #define VT_CHUNK_MAX ((size_t)64 << 20)
 
@@ -21,6 +28,7 @@ static struct {
     _Atomic int state;
     int fd;
     char *map;
+    size_t span;              /* bytes mapped; the trace's size limit */
     _Atomic size_t off;       /* bytes claimed so far */
     _Atomic size_t file_size; /* bytes backed by the file (fallocated) */
     _Atomic uint64_t lines, dropped;
@@ -48,7 +56,13 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
         snprintf(err, errlen, "cannot create trace file %s: %s", name, strerror(e));
         return -e;
     }
-    char *map = mmap(NULL, VT_MAP_RESERVE, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+    /* Address space can be limited (ulimit -v, valgrind): halve the span until it maps. */
+    char *map = MAP_FAILED;
+    size_t span = VT_MAP_RESERVE_MAX;
+    for (; span >= VT_MAP_RESERVE_MIN; span /= 2) {
+        map = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+        if (map != MAP_FAILED) break;
+    }
     if (map == MAP_FAILED) {
         e = errno;
         snprintf(err, errlen, "cannot map trace file %s: %s", name, strerror(e));
@@ -58,6 +72,7 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
     }
     W.fd = fd;
     W.map = map;
+    W.span = span;
     W.error[0] = '\0';
     atomic_store(&W.off, 0);
     atomic_store(&W.file_size, 0);
@@ -69,17 +84,23 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
 }
 
 /* Make the file back at least `need` bytes. fallocate, not ftruncate: a store into a sparse page
- * of a full disk would raise SIGBUS in the traced program. */
+ * of a full disk would raise SIGBUS in the traced program. Never past RLIMIT_FSIZE: growing
+ * beyond it would send SIGXFSZ, which kills the program. */
 static int grow_to(size_t need)
 {
     pthread_mutex_lock(&W.grow_lock);
     size_t have = atomic_load(&W.file_size);
     int rc = 0;
+    struct rlimit fl;
+    size_t limit = W.span;
+    if (getrlimit(RLIMIT_FSIZE, &fl) == 0 && fl.rlim_cur != RLIM_INFINITY && fl.rlim_cur < limit)
+        limit = (size_t)fl.rlim_cur;
     while (have < need && rc == 0) {
         size_t step = have < VT_CHUNK_MIN ? VT_CHUNK_MIN : (have > VT_CHUNK_MAX ? VT_CHUNK_MAX : have);
         size_t want = have + step;
         if (want < need) want = need + VT_CHUNK_MIN;
-        if (want > VT_MAP_RESERVE) want = VT_MAP_RESERVE;
+        if (want > limit) want = limit;
+        if (want < need) { set_error("trace file reached the file size limit (RLIMIT_FSIZE)", EFBIG); rc = -1; break; }
         if (want <= have) { set_error("trace file reached its size limit", EFBIG); rc = -1; break; }
         int e = fallocate(W.fd, 0, (off_t)have, (off_t)(want - have));
         if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) e = ftruncate(W.fd, (off_t)want);
@@ -97,7 +118,7 @@ char *vt_writer_reserve(size_t len)
     size_t o = atomic_fetch_add(&W.off, len);
     /* Re-check after claiming: close() reads `off` after it stops the writer, so a claim that
      * lands after that read sees W_OPEN gone here and never touches the (cut) file. */
-    if (atomic_load(&W.state) != W_OPEN || o + len > VT_MAP_RESERVE ||
+    if (atomic_load(&W.state) != W_OPEN || o + len > W.span ||
         (o + len > atomic_load_explicit(&W.file_size, memory_order_acquire) && grow_to(o + len) != 0)) {
         atomic_fetch_add_explicit(&W.dropped, 1, memory_order_relaxed);
         if (atomic_load(&W.state) == W_OPEN && W.error[0]) atomic_store(&W.state, W_FAILED);
@@ -129,7 +150,7 @@ void vt_writer_close(const char *footer, size_t len)
 
 void vt_writer_forget(void)
 {
-    if (W.map) munmap(W.map, VT_MAP_RESERVE);
+    if (W.map) munmap(W.map, W.span);
     if (W.fd >= 0) close(W.fd);
     W.map = NULL;
     W.fd = -1;

@@ -62,6 +62,7 @@ static void read_config(void)
 
 static void init_once_fn(void)
 {
+    vt_clock_init();
     start_ns = vt_now();
     read_config();
     pthread_atfork(NULL, NULL, child_after_fork);

@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "clock.h"
+
 #define VT_TLS __thread __attribute__((tls_model("initial-exec")))
 
 enum vt_check_mode { VT_CHECK_OFF = 0, VT_CHECK_RECORD = 1, VT_CHECK_ABORT = 2 };
@@ -47,12 +49,7 @@ int vt_gettid(void);
 static inline int vt_forward_only(void) { return !vt_cfg.enabled || vt_ts.guard > 0; }
 static inline int vt_in_runtime(void) { return vt_ts.rt_depth > 0; }
 
-static inline uint64_t vt_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
+static inline uint64_t vt_now(void) { return vt_clock_now(); }
 
 /* Keeps errno as the real call left it across the tracer's own work. */
 #define VT_SAVE_ERRNO int vt_saved_errno_ = errno

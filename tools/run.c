@@ -147,6 +147,9 @@ int vt_cmd_run(int argc, char **argv)
         else if (!quiet) fprintf(stderr, "vramtrace: reference bandwidths in %s (use: vramtrace report --bandwidth %s TRACE)\n", bw, bw);
     }
     prepend_env("LD_PRELOAD", lib, ':');
+    /* A sanitizer runtime (libasan/libtsan) must come before everything else in LD_PRELOAD. */
+    const char *first = getenv("VRAMTRACE_PRELOAD_FIRST");
+    if (first && *first) prepend_env("LD_PRELOAD", first, ':');
 
     fflush(NULL);
     pid_t pid = fork();

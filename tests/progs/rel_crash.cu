@@ -1,12 +1,13 @@
 // rel_crash.cu - dies in a chosen way after allocating (tests/cases/rel_crash.sh).
 // Usage: rel_crash MODE N   MODE: sleep (prints "ready pid=P", waits to be killed), abort, segv,
-// _exit, exit (clean). Allocates N x 1 MiB with cudaMalloc first, frees none of them; prints
-// "allocated=N".
+// _exit, exit (clean), hostile (exit cleanly after allocating inside an NVTX range whose name is
+// HTML/JS). Allocates N x 1 MiB with cudaMalloc first, frees none of them; prints "allocated=N".
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
+#include <nvtx3/nvToolsExt.h>
 
 __global__ void k_touch(float *d) { if (d) d[0] = 1.0f; }
 
@@ -14,6 +15,7 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "sleep";
     int n = argc > 2 ? atoi(argv[2]) : 8, ok = 0;
+    if (!strcmp(mode, "hostile")) nvtxRangePushA("</script><script>alert(\"vt\")</script><img src=x onerror=alert(1)>&amp;'");
     for (int i = 0; i < n; i++) {
         void *p = nullptr;
         if (cudaMalloc(&p, 1 << 20) == cudaSuccess) ok++;

@@ -113,8 +113,9 @@ int main(int argc, char **argv)
         printf("rc htod_pinned %d\n", (int)p_cuMemcpyHtoD(a, pin, 4096));
         printf("copy h2d %d\n", 4096);
         p_cuMemFreeHost(pin);
-        CUresult oom = p_cuMemAlloc(&b, (size_t)1 << 42);
-        printf("rc oom %d\n", (int)oom);
+        CUdeviceptr none;
+        printf("rc oom %d\n", (int)p_cuMemAlloc(&none, (size_t)1 << 42));
+        printf("oom %zu\n", (size_t)1 << 42);
         printf("rc free %d\n", (int)p_cuMemFree(a));
         printf("free 0x%llx\n", (unsigned long long)a);
         p_cuMemFree(b);

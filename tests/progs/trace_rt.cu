@@ -123,8 +123,7 @@ static int mode(const char *m)
         k_scalars<<<1, 1>>>(1, 2, 3.5, 1.5f, mib, 0x200000001l, t, (size_t)1 << 40, 0.0, -1);
         k_scalars<<<1, 1>>>(0, 65535, 1e300, -2.0f, 4096, 4096, t, (size_t)1 << 20, 1e-300, 1l << 20);
         k_tmpl<float, 4><<<1, 1>>>(d, 1.0f);
-        cudaLaunchConfig_t cfg;
-        memset(&cfg, 0, sizeof cfg);
+        cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3(1); cfg.blockDim = dim3(1);
         float *ap = d + 8; int an = 2;
         void *args[] = {&ap, &an};
@@ -184,8 +183,7 @@ static int mode(const char *m)
         return 0;
     }
     if (!strcmp(m, "host_exc")) {
-        cudaLaunchConfig_t cfg;
-        memset(&cfg, 0, sizeof cfg);
+        cudaLaunchConfig_t cfg = {};
         cfg.gridDim = dim3(1); cfg.blockDim = dim3(1);
         int an = 2;
         void *args[] = {&h, &an};

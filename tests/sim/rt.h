@@ -33,7 +33,12 @@
     X(cuEventDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuLaunchKernel) \
     X(cuFuncGetParamInfo) X(cuFuncGetAttribute) X(cuStreamBeginCapture) X(cuStreamEndCapture) \
     X(cuStreamIsCapturing) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
-    X(cuGraphExecDestroy) X(cuGetProcAddress)
+    X(cuGraphExecDestroy) X(cuGetProcAddress) X(cuLibraryLoadData) X(cuLibraryGetKernel) \
+    X(cuMemAllocAsync) X(cuMemFreeAsync) X(cuMemAllocFromPoolAsync) X(cuMemPoolCreate) \
+    X(cuMemPoolDestroy) X(cuMemPoolTrimTo) X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute) \
+    X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool) X(cuDeviceSetMemPool) X(cuIpcGetMemHandle) \
+    X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuGraphCreate) X(cuGraphAddMemAllocNode) \
+    X(cuGraphAddMemFreeNode)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

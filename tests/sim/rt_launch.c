@@ -12,9 +12,16 @@
 typedef struct { int magic; int version; const unsigned long long *data; void *filename_or_fatbins; } rt_fatwrap;
 #define FATWRAP_MAGIC 0x466243B1
 
-typedef struct rt_fatbin { const void *image; CUmodule mod[RT_MAX_DEV]; struct rt_fatbin *next; } rt_fatbin;
+typedef struct rt_fatbin {
+    const void *image;
+    CUmodule mod[RT_MAX_DEV];
+    CUlibrary lib;          /* context-independent copy, for cudaKernel_t (a CUkernel) */
+    int lib_failed;
+    struct rt_fatbin *next;
+} rt_fatbin;
 typedef struct rt_func {
     const void *host;
+    CUkernel kern;          /* what __cudaGetKernel hands out; NULL until asked */
     char *name;
     rt_fatbin *fb;
     CUfunction f[RT_MAX_DEV];
@@ -88,17 +95,29 @@ static rt_func *find(const void *p)
 {
     pthread_mutex_lock(&lk);
     rt_func *f;
-    for (f = funcs; f && f->host != p && (const void *)f != p; f = f->next) {}
+    for (f = funcs; f && f->host != p && (const void *)f != p && (const void *)f->kern != p; f = f->next) {}
     pthread_mutex_unlock(&lk);
     return f;
 }
 
+/* Like CUDA 12+, a cudaKernel_t is a driver CUkernel (cuLibraryLoadData + cuLibraryGetKernel
+ * through the driver table), so cuKernelGetParamInfo answers for it. When the image cannot be
+ * loaded as a library the rt_func itself stands in (launches still resolve it). */
 cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *hostFun)
 {
     rt_func *f = find(hostFun);
     if (!k) return rt_ret(cudaErrorInvalidValue);
     if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
-    *k = (cudaKernel_t)(void *)f;
+    cudaError_t e = rt_enter();
+    pthread_mutex_lock(&lk);
+    if (!e && !f->kern && !f->fb->lib_failed) {
+        CUresult r = f->fb->lib ? CUDA_SUCCESS
+                   : rt_d.cuLibraryLoadData(&f->fb->lib, f->fb->image, NULL, NULL, 0, NULL, NULL, 0);
+        if (r) f->fb->lib_failed = 1;
+        else if (rt_d.cuLibraryGetKernel(&f->kern, f->fb->lib, f->name)) f->kern = NULL;
+    }
+    *k = f->kern ? (cudaKernel_t)(void *)f->kern : (cudaKernel_t)(void *)f;
+    pthread_mutex_unlock(&lk);
     return cudaSuccess;
 }
 

@@ -412,10 +412,22 @@ CUresult cuCtxGetStreamPriorityRange(int *least, int *greatest)
     return CUDA_SUCCESS;
 }
 
+/* synchronisation points trim the device's pools to their release threshold (like CUDA) */
+static CUresult sync_point(CUresult r, int dev)
+{
+    if (r == CUDA_SUCCESS || r == CUDA_ERROR_ILLEGAL_ADDRESS) {
+        pthread_mutex_lock(&sim_lock);
+        sim_pools_sync(dev);
+        pthread_mutex_unlock(&sim_lock);
+    }
+    return r;
+}
+
 CUresult cuCtxSynchronize(void)
 {
     sim_ctx *c;
-    return sim_cur_ctx(&c);
+    CUresult r = sim_cur_ctx(&c);
+    return r == CUDA_SUCCESS || r == CUDA_ERROR_ILLEGAL_ADDRESS ? sync_point(r, c->dev) : r;
 }
 
 CUresult cuCtxSynchronize_v2(CUcontext ctx)
@@ -492,7 +504,8 @@ CUresult cuStreamDestroy_v2(CUstream s)
 CUresult cuStreamSynchronize(CUstream s)
 {
     sim_ctx *c;
-    return sim_stream_check(s, &c);
+    CUresult r = sim_stream_check(s, &c);
+    return r == CUDA_SUCCESS ? sync_point(r, sim_stream_dev(s)) : r;
 }
 SIM_ALIAS(cuStreamSynchronize, cuStreamSynchronize_ptsz);
 

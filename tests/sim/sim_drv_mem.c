@@ -66,7 +66,11 @@ CUresult cuMemFree_v2(CUdeviceptr p)
     if (!p) return CUDA_SUCCESS;
     LOCK();
     sim_region *g = sim_region_exact((uintptr_t)p);
-    if (g && (g->kind == SIM_K_DEVICE || g->kind == SIM_K_ASYNC)) {
+    if (g && g->kind == SIM_K_ASYNC && (g->flags & SIM_F_GRAPH)) {
+        sim_graph_mem_free(g->base);
+    } else if (g && g->kind == SIM_K_ASYNC) {
+        sim_pool_free(g);
+    } else if (g && g->kind == SIM_K_DEVICE) {
         sim_dev_free(g);
     } else if (g && g->kind == SIM_K_MANAGED) {
         sim_va_free(-1, g->base, g->reserved);
@@ -231,15 +235,15 @@ static CUresult do_copy(void *dst, const void *src, size_t n, int dst_dev, int s
     CUresult r = async ? sim_stream_check(s, &c) : sim_cur_ctx(&c);
     if (r) return r;
     if (!n) return CUDA_SUCCESS;
+    if (async) { /* captured: checked when the graph runs (graph allocations exist only then) */
+        sim_op op = {.type = 1, .dst = dst, .src = src, .n = n};
+        if (sim_capture_op(s, &op)) return CUDA_SUCCESS;
+    }
     LOCK();
     int ds = side((uintptr_t)dst, n), ss = side((uintptr_t)src, n);
     UNLOCK();
     if (ds < 0 || ss < 0 || (dst_dev && ds != 1) || (src_dev && ss != 1))
         return CUDA_ERROR_INVALID_VALUE;
-    if (async) {
-        sim_op op = {.type = 1, .dst = dst, .src = src, .n = n};
-        if (sim_capture_op(s, &op)) return CUDA_SUCCESS;
-    }
     memmove(dst, src, n);
     return CUDA_SUCCESS;
 }
@@ -319,14 +323,14 @@ static CUresult do_set(CUdeviceptr d, unsigned v, unsigned elem, size_t n, CUstr
     if (r) return r;
     if (!n) return CUDA_SUCCESS;
     if ((d % elem) != 0 || n > SIZE_MAX / elem) return CUDA_ERROR_INVALID_VALUE;
+    if (async) { /* captured: checked when the graph runs */
+        sim_op op = {.type = 2, .dst = P(d), .n = n, .value = v, .elem = elem};
+        if (sim_capture_op(s, &op)) return CUDA_SUCCESS;
+    }
     LOCK();
     int ok = sim_range_ok((uintptr_t)d, n * elem, 1);
     UNLOCK();
     if (!ok) return CUDA_ERROR_INVALID_VALUE;
-    if (async) {
-        sim_op op = {.type = 2, .dst = P(d), .n = n, .value = v, .elem = elem};
-        if (sim_capture_op(s, &op)) return CUDA_SUCCESS;
-    }
     if (elem == 1) { memset(P(d), (int)(v & 0xff), n); return CUDA_SUCCESS; }
     for (size_t i = 0; i < n; i++) {
         if (elem == 2) { uint16_t x = (uint16_t)v; memcpy((char *)P(d) + 2 * i, &x, 2); }
@@ -351,14 +355,14 @@ SIM_ALIAS(cuMemsetD32Async, cuMemsetD32Async_ptsz);
 /* replay a captured copy/memset (graph launch) */
 void sim_replay_op(const sim_op *op)
 {
-    if (op->type == 1) memmove(op->dst, op->src, op->n);
+    if (op->type == 1) do_copy(op->dst, op->src, op->n, 0, 0, 0, 0);
     else if (op->type == 2) do_set((CUdeviceptr)(uintptr_t)op->dst, op->value, op->elem, op->n, 0, 0);
 }
 
 /* ---- pointer attributes ------------------------------------------------------------------- */
 static CUresult attr1(void *data, CUpointer_attribute a, const sim_region *g, uintptr_t p)
 {
-    int is_dev = g->kind == SIM_K_DEVICE || g->kind == SIM_K_ASYNC || g->kind == SIM_K_VMM;
+    int is_dev = g->kind == SIM_K_DEVICE || g->kind == SIM_K_ASYNC || g->kind == SIM_K_VMM || g->kind == SIM_K_IPC;
     int is_host = g->kind == SIM_K_PINNED || g->kind == SIM_K_REGISTERED;
     switch (a) {
     case CU_POINTER_ATTRIBUTE_CONTEXT:
@@ -375,7 +379,8 @@ static CUresult attr1(void *data, CUpointer_attribute a, const sim_region *g, ui
     case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)data = g->size; break;
     case CU_POINTER_ATTRIBUTE_MAPPED: *(unsigned *)data = 1; break;
     case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: *(unsigned *)data = g->kind == SIM_K_DEVICE; break;
-    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(void **)data = g->kind == SIM_K_ASYNC ? g->pool : NULL; break;
+    case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+        *(void **)data = g->kind == SIM_K_ASYNC && !(g->flags & SIM_F_GRAPH) ? g->pool : NULL; break;
     default: return CUDA_ERROR_INVALID_VALUE;
     }
     return CUDA_SUCCESS;

@@ -1,6 +1,9 @@
-/* sim_graph.c - minimal stream capture and graphs for the simulated driver: copies, memsets and
- * kernel launches issued to a capturing stream are recorded, and replayed (copies move bytes,
- * kernels are argument-checked, never run) by cuGraphLaunch. Test fixture. */
+/* sim_graph.c - minimal stream capture and graphs for the simulated driver: copies, memsets,
+ * kernel launches and stream-ordered allocations/frees issued to a capturing stream are recorded,
+ * and replayed (copies move bytes, kernels are argument-checked, never run; allocation nodes make
+ * their memory exist, free nodes release it) by cuGraphLaunch. cuGraphAddMemAllocNode /
+ * cuGraphAddMemFreeNode append the same nodes explicitly (dependencies are ignored: nodes run in
+ * the order added). A graph allocation's address is fixed when the node is made. Test fixture. */
 #include "sim.h"
 
 #include <stdlib.h>
@@ -41,6 +44,41 @@ static int append(struct CUgraph_st *g, const sim_op *op)
     o.params = NULL;
     g->ops[g->n++] = o;
     return 0;
+}
+
+#define NODE_MAGIC 0x5c90de01
+static struct { int magic; } node_token = { NODE_MAGIC }; /* every CUgraphNode the sim hands out */
+
+CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                                CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+    if (!node || !g || g->magic != GRAPH_MAGIC || !p || !p->bytesize) return CUDA_ERROR_INVALID_VALUE;
+    if (p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE || p->poolProps.location.id < 0 ||
+        p->poolProps.location.id >= sim_ndev)
+        return CUDA_ERROR_INVALID_VALUE;
+    uintptr_t a = 0;
+    size_t reserved = 0;
+    pthread_mutex_lock(&sim_lock);
+    CUresult r = sim_graph_va(p->poolProps.location.id, p->bytesize, &a, &reserved);
+    sim_op op = { .type = 4, .dst = (void *)a, .n = p->bytesize, .reserved = reserved, .dev = p->poolProps.location.id };
+    if (!r && append(g, &op)) r = CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_unlock(&sim_lock);
+    if (r) return r;
+    p->dptr = (CUdeviceptr)a;
+    *node = (CUgraphNode)(void *)&node_token;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps, CUdeviceptr d)
+{
+    if (!node || !g || g->magic != GRAPH_MAGIC || !d) return CUDA_ERROR_INVALID_VALUE;
+    sim_op op = { .type = 5, .dst = (void *)(uintptr_t)d };
+    pthread_mutex_lock(&sim_lock);
+    int bad = append(g, &op);
+    pthread_mutex_unlock(&sim_lock);
+    if (bad) return CUDA_ERROR_OUT_OF_MEMORY;
+    *node = (CUgraphNode)(void *)&node_token;
+    return CUDA_SUCCESS;
 }
 
 int sim_capture_op(CUstream s, const sim_op *op)
@@ -140,6 +178,12 @@ CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
         const sim_op *op = &e->g.ops[i];
         if (op->type == 3) {
             if (op->argbuf) sim_launch_check(op->f, NULL, op->argbuf, op->argsize);
+        } else if (op->type == 4 || op->type == 5) {
+            pthread_mutex_lock(&sim_lock);
+            if (op->type == 4) r = sim_graph_mem_alloc((uintptr_t)op->dst, op->n, op->reserved, op->dev);
+            else sim_graph_mem_free((uintptr_t)op->dst);
+            pthread_mutex_unlock(&sim_lock);
+            if (r) return r;
         } else {
             sim_replay_op(op);
         }

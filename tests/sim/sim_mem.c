@@ -3,6 +3,7 @@
  * registered). Part of the test-only simulated driver; every function expects sim_lock held. */
 #include "sim.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +29,13 @@ static size_t nregs, capregs;
 static uint64_t next_id = 1;
 uintptr_t sim_managed_lo, sim_managed_hi;
 
+/* Under ThreadSanitizer (make tsan-test) a hint outside TSan's application ranges is dropped but
+ * MAP_FIXED_NOREPLACE kept, which maps at address 0 and TSan aborts: take any address there. */
+static int under_tsan(void) { return dlsym(RTLD_DEFAULT, "__tsan_init") != NULL; }
+
 static uintptr_t reserve(uintptr_t want, size_t size)
 {
-    void *p = mmap((void *)want, size, PROT_READ | PROT_WRITE,
+    void *p = under_tsan() ? MAP_FAILED : mmap((void *)want, size, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (p != MAP_FAILED && (uintptr_t)p != want) { /* old kernel: hint only */
         munmap(p, size);
@@ -239,7 +244,7 @@ int sim_classify_kernel_word(uint64_t v)
 {
     if (v < 0x10000) return 0;
     sim_region *r = sim_region_find((uintptr_t)v);
-    if (r) return 0;
+    if (r) return r->kind == SIM_K_VMM && (r->flags & SIM_F_NOACCESS) ? 2 : 0;
     /* one past the end (or in the alignment slack) of an allocation is still fine */
     if (v > 0) {
         r = sim_region_find((uintptr_t)v - 1);
@@ -256,6 +261,7 @@ int sim_range_ok(uintptr_t p, size_t n, int allow_host_regions)
     sim_region *r = sim_region_find(p);
     if (!r) return 0;
     if (n > r->size - (p - r->base)) return 0;
+    if (r->kind == SIM_K_VMM && (r->flags & SIM_F_NOACCESS)) return 0;
     if (!allow_host_regions && (r->kind == SIM_K_PINNED || r->kind == SIM_K_REGISTERED))
         return 0;
     return 1;
@@ -263,10 +269,13 @@ int sim_range_ok(uintptr_t p, size_t n, int allow_host_regions)
 
 void sim_release_device_memory(int dev)
 {
+    sim_pools_reset(dev);
     for (size_t i = nregs; i > 0; i--) {
         sim_region *r = regs[i - 1];
         if (r->dev != dev) continue;
-        if (r->kind == SIM_K_DEVICE || r->kind == SIM_K_ASYNC) {
+        if (r->kind == SIM_K_ASYNC && (r->flags & SIM_F_GRAPH)) {
+            sim_devs[dev].used -= r->reserved; /* the graph keeps the address */
+        } else if (r->kind == SIM_K_DEVICE || r->kind == SIM_K_ASYNC) {
             sim_va_free(dev, r->base, r->reserved);
             sim_devs[dev].used -= r->reserved;
         } else if (r->kind == SIM_K_MANAGED) {

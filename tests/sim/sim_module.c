@@ -29,10 +29,11 @@ static struct CUfunc_st *func_of(const void *f)
     return x && x->magic == FUNC_MAGIC ? x : NULL;
 }
 
-static CUresult load(struct CUmod_st **out, const void *image)
+/* Modules load into the current context; libraries (need_ctx 0) are context-independent. */
+static CUresult load_in(struct CUmod_st **out, const void *image, int need_ctx)
 {
     sim_ctx *c;
-    CUresult r = sim_cur_ctx(&c);
+    CUresult r = need_ctx ? sim_cur_ctx(&c) : sim_init_check();
     if (r) return r;
     if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
     struct CUmod_st *m = calloc(1, sizeof *m);
@@ -46,6 +47,8 @@ static CUresult load(struct CUmod_st **out, const void *image)
     *out = m;
     return CUDA_SUCCESS;
 }
+
+static CUresult load(struct CUmod_st **out, const void *image) { return load_in(out, image, 1); }
 
 CUresult cuModuleLoadData(CUmodule *mod, const void *image) { return load((struct CUmod_st **)mod, image); }
 CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned int n, CUjit_option *o, void **v)
@@ -117,7 +120,7 @@ CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jo, v
 {
     if (!lib) return CUDA_ERROR_INVALID_VALUE;
     struct CUmod_st *m;
-    CUresult r = load(&m, code);
+    CUresult r = load_in(&m, code, 0);
     if (r) return r;
     struct CUlib_st *l = calloc(1, sizeof *l);
     if (!l) { unload(m); return CUDA_ERROR_OUT_OF_MEMORY; }

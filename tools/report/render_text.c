@@ -34,9 +34,10 @@ static void stack_lines(FILE *f, const struct vt_proc *p, int site, int max)
 {
     const struct vt_site *s = &p->sites[site];
     int shown = 0;
-    for (size_t i = 0; i < s->nframes && shown < max; i++) {
+    for (size_t i = 0; i < s->nframes && shown < max + 1; i++) {
         if (s->frames[i]->internal) continue;
-        if (shown++ == 0) continue;                 /* the site itself is already printed */
+        /* the site (and the caller a "<-" label names) are already printed */
+        if (shown++ < (strstr(s->label, " <- ") ? 2 : 1)) continue;
         fprintf(f, "          from %s\n", s->frames[i]->label);
     }
 }

@@ -1,0 +1,168 @@
+#!/bin/sh
+# bench/run.sh - `make bench`: measures the tracer's cost and the report's throughput, prints ONE
+# table (docs/performance.md explains every row). Every row is measured in this run against its
+# baseline in this run. Needs the simulated device and the bench programs (mk/bench.mk).
+#
+# Environment: BUILD (default build), BENCH_REPS (3: wall rows are the minimum of REPS runs,
+# configurations interleaved), BENCH_N (200000 launches per cell; malloc/memcpy use N/4),
+# BENCH_EVENTS (10000000 report events), BENCH_KEEP=1 keeps $BUILD/bench/tmp.
+set -eu
+BUILD=${BUILD:-build}
+REPS=${BENCH_REPS:-3}
+N=${BENCH_N:-200000}
+EVENTS=${BENCH_EVENTS:-10000000}
+CG_N=${BENCH_CG_N:-8000}
+VT=$BUILD/vramtrace
+B=$BUILD/bench
+SIM=$BUILD/sim
+TMP=$B/tmp
+OPS=launch2,launch8,launch32,malloc,memcpyfr
+THREADS=1,8
+export VRAMTRACE_QUIET=1
+
+for f in "$VT" "$BUILD/libvramtrace.so" "$SIM/libcudart.so.13" "$B/bench_calls" "$B/gen_trace" "$B/jsonc_floor"; do
+    [ -e "$f" ] || { echo "bench: $f missing (make BUILD=$BUILD all sim bench needs nvcc)" >&2; exit 1; }
+done
+rm -rf "$TMP"
+mkdir -p "$TMP"
+R=$TMP/results.txt   # lines: KIND CONFIG FIELDS...
+: >"$R"
+start=$(date +%s)
+say() { echo "bench: $*" >&2; }
+
+# ---- 1. wall-clock ns per call, four configurations, REPS interleaved runs -------------------
+# untraced: no preload; nobt: VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=off; check: VRAMTRACE_BACKTRACE=0
+# VRAMTRACE_CHECK=record; default: backtraces on, checks record (what `vramtrace run` does).
+run_cfg() { # CONFIG REP
+    case $1 in
+    untraced) env LD_LIBRARY_PATH="$SIM${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$B/bench_calls" $OPS $THREADS "$N" ;;
+    nobt) env VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=off "$VT" run --sim -q -o "$TMP/$1-$2.jsonl" -- "$B/bench_calls" $OPS $THREADS "$N" ;;
+    check) env VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=record "$VT" run --sim -q -o "$TMP/$1-$2.jsonl" -- "$B/bench_calls" $OPS $THREADS "$N" ;;
+    default) "$VT" run --sim -q -o "$TMP/$1-$2.jsonl" -- "$B/bench_calls" $OPS $THREADS "$N" ;;
+    esac
+}
+rep=1
+while [ "$rep" -le "$REPS" ]; do
+    for cfg in untraced nobt check default; do
+        say "calls: run $rep/$REPS, $cfg"
+        run_cfg $cfg $rep | sed "s/^/$cfg /" >>"$R"
+        if [ $cfg = default ] && [ "$rep" = 1 ]; then
+            # 3. bytes per event by kind, from this real traced run (then the file goes)
+            awk '{ if (match($0, /"ev":"[a-z_]*"/)) { k = substr($0, RSTART + 6, RLENGTH - 7); n[k]++; b[k] += length($0) + 1 } }
+                 END { for (k in n) print "SIZE", k, n[k], b[k] }' "$TMP/$cfg-$rep.jsonl" >>"$R"
+        fi
+        rm -f "$TMP/$cfg-$rep.jsonl"*
+    done
+    rep=$((rep + 1))
+done
+
+# ---- 2. instructions per call under callgrind (deterministic), 1 thread ----------------------
+# Valgrind cannot map the tracer's 64 GiB trace reservation: vg_mmap_shim.so cuts that one mapping
+# to 1 GiB. --toggle-collect counts the timed loop only (warm-up, setup and exit excluded).
+if command -v valgrind >/dev/null 2>&1; then
+    cg() { # OP CONFIG
+        n=$CG_N
+        case $1 in malloc|memcpy*) n=$((CG_N * 4)) ;; esac
+        calls=$n
+        case $1 in malloc|memcpy*) calls=$((n / 4)) ;; esac
+        case $2 in
+        untraced) pre= ; envs= ;;
+        nobt) pre="$B/vg_mmap_shim.so:$BUILD/libvramtrace.so"; envs="VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=off" ;;
+        check) pre="$B/vg_mmap_shim.so:$BUILD/libvramtrace.so"; envs="VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=record" ;;
+        default) pre="$B/vg_mmap_shim.so:$BUILD/libvramtrace.so"; envs="VRAMTRACE_CHECK=record" ;;
+        esac
+        ir=$(env LD_LIBRARY_PATH="$SIM" ${pre:+LD_PRELOAD=$pre} VRAMTRACE_OUTPUT="$TMP/cg-%p.jsonl" $envs \
+             valgrind --tool=callgrind --toggle-collect=vt_bench_measured --callgrind-out-file="$TMP/cg.$1.$2.out" \
+             "$B/bench_calls" "$1" 1 "$n" 2>&1 >/dev/null | sed -n 's/.*Collected : *//p' | tr -d ,)
+        [ -n "$ir" ] && echo "INSTR $2 $1 $calls $ir" >>"$R"
+        rm -f "$TMP"/cg-*.jsonl
+    }
+    say "instructions: callgrind"
+    for op in launch2 launch8 launch32; do for cfg in untraced nobt check; do cg $op $cfg; done; done
+    for cfg in untraced nobt default; do cg malloc $cfg; done
+    for cfg in untraced nobt check; do cg memcpy $cfg; done
+    for cfg in untraced nobt check; do cg memcpyfr $cfg; done
+else
+    say "valgrind not found: no instruction rows"
+fi
+
+# ---- 4. report throughput on a generated trace, against a plain json-c parse -----------------
+say "report: generating $EVENTS events"
+T=$TMP/gen.jsonl
+"$B/gen_trace" "$T" "$EVENTS" "$B/bench_calls" "$BUILD/libvramtrace.so" "$(ldd "$B/bench_calls" | awk '/libc.so/ { print $3 }')" >"$TMP/gen.out"
+read gev gbytes <"$TMP/gen.out"
+timed() { # NAME CMD... : wall s and peak RSS of the child (getrusage via /usr/bin/time)
+    name=$1; shift
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -f "%e %M" -o "$TMP/time.$name" "$@" >"$TMP/out.$name" 2>"$TMP/err.$name" || { cat "$TMP/err.$name" >&2; return 1; }
+        read s kb <"$TMP/time.$name"
+    else
+        t0=$(date +%s.%N); "$@" >"$TMP/out.$name" 2>"$TMP/err.$name"; t1=$(date +%s.%N)
+        s=$(echo "$t1 $t0" | awk '{ print $1 - $2 }'); kb=0
+    fi
+    echo "REPORT $name $gev $gbytes $s $kb" >>"$R"
+}
+say "report: json-c floor"
+timed floor "$B/jsonc_floor" "$T"
+say "report: vramtrace report --json"
+timed report "$VT" report "$T" --json
+rm -f "$T"
+end=$(date +%s)
+
+# ---- the table ---------------------------------------------------------------------------------
+model=$(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -1)
+cpus=$(getconf _NPROCESSORS_ONLN)
+awk -v reps="$REPS" -v model="$model" -v cpus="$cpus" -v secs=$((end - start)) '
+function key(c, o, t) { return c SUBSEP o SUBSEP t }
+$1 == "untraced" || $1 == "nobt" || $1 == "check" || $1 == "default" {
+    if ($2 == "RESULT") { k = key($1, $3, $4); if (!(k in ns) || $6 < ns[k]) ns[k] = $6 }
+    else if ($2 == "RSS") { r = $1; if (!(r in rss) || $3 > rss[r]) { rss[r] = $3; anon[r] = $4; file[r] = $5 } }
+}
+$1 == "SIZE" { sz_n[$2] = $3; sz_b[$2] = $4; tot_n += $3; tot_b += $4 }
+$1 == "INSTR" { ir[$2, $3] = $5 / $4 }
+$1 == "REPORT" { rep_ev[$2] = $3; rep_b[$2] = $4; rep_s[$2] = $5; rep_kb[$2] = $6 }
+function row(name, base, meas, unit, fmt) {
+    if (base == "" || meas == "") { printf "  %-58s %14s %14s %12s %8s\n", name, "n/a", "n/a", "", ""; return }
+    printf "  %-58s %11" fmt " %-2s %11" fmt " %-2s %+11" fmt " %8.2fx\n", name, base, unit, meas, unit, meas - base, (base > 0 ? meas / base : 0)
+}
+END {
+    split("launch2 launch8 launch32 malloc memcpy memcpyfr", ops, " ")
+    label["launch2"] = "<<<>>> 2 args"; label["launch8"] = "<<<>>> 8 args"; label["launch32"] = "<<<>>> 32 args"
+    label["malloc"] = "cudaMalloc+cudaFree 4 KiB"; label["memcpy"] = "cudaMemcpy 4KiB h2d, fresh"
+    label["memcpyfr"] = "cudaMemcpy 4KiB h2d, freed"
+    split("nobt check default", cfgs, " ")
+    cl["nobt"] = "no bt, no checks"; cl["check"] = "checks"; cl["default"] = "checks+bt (default)"
+    printf "vramtrace bench: %s, %s CPUs; wall rows = min of %s runs; %d s\n", model, cpus, reps, secs
+    printf "  %-58s %14s %14s %12s %9s\n", "row", "baseline", "measured", "added", "ratio"
+    print "tracer cost per call, simulated device (core-ns/call = wall x min(threads,CPUs) / calls; baseline = untraced)"
+    for (i = 1; i <= 6; i++) for (t = 1; t <= 8; t += 7) for (j = 1; j <= 3; j++) {
+        o = ops[i]; c = cfgs[j]
+        if (o == "memcpy") continue
+        row(sprintf("%-26s %d thr %s", label[o], t, cl[c]), ns[key("untraced", o, t)], ns[key(c, o, t)], "ns", ".1f")
+    }
+    print "instructions per call (callgrind, 1 thread, deterministic; baseline = untraced)"
+    for (i = 1; i <= 6; i++) for (j = 1; j <= 3; j++) {
+        o = ops[i]; c = cfgs[j]
+        if (!((c, o) in ir)) continue
+        row(sprintf("%-26s %s", label[o], cl[c]), ir["untraced", o], ir[c, o], "in", ".0f")
+    }
+    print "trace size per event (bytes/line, default config, the traced run above)"
+    for (k in sz_n) printf "  %-58s %14s %11.1f B  %s lines\n", "ev=" k, "", sz_b[k] / sz_n[k], sz_n[k]
+    if (tot_n) printf "  %-58s %14s %11.1f B  %s lines, %.1f MB\n", "all events", "", tot_b / tot_n, tot_n, tot_b / 1e6
+    print "tracer resident memory after the same work (kB from /proc/self/status; baseline = untraced)"
+    for (j = 1; j <= 3; j++) {
+        c = cfgs[j]
+        row(sprintf("VmRSS   %s", cl[c]), rss["untraced"], rss[c], "kB", ".0f")
+        row(sprintf("RssAnon %s", cl[c]), anon["untraced"], anon[c], "kB", ".0f")
+        row(sprintf("RssFile %s (trace pages mapped)", cl[c]), file["untraced"], file[c], "kB", ".0f")
+    }
+    if ("report" in rep_s) {
+        printf "report throughput, %d events, %.0f MB generated trace (baseline = json-c parse of each line)\n", rep_ev["report"], rep_b["report"] / 1e6
+        fs = rep_s["floor"] > 0 ? rep_s["floor"] : 1e-9; rs = rep_s["report"] > 0 ? rep_s["report"] : 1e-9
+        row("events/s (M)", rep_ev["floor"] / fs / 1e6, rep_ev["report"] / rs / 1e6, "M", ".2f")
+        row("MB/s", rep_b["floor"] / fs / 1e6, rep_b["report"] / rs / 1e6, "MB", ".0f")
+        row("wall s", rep_s["floor"], rep_s["report"], "s", ".2f")
+        row("peak RSS", rep_kb["floor"], rep_kb["report"], "kB", ".0f")
+    }
+}' "$R"
+[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$TMP"

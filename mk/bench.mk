@@ -1,0 +1,30 @@
+# mk/bench.mk - `make bench`: tracer cost per call, instructions per call, trace size, tracer memory
+# and report throughput, printed as one table by bench/run.sh (docs/performance.md). Not part of
+# `make test`; no timing thresholds anywhere. The CUDA program needs nvcc (-cudart shared, run on
+# the simulated device); without it `make bench` says so and stops.
+BENCH_DIR   := $(BUILD)/bench
+BENCH_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g
+BENCH_TOOLS := $(BENCH_DIR)/gen_trace $(BENCH_DIR)/jsonc_floor $(BENCH_DIR)/vg_mmap_shim.so
+
+$(BENCH_DIR)/gen_trace: bench/gen_trace.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
+$(BENCH_DIR)/jsonc_floor: bench/jsonc_floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $< -ljson-c
+$(BENCH_DIR)/vg_mmap_shim.so: bench/vg_mmap_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<
+
+.PHONY: bench bench-tools
+bench-tools: $(BENCH_TOOLS)
+ifneq ($(NVCC),)
+$(BENCH_DIR)/bench_calls: bench/bench_calls.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -arch=sm_90 -O2 -cudart shared -Xcompiler -Wall,-Wextra -o $@ $<
+bench: all sim $(BENCH_TOOLS) $(BENCH_DIR)/bench_calls
+	@BUILD=$(BUILD) sh bench/run.sh
+else
+bench: all $(BENCH_TOOLS)
+	@echo "bench: nvcc not found; the call benchmarks need an nvcc -cudart shared program and the simulated device" >&2; exit 1
+endif

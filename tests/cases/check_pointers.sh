@@ -1,0 +1,152 @@
+#!/bin/sh
+# check_pointers.sh - end-to-end: the launch argument check (host / freed / out-of-bounds pointers,
+# by-value structs, no false positives on scalars), the copy/set/free checks, leaks, --check=abort
+# and the pageable-access downgrade, on the runtime path (every nvcc variant and both layout
+# sources) and the driver path (cuModuleLoadData + cuLaunchKernel, kernelParams and `extra`).
+# The programs print one "expect KIND SEVERITY KERNEL ARG OFFSET VALUE" line per finding they
+# provoke; the trace's findings must be exactly those, in order.
+. tests/lib.sh
+need_sim
+[ -x "$PROGS/trace_rt" ] || { skip "check_pointers: trace test programs not built"; exit 0; }
+
+trace() { # trace NAME ENV [vramtrace run options] -- PROG ARGS...
+    n=$1; e=$2; shift 2
+    rm -f "$TMP/$n.jsonl"
+    env $e "$VT" run --sim -o "$TMP/$n.jsonl" "$@" >"$TMP/$n.out" 2>"$TMP/$n.err"
+    echo $? >"$TMP/$n.rc"
+}
+q() { jqs "$TMP/$1.jsonl" "$2" | tr '\n' ';'; }
+expected() { grep '^expect ' "$TMP/$1.out" | tr '\n' ';'; }
+found() {
+    q "$1" '(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k
+        | .[] | select(.ev=="finding")
+        | "expect \(.kind) \(.severity) \(if .k then $k[.k|tostring] else "-" end) \(.arg // "-") \(.offset // "-") \(.value)"'
+}
+# check_findings NAME DESC : the trace's findings are exactly the program's expectations
+check_findings() {
+    w=$(expected "$1")
+    check "$2: the program provoked something" test -n "$w"
+    check_eq "$2: findings" "$(found "$1")" "$w"
+}
+
+# ---- each bad-pointer case on the default build ----------------------------------------------
+for m in host_malloc host_stack host_mmap host_offset host_struct host_tmpl host_exc freed oob_end between; do
+    trace $m "" -- "$PROGS/trace_rt" $m
+    check_findings $m "$m"
+    check_eq "$m: default mode records and goes on" "$(cat "$TMP/$m.rc"),$(grep -c "^done $m" "$TMP/$m.out")" 0,1
+done
+check_eq "malloc'd pointer is classed heap" "$(q host_malloc '.[] | select(.ev=="finding") | "\(.class) \(.mapping)"')" "heap [heap];"
+check_eq "stack pointer is classed stack" "$(q host_stack '.[] | select(.ev=="finding") | .class')" "stack;"
+check_eq "mmap'd pointer is classed anon" "$(q host_mmap '.[] | select(.ev=="finding") | .class')" "anon;"
+check "message names kernel and argument (struct: byte offset)" grep -q \
+    "host pointer passed to kernel k_struct, argument 1 (byte 8 of a by-value struct)" "$TMP/host_struct.err"
+check "message shows a template kernel's name without its return type" grep -q \
+    "host pointer passed to kernel k_tmpl<float, 4>, argument 0:" "$TMP/host_tmpl.err"
+check_eq "cudaLaunchKernelExC finding and launch carry that api" \
+    "$(q host_exc '[.[] | select(.ev=="finding" or .ev=="launch") | .api] | join(",")')" "cudaLaunchKernelExC,cudaLaunchKernelExC;"
+check_eq "finding precedes its launch" "$(q host_malloc '[.[] | select(.ev=="finding" or .ev=="launch") | .ev] | join(",")')" "finding,launch;"
+check_eq "use after free names the freed allocation" \
+    "$(q freed '.[] | select(.ev=="finding") | "\(.alloc.addr) \(.alloc.size)"')" "$(sed -n 's/^alloc //p' "$TMP/freed.out");"
+for m in oob_end between; do
+    check_eq "$m: warning names the nearest allocation" "$(q $m '.[] | select(.ev=="finding") | .alloc.addr')" "$(sed -n 's/^near //p' "$TMP/$m.out");"
+done
+check "just past the end is explained" grep -q "just past the end of an allocation" "$TMP/oob_end.err"
+check "between allocations is explained" grep -q "between allocations" "$TMP/between.err"
+check "exit summary counts the finding" grep -q "findings: 1 host pointer" "$TMP/host_malloc.err"
+
+# ---- no false positives (device offsets, pinned, managed, registered, NULL, scalars), and a host
+# pointer in a struct, on every nvcc variant with both layout sources ----
+for v in trace_rt trace_rt_legacy trace_rt_zstdnone trace_rt_zsize trace_rt_speed; do
+    for np in 0 1; do
+        t=$v.np$np
+        trace $t.clean "VRAMTRACE_SIM_NO_PARAMINFO=$np" -- "$PROGS/$v" clean
+        check_eq "$t: clean program: no finding, exits 0" \
+            "$(cat "$TMP/$t.clean.rc") $(q $t.clean '[.[] | select(.ev=="finding")] | length')" "0 0;"
+        check_eq "$t: clean program: all launches recorded" "$(q $t.clean '[.[] | select(.ev=="launch" and .res==0)] | length')" "14;"
+        check_eq "$t: every kernel has a layout" "$(q $t.clean '[.[] | select(.ev=="kernel" and .layout=="none")] | length')" "0;"
+        lay=$(q $t.clean '[.[] | select(.ev=="kernel") | .layout] | unique | join(",")')
+        if [ $np = 1 ]; then check_eq "$t: layout parsed from the fatbin" "$lay" "elf;"
+        else check "$t: layout from paraminfo or the fatbin ($lay)" sh -c "[ '$lay' = 'paraminfo;' ] || [ '$lay' = 'elf;' ]"; fi
+        check_eq "$t: scalar kernel's layout" \
+            "$(q $t.clean '.[] | select(.ev=="kernel" and (.name|startswith("_Z9k_scalars"))) | .params | map(join(":")) | join(" ")')" \
+            "0:4 4:4 8:8 16:4 24:8 32:8 40:8 48:8 56:8 64:8;"
+        trace $t.struct "VRAMTRACE_SIM_NO_PARAMINFO=$np" -- "$PROGS/$v" host_struct
+        check_findings $t.struct "$t: host pointer inside a struct"
+    done
+    [ $v = trace_rt_legacy ] && check_eq "legacy launch goes through cudaLaunchKernel" \
+        "$(q $v.np0.struct '[.[] | select(.ev=="launch") | .api] | join(",")')" "cudaLaunchKernel;"
+done
+check_eq "clean program: census of pinned/managed/registered allocations" \
+    "$(q trace_rt.np0.clean '[.[] | select(.ev=="alloc") | .mem] | join(",")')" "device,pinned,managed,registered;"
+
+# ---- copies, sets and frees ------------------------------------------------------------------
+trace copies "" -- "$PROGS/trace_rt" copies
+check_findings copies "copy/set/free checks"
+check "oob copy says by how much" grep -q "destination range runs 4096 bytes past the end" "$TMP/copies.err"
+check "direction mismatch says what the kind claimed" grep -q "kind says d2h but the pointers are h2d" "$TMP/copies.err"
+check_eq "oob copy names its allocation" \
+    "$(q copies '[.[] | select(.ev=="finding" and .kind=="oob_copy") | .alloc.size] | map(tostring) | join(",")')" "4096,4096,4096;"
+check "summary lists every kind" grep -q "findings: 3 out-of-bounds copy, 1 direction mismatch, 1 double free, 1 invalid free" "$TMP/copies.err"
+
+# ---- leaks -----------------------------------------------------------------------------------
+trace leak "" -- "$PROGS/trace_rt" leak
+leaked=$(q leak '([.[] | select(.ev=="free" and .res==0) | .addr]) as $f | .[] | select(.ev=="alloc" and .res==0 and (.addr as $a | $f | index($a) | not)) | "\(.addr) \(.size)"')
+want=$(grep '^alloc ' "$TMP/leak.out" | head -2 | sed 's/^alloc //' | tr '\n' ';')
+check_eq "trace shows the leaked allocations (alloc without free)" "$leaked" "$want"
+check "exit summary: 2 allocations not freed" grep -q "2 device allocations (.*) not freed at exit" "$TMP/leak.err"
+check_eq "footer live bytes = leaked bytes" "$(q leak '.[] | select(.ev=="footer") | .live_bytes')" "$((3 * 1048576 + 12345));"
+check_eq "leaks are not findings" "$(q leak '[.[] | select(.ev=="finding")] | length')" "0;"
+
+# ---- --check=abort, --check=off, pageable access ---------------------------------------------
+trace abort "" --check=abort -- "$PROGS/trace_rt" host_struct
+check_eq "--check=abort: exit status of SIGABRT" "$(cat "$TMP/abort.rc")" 134
+check "--check=abort: clear message" grep -q "stopping at the first error (--check=abort)" "$TMP/abort.err"
+check_eq "--check=abort: stopped before the launch" "$(grep -c '^launch' "$TMP/abort.out")" 0
+check_findings abort "--check=abort"
+check_eq "--check=abort: header says abort, no launch line" \
+    "$(q abort '(.[] | select(.ev=="header") | .checks) + " " + ([.[] | select(.ev=="launch")] | length | tostring)')" "abort 0;"
+trace abort_ok "" --check=abort -- "$PROGS/trace_rt" clean
+check_eq "--check=abort: clean program unaffected" "$(cat "$TMP/abort_ok.rc")" 0
+trace off "" --check=off -- "$PROGS/trace_rt" host_malloc copies
+check_eq "--check=off: no findings" "$(q off '[.[] | select(.ev=="finding")] | length')" "0;"
+trace pageable "VRAMTRACE_SIM_PAGEABLE=1" -- "$PROGS/trace_rt" host_malloc
+check_eq "pageable access: host pointer is a warning" \
+    "$(q pageable '.[] | select(.ev=="finding") | "\(.kind) \(.severity) \(.value)"')" \
+    "host_pointer warning $(sed -n 's/^expect host_pointer error [^ ]* 0 0 //p' "$TMP/pageable.out");"
+check "pageable access: the warning gives the reason" grep -q "pageable memory access" "$TMP/pageable.err"
+
+# ---- driver API: cuModuleLoadData (fatbin / PTX, embedded / from a file) + cuLaunchKernel -----
+for img in fatbin ptx "$PROGS/trace_kern.fatbin" "$PROGS/trace_kern.ptx"; do
+    for form in params extra; do
+        for np in 0 1; do
+            t=drv.$(basename "$img").$form.$np
+            trace $t "VRAMTRACE_SIM_NO_PARAMINFO=$np" -- "$PROGS/trace_drv_dl" launch "$img" $form
+            check_findings $t "driver $(basename "$img") $form paraminfo=$((1 - np))"
+            case "$np:$img" in
+                0:*) want=paraminfo ;;
+                1:*ptx) want=ptx ;;
+                *) want=elf ;;
+            esac
+            check_eq "driver $(basename "$img") $form paraminfo=$((1 - np)): layout" \
+                "$(q $t '[.[] | select(.ev=="kernel") | .layout] | unique | join(",")')" "$want;"
+        done
+    done
+done
+trace drv_linked "" -- "$PROGS/trace_drv" launch fatbin extra
+check_findings drv_linked "driver (-lcuda) extra buffer"
+
+# ---- examples/host_pointer_bug ---------------------------------------------------------------
+if [ -x "$EXAMPLES/host_pointer_bug" ]; then
+    trace ex "" -- "$EXAMPLES/host_pointer_bug"
+    check "host_pointer_bug: the finding names kernel and argument" \
+        sh -c "jq -r 'select(.ev==\"finding\") | .msg' <'$TMP/ex.jsonl' 2>/dev/null | tr -d '\\000' | grep -q 'host pointer passed to kernel my_kernel, argument 0'"
+    check_eq "host_pointer_bug: one host_pointer error" "$(q ex '[.[] | select(.ev=="finding") | "\(.kind) \(.severity) \(.arg)"] | join(",")')" "host_pointer error 0;"
+    check_eq "host_pointer_bug: program's exit status" "$(cat "$TMP/ex.rc")" 1
+    trace exfix "" -- "$EXAMPLES/host_pointer_bug" fixed
+    check_eq "host_pointer_bug fixed: nothing reported" \
+        "$(cat "$TMP/exfix.rc") $(q exfix '[.[] | select(.ev=="finding")] | length') $(grep -c 'vramtrace: \(error\|warning\)' "$TMP/exfix.err")" "0 0; 0"
+    trace exabort "" --check=abort -- "$EXAMPLES/host_pointer_bug"
+    check_eq "host_pointer_bug --check=abort: 134" "$(cat "$TMP/exabort.rc")" 134
+else
+    skip "examples/host_pointer_bug not built"
+fi

@@ -1,0 +1,93 @@
+#!/bin/sh
+# rel_behaviour.sh - the tracer does not change what the program sees (return codes, errno, exit
+# status, no early context), survives programs that load CUDA with RTLD_DEEPBIND or dlmopen,
+# reports its own failures once without failing the program, and is safe with hostile paths,
+# environments and traces (docs/reliability.md).
+. tests/lib.sh
+need_sim
+E="$PROGS/rel_errno"
+D="$PROGS/rel_dlopen"
+plain() { env LD_LIBRARY_PATH="$SIM" "$@"; }
+
+# --- return codes, errno, exit status, no extra context ---
+plain "$E" >"$TMP/plain.txt" 2>/dev/null; prc=$?
+"$VT" run --sim -q -o "$TMP/e.jsonl" -- "$E" >"$TMP/traced.txt" 2>/dev/null; trc=$?
+check_eq "exit status without tracer" "$prc" 7
+check_eq "exit status unchanged under the tracer" "$trc" 7
+if cmp -s "$TMP/plain.txt" "$TMP/traced.txt"; then ok "every return code and errno identical with and without the tracer"
+else not_ok "return codes / errno differ"; diff "$TMP/plain.txt" "$TMP/traced.txt" | head; fi
+check_eq "errno preserved across every hooked call (set 4242 before)" \
+    "$(grep -c 'errno=4242$' "$TMP/traced.txt")" "$(grep -c ' rc=' "$TMP/traced.txt")"
+check "failing calls keep their codes (OOM 2, bad free 1, bad device 101)" \
+    grep -q '^cudaMalloc_huge rc=2 ' "$TMP/traced.txt"
+check_eq "no primary context before the program makes one" "$(sed -n 's/^primary_active_before=//p' "$TMP/traced.txt")" 0
+check_eq "no current context before the program makes one" "$(sed -n 's/^ctx_before_null=//p' "$TMP/traced.txt")" 1
+check_eq "trace records the failed allocation with its code" \
+    "$(jqs "$TMP/e.jsonl" '[.[] | select(.ev=="alloc" and .res==2)] | length')" 1
+
+# --- programs that load the runtime themselves ---
+for m in plain deepbind dlmopen; do
+    want=$(plain "$D" $m 2>&1)
+    got=$("$VT" run --sim -q -o "$TMP/dl-$m.jsonl" -- "$D" $m 2>&1); rc=$?
+    check_eq "dlopen $m: program works under the tracer" "$rc:$got" "0:$want"
+    check_eq "dlopen $m: alloc, memset, free traced (through the dlsym'd pointers)" \
+        "$(jqs "$TMP/dl-$m.jsonl" '[.[] | select(.ev=="alloc" or .ev=="set" or .ev=="free") | .ev] | join(",")')" alloc,set,free
+done
+
+# --- the tracer's own failures: said once on stderr, the program carries on ---
+: >"$TMP/afile"
+"$VT" run --sim -o "$TMP/afile/t.jsonl" -- "$E" >"$TMP/o1.txt" 2>"$TMP/e1.txt"
+check_eq "unwritable path (parent is a file): program exit status unchanged" "$?" 7
+check "unwritable path: program output unchanged" cmp -s "$TMP/plain.txt" "$TMP/o1.txt"
+check_eq "unwritable path: one message on stderr" "$(grep -c 'cannot create trace file' "$TMP/e1.txt")" 1
+"$VT" run --sim -o /proc/vt-rel-test.jsonl -- "$E" >/dev/null 2>"$TMP/e2.txt"
+check_eq "read-only directory (/proc, even for root): exit status unchanged" "$?" 7
+check_eq "read-only directory: one message on stderr" "$(grep -c 'cannot create trace file' "$TMP/e2.txt")" 1
+if [ "$(id -u)" != 0 ]; then
+    mkdir "$TMP/ro" && chmod 555 "$TMP/ro"
+    "$VT" run --sim -o "$TMP/ro/t.jsonl" -- "$E" >/dev/null 2>"$TMP/e3.txt"
+    check_eq "chmod 555 directory: exit status unchanged" "$?" 7
+    check_eq "chmod 555 directory: one message" "$(grep -c 'cannot create trace file' "$TMP/e3.txt")" 1
+else
+    skip "chmod 555 directory: running as root (covered by /proc above)"
+fi
+# disk full: RLIMIT_FSIZE of 64 blocks (32 KiB in dash/POSIX sh) - the tracer must stop at the limit
+# rather than grow into SIGXFSZ, which would kill the program
+sh -c 'ulimit -f 64 && exec "$@"' _ "$VT" run --sim -o "$TMP/full.jsonl" -- "$PROGS/rel_stress" 2 60 >"$TMP/o4.txt" 2>"$TMP/e4.txt"
+check_eq "file size limit: program exit status 0 (no SIGXFSZ)" "$?" 0
+check_eq "file size limit: the program's own work all succeeded" "$(sed -n 's/^errors=//p' "$TMP/o4.txt")" 0
+check_eq "file size limit: one message on stderr" "$(grep -c 'events are dropped' "$TMP/e4.txt")" 1
+check "file size limit: trace stays within the limit" test "$(stat -c %s "$TMP/full.jsonl")" -le 65536
+check_eq "file size limit: what was written parses, header first" "$(jqs "$TMP/full.jsonl" '.[0].ev')" header
+"$VT" report --json "$TMP/full.jsonl" >/dev/null 2>&1
+check_eq "file size limit: report reads the truncated trace" "$?" 0
+
+# --- security ---
+mkdir "$TMP/ww" && chmod 1777 "$TMP/ww"
+echo keep >"$TMP/victim"
+ln -s "$TMP/victim" "$TMP/ww/t.jsonl"
+"$VT" run --sim -q -o "$TMP/ww/t.jsonl" -- "$E" >/dev/null 2>&1
+check_eq "pre-existing symlink at the target: not followed (victim untouched)" "$(cat "$TMP/victim")" keep
+check "pre-existing symlink: still a symlink" test -L "$TMP/ww/t.jsonl"
+check_eq "pre-existing symlink: a new name is chosen (t.jsonl.1)" "$(jqs "$TMP/ww/t.jsonl.1" '.[0].ev')" header
+check_eq "trace file mode 0600" "$(stat -c %a "$TMP/ww/t.jsonl.1")" 600
+SECRET=xyz-vt-secret RANK=3 AWS_SECRET_ACCESS_KEY=xyz-vt-secret "$VT" run --sim -q -o "$TMP/env.jsonl" -- "$E" >/dev/null 2>&1
+check_eq "no environment variable recorded (SECRET=... absent)" "$(tr -d '\000' <"$TMP/env.jsonl" | grep -c 'xyz-vt-secret')" 0
+check_eq "rank variables are recorded" "$(jqs "$TMP/env.jsonl" '.[0].rank.RANK')" 3
+# hostile strings from a real trace never reach the HTML unescaped
+"$VT" run --sim -q -o "$TMP/hostile.jsonl" -- "$PROGS/rel_crash" hostile 2 >/dev/null 2>&1
+check "hostile NVTX name is in the trace" sh -c "tr -d '\\000' <'$TMP/hostile.jsonl' | grep -q 'onerror=alert'"
+if "$VT" report --help 2>&1 | grep -q -- '--html'; then
+    "$VT" report --html "$TMP/h.html" "$TMP/hostile.jsonl" >/dev/null 2>&1
+    check_eq "report --html on the hostile trace exits 0" "$?" 0
+    check_eq "HTML: no injected <script>/<img> from the trace" "$(grep -c '<script>alert\|<img src=x' "$TMP/h.html")" 0
+else
+    skip "report --html not available"
+fi
+# a trace naming shell commands as paths: the report opens files, never runs anything
+tr -d '\000' <"$TMP/e.jsonl" | jq -c --arg p "\$(touch $TMP/pwned1)" --arg q "|touch $TMP/pwned2;" \
+    'if .ev=="header" then .program=$p elif .ev=="module" then .path=$q else . end' >"$TMP/evil.jsonl"
+"$VT" report "$TMP/evil.jsonl" >/dev/null 2>&1
+"$VT" report --json "$TMP/evil.jsonl" >/dev/null 2>&1
+"$VT" report --html "$TMP/evil.html" "$TMP/evil.jsonl" >/dev/null 2>&1
+check "report never executes anything named in a trace" sh -c "! ls '$TMP'/pwned* >/dev/null 2>&1"

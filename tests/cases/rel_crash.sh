@@ -1,0 +1,56 @@
+#!/bin/sh
+# rel_crash.sh - a program that dies (SIGKILL, abort, SIGSEGV, _exit) leaves a trace the report
+# reads, holding every allocation made before it died (docs/trace-format.md "Crash semantics").
+. tests/lib.sh
+need_sim
+P="$PROGS/rel_crash"
+N=8
+MiB=1048576
+# verify NAME TRACE : the trace parses, has every allocation, and the report reads it
+verify() {
+    name=$1; t=$2
+    check "$name: trace file exists" test -s "$t"
+    check_eq "$name: every line parses, header first" "$(jqs "$t" '.[0].ev')" header
+    check_eq "$name: all $N allocations recorded" "$(jqs "$t" '[.[] | select(.ev=="alloc" and .res==0)] | length')" $N
+    check_eq "$name: no footer" "$(jqs "$t" '[.[] | select(.ev=="footer")] | length')" 0
+    j=$("$VT" report --json "$t" 2>"$TMP/$name.rep.err"); rc=$?
+    check_eq "$name: report --json exits 0 on a trace without footer" "$rc" 0
+    check_eq "$name: report peak_bytes" "$(printf '%s' "$j" | jq -r .peak_bytes)" $((N * MiB))
+    check_eq "$name: report leaked_bytes (live at death)" "$(printf '%s' "$j" | jq -r .leaked_bytes)" $((N * MiB))
+    "$VT" report "$t" >"$TMP/$name.txt" 2>&1
+    check_eq "$name: text report exits 0" "$?" 0
+}
+
+# SIGKILL while sleeping: wait for "ready" (bounded), kill the program itself (not vramtrace)
+"$VT" run --sim -q -o "$TMP/kill.jsonl" -- "$P" sleep $N >"$TMP/kill.out" 2>&1 &
+vt=$!
+i=0
+while ! grep -q '^ready' "$TMP/kill.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+pid=$(sed -n 's/^ready pid=//p' "$TMP/kill.out")
+if [ -n "$pid" ]; then kill -KILL "$pid"; else kill -KILL $vt; fi
+wait $vt
+check_eq "SIGKILL: vramtrace run exits 128+9" "$?" 137
+verify sigkill "$TMP/kill.jsonl"
+# the file keeps its pre-grown NUL tail: a reader must skip it
+sz=$(stat -c %s "$TMP/kill.jsonl"); used=$(tr -d '\000' <"$TMP/kill.jsonl" | wc -c)
+check "SIGKILL: NUL padding after the last line (pre-grown file)" test "$sz" -gt "$used"
+
+"$VT" run --sim -q -o "$TMP/abort.jsonl" -- "$P" abort $N >/dev/null 2>&1
+check_eq "abort(): exit status 128+6" "$?" 134
+verify abort "$TMP/abort.jsonl"
+
+"$VT" run --sim -q -o "$TMP/segv.jsonl" -- "$P" segv $N >/dev/null 2>&1
+check_eq "SIGSEGV: exit status 128+11" "$?" 139
+verify segv "$TMP/segv.jsonl"
+
+"$VT" run --sim -q -o "$TMP/uexit.jsonl" -- "$P" _exit $N >/dev/null 2>&1
+check_eq "_exit(3): exit status 3" "$?" 3
+verify _exit "$TMP/uexit.jsonl"
+
+# clean exit for contrast: footer last, no NUL bytes, live_bytes = what was never freed
+"$VT" run --sim -q -o "$TMP/clean.jsonl" -- "$P" exit $N >/dev/null 2>&1
+check_eq "clean exit: status 0" "$?" 0
+check_eq "clean exit: footer is the last line" "$(jqs "$TMP/clean.jsonl" '.[-1].ev')" footer
+check_eq "clean exit: footer live_bytes" "$(jqs "$TMP/clean.jsonl" '.[-1].live_bytes')" $((N * MiB))
+check_eq "clean exit: footer events = lines in the file" "$(jqs "$TMP/clean.jsonl" '.[-1].events')" "$(wc -l <"$TMP/clean.jsonl" | tr -d ' ')"
+check_eq "clean exit: file cut to its data (no NUL bytes)" "$(tr -cd '\000' <"$TMP/clean.jsonl" | wc -c | tr -d ' ')" 0

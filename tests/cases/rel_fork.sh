@@ -1,0 +1,88 @@
+#!/bin/sh
+# rel_fork.sh - fork and exec after CUDA initialisation: every process gets its own trace (or none
+# when it never uses CUDA), no trace holds another process's events, nothing deadlocks.
+# With VT_TSAN_LIB set (rel_tsan_fork.sh, make tsan-test) the ThreadSanitizer build is preloaded.
+. tests/lib.sh
+need_sim
+if [ -n "${VT_TSAN_LIB:-}" ]; then
+    export VRAMTRACE_LIB="$VT_TSAN_LIB"
+    VRAMTRACE_PRELOAD_FIRST=$(cc -print-file-name=libtsan.so); export VRAMTRACE_PRELOAD_FIRST
+fi
+P="$PROGS/rel_fork"
+MiB=1048576
+run() { # NAME MODE : run under the tracer with a time bound; output in $TMP/NAME.out
+    mkdir -p "$TMP/$1"
+    timeout 60 "$VT" run --sim -q -o "$TMP/$1/t.jsonl" -- "$P" "$2" >"$TMP/$1.out" 2>"$TMP/$1.err"
+}
+ntraces() { ls "$TMP/$1" | wc -l | tr -d ' '; }
+hdr() { jqs "$1" '.[0] | "\(.ev) \(.pid)"'; }
+
+# fork after init; the child uses CUDA itself
+run child child
+check_eq "fork child: exit 0 (no deadlock)" "$?" 0
+ppid_=$(sed -n 's/^pid=//p' "$TMP/child.out" | head -1)
+cpid=$(sed -n 's/^child=\([0-9]*\).*/\1/p' "$TMP/child.out")
+check_eq "fork child: child exited 0" "$(sed -n 's/^child=[0-9]* status=//p' "$TMP/child.out")" 0
+check_eq "fork child: two traces" "$(ntraces child)" 2
+check_eq "fork child: parent trace header" "$(hdr "$TMP/child/t.jsonl")" "header $ppid_"
+check_eq "fork child: child trace named with its pid, own header" "$(hdr "$TMP/child/t.$cpid.jsonl")" "header $cpid"
+check_eq "fork child: child header ppid is the parent" "$(jqs "$TMP/child/t.$cpid.jsonl" '.[0].ppid')" "$ppid_"
+check_eq "fork child: child trace holds only the child's 2 MiB allocation" \
+    "$(jqs "$TMP/child/t.$cpid.jsonl" '[.[] | select(.ev=="alloc") | .size] | map(tostring) | join(",")')" $((2 * MiB))
+check_eq "fork child: child trace ends with its footer" "$(jqs "$TMP/child/t.$cpid.jsonl" '.[-1].ev')" footer
+check_eq "fork child: parent trace has no line from the child" \
+    "$(jqs "$TMP/child/t.jsonl" '[.[] | select(.size == 2097152)] | length')" 0
+check_eq "fork child: parent footer live_bytes 0" "$(jqs "$TMP/child/t.jsonl" '.[-1].live_bytes')" 0
+
+# fork 20 times while another thread is inside the tracer
+run thread thread
+check_eq "fork with a busy thread: exit 0 within the time bound" "$?" 0
+check_eq "fork with a busy thread: 20 children exited 0" "$(grep -c '^child=[0-9]* status=0$' "$TMP/thread.out")" 20
+check_eq "fork with a busy thread: 21 traces" "$(ntraces thread)" 21
+bad=0
+for c in $(sed -n 's/^child=\([0-9]*\).*/\1/p' "$TMP/thread.out"); do
+    t="$TMP/thread/t.$c.jsonl"
+    got=$(jqs "$t" '[.[] | .ev] | join(",")' 2>/dev/null)
+    case "$got" in header,module*,range_push,mark,range_pop,footer) ;; *) bad=$((bad + 1)); echo "# $t: $got" | cut -c1-200;; esac
+    [ "$(jqs "$t" '.[0].pid')" = "$c" ] || bad=$((bad + 1))
+done
+check_eq "fork with a busy thread: each child trace is exactly its own 3 NVTX records" "$bad" 0
+bg=$(sed -n 's/^bg_events=//p' "$TMP/thread.out")
+check_eq "fork with a busy thread: parent trace holds every event of the busy thread" \
+    "$(jqs "$TMP/thread/t.jsonl" '[.[] | select(.ev=="alloc" or .ev=="set" or .ev=="free" or .ev=="range_push" or .ev=="range_pop")] | length')" $((bg + 2))
+check_eq "fork with a busy thread: parent footer live_bytes 0" "$(jqs "$TMP/thread/t.jsonl" '.[-1].live_bytes')" 0
+
+# exec in place: same pid, the new image gets a new file (.1); the old one ends without footer
+run exec exec
+check_eq "exec: exit 0" "$?" 0
+check_eq "exec: two traces" "$(ntraces exec)" 2
+check_eq "exec: first image's trace (1 alloc, no footer)" \
+    "$(jqs "$TMP/exec/t.jsonl" '"\([.[] | select(.ev=="alloc")] | length) \([.[] | select(.ev=="footer")] | length)"')" "1 0"
+check_eq "exec: new image's trace t.jsonl.1 (2 allocs, footer)" \
+    "$(jqs "$TMP/exec/t.jsonl.1" '"\([.[] | select(.ev=="alloc")] | length) \(.[-1].ev)"')" "2 footer"
+check_eq "exec: both headers have the same pid" "$(jqs "$TMP/exec/t.jsonl" '.[0].pid')" "$(jqs "$TMP/exec/t.jsonl.1" '.[0].pid')"
+
+# fork + exec of another CUDA program
+run forkexec forkexec
+check_eq "fork+exec: exit 0" "$?" 0
+cpid=$(sed -n 's/^child=\([0-9]*\).*/\1/p' "$TMP/forkexec.out")
+check_eq "fork+exec: two traces" "$(ntraces forkexec)" 2
+check_eq "fork+exec: child trace (2 allocs, footer, its pid)" \
+    "$(jqs "$TMP/forkexec/t.$cpid.jsonl" '"\([.[] | select(.ev=="alloc")] | length) \(.[-1].ev) \(.[0].pid)"')" "2 footer $cpid"
+check_eq "fork+exec: parent trace (1 alloc, footer)" \
+    "$(jqs "$TMP/forkexec/t.jsonl" '"\([.[] | select(.ev=="alloc")] | length) \(.[-1].ev)"')" "1 footer"
+
+# worker pool that never touches CUDA: no trace for the workers
+run pool pool
+check_eq "pool: exit 0" "$?" 0
+check_eq "pool: 8 workers exited 0" "$(grep -c '^child=[0-9]* status=0$' "$TMP/pool.out")" 8
+check_eq "pool: only the parent's trace" "$(ntraces pool)" 1
+
+for d in child thread exec forkexec pool; do
+    "$VT" report --json "$TMP/$d" >/dev/null 2>"$TMP/$d.rep"
+    check_eq "report reads every trace of $d" "$?" 0
+done
+if [ -n "${VT_TSAN_LIB:-}" ]; then
+    check_eq "ThreadSanitizer reports nothing in any process" "$(cat "$TMP"/*.err | grep -c 'WARNING: ThreadSanitizer')" 0
+    cat "$TMP"/*.err | sed -n '/WARNING: ThreadSanitizer/,/^SUMMARY/p' | head -60
+fi

@@ -1,0 +1,26 @@
+#!/bin/sh
+# report_sim.sh - real traces of examples/oom on the simulated device (4 GiB): the recorded
+# fixture tests/data/traces/sim-oom.jsonl, and a fresh recording when the simulator is built.
+# oom.cu allocates 96 MiB embeddings once, then 64 MiB attention + 160 MiB activations per layer
+# until cudaMalloc fails: 96 + 18*64 + 17*160 MiB = 3968 MiB live when the 18th activations fail.
+. "$ROOT/tests/lib.sh"
+D="$ROOT/tests/data/traces"
+want_peak=$(( (96 + 18 * 64 + 17 * 160) << 20 ))
+checks() { # TRACE LABEL
+    j=$("$VT" report --json "$1"); rc=$?
+    check_eq "$2: exit 0" "$rc" 0
+    q() { printf '%s' "$j" | jq -r "$1"; }
+    check_eq "$2: peak_bytes = 96+18*64+17*160 MiB" "$(q .peak_bytes)" "$want_peak"
+    check_eq "$2: one OOM of 160 MiB with 3968 MiB live" "$(q '.oom_events | length, .[0].requested_bytes, .[0].live_bytes' | tr '\n' ' ')" "1 167772160 $want_peak "
+    check_eq "$2: everything freed" "$(q .leaked_bytes)" 0
+    check_eq "$2: 36 allocations" "$(q .allocations.count)" 36
+    if [ -x "$ROOT/build/examples/oom" ] || [ -x "$EXAMPLES/oom" ]; then
+        check_eq "$2: OOM held by activations site (file:line)" "$(q '.oom_events[0].held_by[0].site')" \
+            "grab(char const*, int, unsigned long) (oom.cu:16) <- alloc_activations(int) (oom.cu:31)"
+    fi
+}
+checks "$D/sim-oom.jsonl" "recorded fixture"
+if [ -x "$EXAMPLES/oom" ] && [ -f "$SIM/libcudart.so.13" ]; then
+    VRAMTRACE_SIM_MEM=4G "$VT" run --sim -o "$TMP/oom.jsonl" -- "$EXAMPLES/oom" >/dev/null 2>&1
+    checks "$TMP/oom.jsonl" "fresh recording"
+else skip "simulated device or examples not built: fresh recording"; fi

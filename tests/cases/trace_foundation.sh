@@ -1,0 +1,112 @@
+#!/bin/sh
+# trace_foundation.sh - end-to-end: unmodified programs under `vramtrace run --sim` produce a trace
+# listing each allocation, free, copy (direction, bytes) and launch (device name) exactly once,
+# failed allocations with their size, untouched return codes; runtime programs (nvcc -cudart
+# shared, plain C) through the runtime hooks only, driver-only programs (-lcuda, or dlopen +
+# cuGetProcAddress like static cudart) through the driver hooks only. Programs print what they
+# did; every check compares that with the trace.
+. tests/lib.sh
+need_sim
+[ -x "$PROGS/trace_rt" ] || { skip "trace_foundation: trace test programs not built"; exit 0; }
+
+# trace NAME ENV PROG ARGS... : run under the tracer; $TMP/NAME.{jsonl,out,err,rc}
+trace() {
+    n=$1; e=$2; shift 2
+    rm -f "$TMP/$n.jsonl"
+    env $e "$VT" run --sim -o "$TMP/$n.jsonl" -- "$@" >"$TMP/$n.out" 2>"$TMP/$n.err"
+    echo $? >"$TMP/$n.rc"
+}
+out() { grep "^$2 " "$TMP/$1.out" | tr '\n' ';'; }          # program's own lines of a kind
+q() { jqs "$TMP/$1.jsonl" "$2" | tr '\n' ';'; }              # trace query, one line
+rc_of() { sed -n "s/^rc $2 //p" "$TMP/$1.out" | head -1; }
+KNAMES='(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k'
+
+# ---- nvcc -cudart shared program: default <<<>>> path and the legacy cudaLaunchKernel stub ----
+for v in trace_rt trace_rt_legacy; do
+    trace $v "" "$PROGS/$v" basic
+    check_eq "$v: exit status" "$(cat "$TMP/$v.rc")" 0
+    check_eq "$v: every cudaMalloc, once, with address and size" \
+        "$(q $v '.[] | select(.ev=="alloc") | "alloc \(.addr) \(.size)"')" "$(out $v alloc)"
+    check_eq "$v: allocations are recorded by the runtime hook" \
+        "$(q $v '[.[] | select(.ev=="alloc") | .api] | unique | .[]')" "cudaMalloc;"
+    check_eq "$v: every cudaMemcpy, once, with direction, bytes, dst, src" \
+        "$(q $v '.[] | select(.ev=="copy") | "copy \(.dir) \(.size) \(.dst) \(.src)"')" "$(out $v copy)"
+    check_eq "$v: copies keep the cudaMemcpyKind passed" \
+        "$(q $v '[.[] | select(.ev=="copy") | .kind] | map(tostring) | join(",")')" "1,3,2,4;"
+    check_eq "$v: every launch, once, with the kernel's device name" \
+        "$(q $v "$KNAMES"' | .[] | select(.ev=="launch") | "launch \($k[.k|tostring])"')" "$(out $v launch)"
+    check_eq "$v: one kernel record per kernel, before its launch" \
+        "$(q $v '[.[] | select(.ev=="kernel" or .ev=="launch") | .ev] | join(",")')" "kernel,launch,kernel,launch;"
+    want_api=__cudaLaunchKernel; [ $v = trace_rt_legacy ] && want_api=cudaLaunchKernel
+    check_eq "$v: launch api" "$(q $v '[.[] | select(.ev=="launch") | .api] | unique | .[]')" "$want_api;"
+    check_eq "$v: launch geometry" "$(q $v '.[] | select(.ev=="launch") | "\(.grid|join("x")) \(.block|join("x"))"')" \
+        "2x1x1 64x1x1;1x1x1 32x1x1;"
+    check_eq "$v: every cudaFree, once, succeeded, with the size it freed" \
+        "$(q $v '.[] | select(.ev=="free" and .res==0) | "free \(.addr)"')" "$(out $v free)"
+    check_eq "$v: frees know their allocation" "$(q $v '[.[] | select(.ev=="free") | .size] | map(tostring) | join(",")')" "1048576,4096;"
+    check_eq "$v: nothing recorded twice through the driver layer" \
+        "$(q $v '[.[] | select(.api? and (.api | test("^cu[A-Z]")))] | length')" "0;"
+    check_eq "$v: exact event census (no duplicates, no findings)" \
+        "$(q $v '[.[] | .ev | select(. != "module")] | group_by(.) | map("\(.[0])=\(length)") | join(",")')" \
+        "alloc=2,copy=4,device=1,footer=1,free=2,header=1,kernel=2,launch=2,sync=1;"
+done
+check_eq "device record says simulated" "$(q trace_rt '.[] | select(.ev=="device") | "\(.dev) \(.sim) \(.cc)"')" "0 true 9.0;"
+check_eq "footer counts no findings and no live bytes" \
+    "$(q trace_rt '.[] | select(.ev=="footer") | "\(.findings) \(.live_bytes)"')" "0 0;"
+
+# ---- return codes and exit status pass through ------------------------------------------------
+trace rc "" "$PROGS/trace_rt" rc exit=7
+check_eq "exit status of the program passes through vramtrace run" "$(cat "$TMP/rc.rc")" 7
+check_eq "failing cudaFree returns the real error" "$(rc_of rc cudaFree_bad)" 1
+check_eq "failing cudaFree's res in the trace is what the program got" \
+    "$(q rc '[.[] | select(.ev=="free" and .res!=0) | .res] | .[0]')" "$(rc_of rc cudaFree_bad);"
+check_eq "failing cudaMemcpy's res in the trace is what the program got" \
+    "$(q rc '[.[] | select(.ev=="copy") | .res] | .[0]')" "$(rc_of rc cudaMemcpy_bad);"
+check "failing cudaMemcpy returned an error" test "$(rc_of rc cudaMemcpy_bad)" != 0
+check_eq "later cudaFree succeeds and is recorded" "$(q rc '[.[] | select(.ev=="free" and .res==0)] | length')" "1;"
+
+# ---- OOM -------------------------------------------------------------------------------------
+trace oom "" "$PROGS/trace_rt" oom
+check_eq "OOM returns cudaErrorMemoryAllocation" "$(rc_of oom oom)" 2
+check_eq "OOM is one failed alloc event with its size, no address" \
+    "$(q oom '.[] | select(.ev=="alloc" and .res!=0) | "\(.res) \(.size) \(.addr // "none") \(.mem)"')" \
+    "2 $(sed -n 's/^oom //p' "$TMP/oom.out") none device;"
+check_eq "failed alloc carries the driver's free/total bytes" \
+    "$(q oom '(.[] | select(.ev=="device") | .total_bytes) as $t | .[] | select(.ev=="alloc" and .res!=0) | (.total_bytes == $t and .free_bytes > 0 and .free_bytes <= $t)')" "true;"
+check_eq "allocation after the OOM is recorded" "$(q oom '.[] | select(.ev=="alloc" and .res==0) | "alloc \(.addr) \(.size)"')" "$(out oom alloc)"
+
+# ---- plain C program on the runtime API ------------------------------------------------------
+trace rtc "" "$PROGS/trace_rtc" 5
+check_eq "C program: exit status passes through" "$(cat "$TMP/rtc.rc")" 5
+check_eq "C program: cudaMalloc recorded" "$(q rtc '.[] | select(.ev=="alloc" and .mem=="device") | "alloc \(.addr) \(.size)"')" "$(out rtc alloc)"
+check_eq "C program: cudaMallocHost recorded once as pinned" \
+    "$(q rtc '[.[] | select(.ev=="alloc" and .mem=="pinned") | "\(.api) \(.size)"] | join(",")')" "cudaMallocHost 8192;"
+check_eq "C program: copies with direction and bytes" "$(q rtc '.[] | select(.ev=="copy") | "copy \(.dir) \(.size)"')" "$(out rtc copy)"
+check_eq "C program: host side of the pinned copy" "$(q rtc '[.[] | select(.ev=="copy") | .host] | join(",")')" "pageable,pinned;"
+check_eq "C program: memset recorded" "$(q rtc '.[] | select(.ev=="set") | "\(.api) \(.size) \(.value)"')" "cudaMemset 4096 1;"
+check_eq "C program: frees (device, pinned, failing double free)" \
+    "$(q rtc '[.[] | select(.ev=="free") | "\(.api)=\(.res)"] | join(",")')" \
+    "cudaFreeHost=0,cudaFree=0,cudaFree=$(rc_of rtc cudaFree_again);"
+check_eq "C program: no driver-layer duplicates" "$(q rtc '[.[] | select(.api? and (.api | test("^cu[A-Z]")))] | length')" "0;"
+
+# ---- driver API only: linked with -lcuda, and dlopen + cuGetProcAddress (static cudart's way) --
+for v in trace_drv trace_drv_dl; do
+    trace $v "" "$PROGS/$v" mem
+    check_eq "$v: exit status" "$(cat "$TMP/$v.rc")" 0
+    check "$v: binding as intended" grep -q "^bound $( [ $v = trace_drv ] && echo linked || echo dlopen)" "$TMP/$v.out"
+    check_eq "$v: every cuMemAlloc, once" \
+        "$(q $v '.[] | select(.ev=="alloc" and .mem=="device" and .res==0) | "alloc \(.addr) \(.size)"')" "$(out $v alloc)"
+    check_eq "$v: driver api names" "$(q $v '[.[] | select(.ev=="alloc" and .mem=="device") | .api] | unique | .[]')" "cuMemAlloc_v2;"
+    check_eq "$v: every copy, once, with direction and bytes" \
+        "$(q $v '.[] | select(.ev=="copy") | "copy \(.dir) \(.size)"')" "$(out $v copy)"
+    check_eq "$v: cuMemsetD32 counts bytes" "$(q $v '.[] | select(.ev=="set") | "set \(.size)"')" "$(out $v set)"
+    check_eq "$v: cuMemAllocHost recorded once" \
+        "$(q $v '[.[] | select(.ev=="alloc" and .mem=="pinned") | .api] | join(",")')" "cuMemAllocHost_v2;"
+    check_eq "$v: failed cuMemAlloc with its size" \
+        "$(q $v '.[] | select(.ev=="alloc" and .res!=0) | "\(.res) \(.size)"')" "$(rc_of $v oom) $(sed -n 's/^oom //p' "$TMP/$v.out");"
+    check_eq "$v: frees" "$(q $v '.[] | select(.ev=="free" and .mem=="device" and .res==0) | "free \(.addr)"')" "$(out $v free)"
+    check_eq "$v: failing second cuMemFree keeps its result and is a double free" \
+        "$(q $v '[.[] | select(.ev=="free" and .res!=0) | .res] + [.[] | select(.ev=="finding") | .kind] | map(tostring) | join(",")')" \
+        "$(rc_of $v free_again),double_free;"
+    check_eq "$v: nothing recorded under a runtime name" "$(q $v '[.[] | select(.api? and (.api | startswith("cuda")))] | length')" "0;"
+done

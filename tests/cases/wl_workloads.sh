@@ -1,0 +1,104 @@
+#!/bin/sh
+# wl_workloads.sh - "real workload" allocation paths traced on the simulated device: stream-ordered
+# pools and trimming, VMM (entry points from cudaGetDriverEntryPointByVersion, one handle mapped
+# twice), IPC mappings, graph memory nodes (capture and explicit), two devices, and
+# cuKernelGetParamInfo on a cudaKernel_t. Live bytes are recomputed from each trace (counted
+# allocs minus successful frees, per device) and checked against what the program did.
+. tests/lib.sh
+need_sim
+LIB="$ROOT/$BUILD/libvramtrace.so"
+P="$PROGS/wl_mem"
+v() { tr ' ' '\n' <"$1" | sed -n "s/^$2=//p" | head -1; }
+trace() { # trace MODE [ENV=...] : runs wl_mem MODE under the tracer -> $TMP/MODE.jsonl, $TMP/MODE.out
+    m=$1; shift
+    rm -f "$TMP/$m.jsonl"
+    env "$@" VRAMTRACE_QUIET=1 VRAMTRACE_BACKTRACE=0 VRAMTRACE_OUTPUT="$TMP/$m.jsonl" LD_PRELOAD="$LIB" \
+        LD_LIBRARY_PATH="$SIM" "$P" $m >"$TMP/$m.out" 2>"$TMP/$m.err"
+}
+# per-device {"live":..,"peak":..} from counted records
+LIVE='reduce (.[] | select((.ev=="alloc" or .ev=="free") and .res==0 and
+        (.mem=="device" or .mem=="async" or .mem=="vmm"))) as $e ({};
+        ($e.dev|tostring) as $d | .[$d].live = ((.[$d].live // 0) + (if $e.ev=="alloc" then $e.size else -$e.size end))
+        | .[$d].peak = ([(.[$d].peak // 0), .[$d].live] | max))'
+MiB=1048576
+
+# ---- pools -------------------------------------------------------------------------------------
+trace pool
+o="$TMP/pool.out"; t="$TMP/pool.jsonl"
+check_eq "pool: freed block stays reserved (cudaMemGetInfo sees 12 MiB)" "$(v $o reserved_mib),$(v $o used_mib),$(v $o meminfo_used_mib)" 12,8,12
+check_eq "pool: a same-size allocation reuses the block" "$(v $o reuse),$(v $o meminfo_after_reuse_mib)" 1,12
+check_eq "pool: TrimTo(0) releases the unused blocks only" "$(v $o reserved_after_trim_mib),$(v $o meminfo_after_trim_mib)" 4,4
+check_eq "pool: own pool, threshold 0 gives memory back at sync" "$(v $o mine_reserved_after_sync),$(v $o pool_destroy)" 0,0
+check_eq "pool: 5 async allocs, 5 frees in the trace" \
+    "$(jqs $t '[.[]|select(.ev=="alloc" and .mem=="async")]|length'),$(jqs $t '[.[]|select(.ev=="free" and .mem=="async" and .res==0)]|length')" 5,5
+check_eq "pool: cudaMallocFromPoolAsync recorded" "$(jqs $t '[.[]|select(.api=="cudaMallocFromPoolAsync")]|.[0].size')" $MiB
+check_eq "pool: live peak from the trace is 12 MiB, nothing left" "$(jqs $t "$LIVE"' | ."0" | "\(.peak),\(.live)"')" "$((12*MiB)),0"
+check_eq "pool: pool_trim records with the reservation around the call" \
+    "$(jqs $t '[.[]|select(.ev=="pool_trim")]|map("\(.keep):\(.reserved_before)>\(.reserved_after)")|join(" ")')" \
+    "0:$((12*MiB))>$((4*MiB)) 0:$((4*MiB))>0"
+check_eq "pool: footer live_bytes 0" "$(jqs $t '.[]|select(.ev=="footer")|.live_bytes')" 0
+check_eq "pool: report peak_bytes" "$("$VT" report --json "$t" | jq .peak_bytes)" $((12*MiB))
+
+# ---- VMM ---------------------------------------------------------------------------------------
+trace vmm
+o="$TMP/vmm.out"; t="$TMP/vmm.jsonl"
+check_eq "vmm: granularity 2 MiB, physical memory counted at cuMemCreate" "$(v $o gran),$(v $o after_create_mib),$(v $o after_map_mib)" 2097152,4,4
+check_eq "vmm: one handle mapped at two addresses aliases" "$(v $o map),$(v $o aliased),$(v $o sync)" 0,0,1,0
+check_eq "vmm: released while mapped stays until the last unmap" \
+    "$(v $o after_release_mib),$(v $o after_unmap1_mib),$(v $o after_unmap2_mib),$(v $o end_mib)" 4,4,0,0
+check_eq "vmm: 2 vmm allocs with handles, 3 maps, 3 unmaps" \
+    "$(jqs $t '[.[]|select(.ev=="alloc" and .mem=="vmm" and .handle)]|length'),$(jqs $t '[.[]|select(.ev=="map")]|length'),$(jqs $t '[.[]|select(.ev=="unmap")]|length')" 2,3,3
+check_eq "vmm: counted once per handle (peak 4 MiB, not 8)" "$(jqs $t "$LIVE"' | ."0" | "\(.peak),\(.live)"')" "$((4*MiB)),0"
+check_eq "vmm: kernel on the second mapping raises no finding" "$(jqs $t '[.[]|select(.ev=="finding")]|length')" 0
+
+# ---- IPC ---------------------------------------------------------------------------------------
+trace ipc
+o="$TMP/ipc.out"; t="$TMP/ipc.jsonl"
+check_eq "ipc: open gives a second range, not counted by the device" "$(v $o open),$(v $o distinct),$(v $o open_used_delta),$(v $o close)" 0,1,0,0
+check_eq "ipc: ipc_open/ipc_close records of 1 MiB" \
+    "$(jqs $t '[.[]|select(.ev=="ipc_open" or .ev=="ipc_close")|"\(.ev):\(.size)"]|join(" ")')" "ipc_open:$MiB ipc_close:$MiB"
+check_eq "ipc: no alloc record for the mapping" "$(jqs $t '[.[]|select(.ev=="alloc")]|length')" 1
+check_eq "ipc: kernel on the mapping: no finding, clean sync" "$(jqs $t '[.[]|select(.ev=="finding")]|length'),$(v $o sync)" 0,0
+check_eq "ipc: live peak is the exporter's 1 MiB only" "$(jqs $t "$LIVE"' | ."0".peak')" $MiB
+check_eq "ipc: report peak_bytes" "$("$VT" report --json "$t" | jq .peak_bytes)" $MiB
+
+# ---- graphs ------------------------------------------------------------------------------------
+trace graph
+o="$TMP/graph.out"; t="$TMP/graph.jsonl"
+check_eq "graph: capture allocates nothing; launch makes the outliving node live" \
+    "$(v $o capture_used_mib),$(v $o launch1),$(v $o after_launch_used_mib)" 0,0,2
+check_eq "graph: relaunch while its allocation is live fails; after the free it works" \
+    "$(v $o relaunch_while_live),$(v $o launch2),$(v $o after_free_used_mib)" 1,0,0
+check_eq "graph: explicit alloc/free nodes" "$(v $o add_alloc),$(v $o add_free),$(v $o launch3),$(v $o end_used_mib)" 0,0,0,0
+check_eq "graph: memset on a graph allocation during capture is fine" "$(jqs $t '[.[]|select(.ev=="set")|.res]|join(",")')" 0
+check_eq "graph: 3 graph_alloc records (2 captured, 1 node), no counted alloc at capture" \
+    "$(jqs $t '[.[]|select(.ev=="graph_alloc")]|length')" 3
+check_eq "graph: launches write graph:true allocs (2+2+1) and in-graph frees (1+1+1)" \
+    "$(jqs $t '[.[]|select(.ev=="alloc" and .graph==true and .api=="cudaGraphLaunch")]|length'),$(jqs $t '[.[]|select(.ev=="free" and .api=="cudaGraphLaunch")]|length')" 5,3
+check_eq "graph: live from the trace (peak 3 MiB, nothing left)" "$(jqs $t "$LIVE"' | ."0" | "\(.peak),\(.live)"')" "$((3*MiB)),0"
+check_eq "graph: kernel on a captured allocation raises no finding" "$(jqs $t '[.[]|select(.ev=="finding")]|length')" 0
+check_eq "graph: report peak_bytes" "$("$VT" report --json "$t" | jq .peak_bytes)" $((3*MiB))
+
+# ---- two devices -------------------------------------------------------------------------------
+trace multi VRAMTRACE_SIM_DEVICES=2
+o="$TMP/multi.out"; t="$TMP/multi.jsonl"
+check_eq "multi: calls succeed" "$(v $o count),$(v $o peer),$(v $o push),$(v $o drv_alloc0),$(v $o pop),$(v $o drv_peer)" 2,0,0,0,0,0
+check_eq "multi: allocation devices (runtime, then pushed ctx 0, popped back to 1)" \
+    "$(jqs $t '[.[]|select(.ev=="alloc")|"\(.api):\(.dev)"]|join(" ")')" \
+    "cudaMalloc:0 cudaMalloc:1 cudaMallocAsync:1 cuMemAlloc_v2:0 cuMemAlloc_v2:1"
+check_eq "multi: frees carry the allocation's device" "$(jqs $t '[.[]|select(.ev=="free")|.dev]|join(",")')" 1,1,0,1,0
+check_eq "multi: peer copies have dev and src_dev" "$(jqs $t '[.[]|select(.ev=="copy")|"\(.api):\(.dev)<\(.src_dev)"]|join(" ")')" \
+    "cudaMemcpyPeer:1<0 cuMemcpyPeer:1<0"
+check_eq "multi: per-device peaks (dev0 3 MiB, dev1 4 MiB), both end at 0" \
+    "$(jqs $t "$LIVE"' | "\(."0".peak),\(."1".peak),\(."0".live),\(."1".live)"')" "$((3*MiB)),$((4*MiB)),0,0"
+check_eq "multi: device records for both devices" "$(jqs $t '[.[]|select(.ev=="device")|.dev]|sort|join(",")')" 0,1
+check_eq "multi: report peak_bytes (all devices)" "$("$VT" report --json "$t" | jq .peak_bytes)" $((6*MiB + MiB/2))
+
+# ---- cuKernelGetParamInfo on a cudaKernel_t ------------------------------------------------------
+trace paraminfo
+o="$TMP/paraminfo.out"; t="$TMP/paraminfo.jsonl"
+check_eq "paraminfo: cuKernelGetParamInfo(cudaKernel_t, 1)" "$(v $o rc) $(v $o off) $(v $o size)" "0 8 4"
+check_eq "paraminfo: the kernel record's layout comes from the driver" "$(jqs $t '.[]|select(.ev=="kernel")|.layout')" paraminfo
+trace paraminfo VRAMTRACE_SIM_NO_PARAMINFO=1
+check_eq "paraminfo: VRAMTRACE_SIM_NO_PARAMINFO=1 -> CUDA_ERROR_NOT_SUPPORTED" "$(v $o rc)" 801
+check_eq "paraminfo: the tracer falls back to the fatbin" "$(jqs $t '.[]|select(.ev=="kernel")|.layout')" elf
