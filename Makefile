@@ -52,7 +52,8 @@ $(BUILD)/libvramtrace.so: $(LIB_OBJS) src/libvramtrace.map
 	$(CC) -shared -o $@ $(LIB_OBJS) $(LDFLAGS) -Wl,--version-script=src/libvramtrace.map -Wl,-z,nodelete $(LIB_LIBS)
 
 # The same objects as a static archive, for unit tests and the CLI (only what they reference is linked).
-$(BUILD)/libvtcore.a: $(LIB_OBJS)
+# Not interpose.o: its exported dlsym would replace libc's in the CLI (and crash the ASan build).
+$(BUILD)/libvtcore.a: $(filter-out $(BUILD)/obj/src/interpose.o,$(LIB_OBJS))
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/vramtrace: $(TOOL_OBJS) $(BUILD)/libvtcore.a

@@ -182,6 +182,8 @@ static int classify_driver(uint64_t v, vt_ptr_info *out)
     return 1;
 }
 
+int vt_classify_cuda(uint64_t v, vt_ptr_info *out) { return classify_driver(v, out); }
+
 int vt_classify(uint64_t v, vt_ptr_info *out)
 {
     out->host_cls = NULL;

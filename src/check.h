@@ -31,6 +31,11 @@ typedef struct vt_ptr_info {
  * query (used for copies where a pageable pointer is normal). */
 int vt_classify(uint64_t v, vt_ptr_info *out);
 
+/* Only "is this CUDA memory the tracer never saw?" (the driver's pointer attributes; such a
+ * range is adopted into the registry): sets out->cls to DEVICE/MANAGED/PINNED and returns 1, or
+ * returns 0 leaving *out alone. For copies, where a pageable pointer is normal. */
+int vt_classify_cuda(uint64_t v, vt_ptr_info *out);
+
 /* Fast test used per launch argument: 1 when v is certainly fine (scalar-looking or a tracked
  * CUDA range), 0 when the caller must run vt_classify. */
 static inline int vt_looks_scalar(uint64_t v)

@@ -2,6 +2,7 @@
 #include "events.h"
 
 #include <dlfcn.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #include "tracer.h"
 #include "events_fmt.h"
 #include "trace_writer.h"
+#include "journal.h"
+#include "records.h"
 #define VT_MAX_DEV 64
 
 _Atomic uint64_t vt_finding_counts[VT_F_COUNT];
@@ -194,61 +197,86 @@ void vt_fmt_ensure_device(int dev)
         vt_ensure_device(dev);
 }
 
+static void fill_call(struct vt_rec_call *r, const struct vt_call *c)
+{
+    r->t0 = c->t0;
+    r->dur = c->dur;
+    r->tid = vt_gettid();
+    r->res = c->res;
+    r->dev = c->dev;
+    vt_rec_set_api(r, c->api);
+}
+
+void vt_emit_record(int type, const void *rec, size_t len)
+{
+    void *slot = vt_journal_claim(type, len);
+    if (slot) {
+        memcpy(slot, rec, len);
+        vt_journal_commit(slot);
+        return;
+    }
+    char buf[LINE_MAX_BYTES * 2];
+    size_t n = vt_record_format(type, rec, len, 0, buf, sizeof buf);
+    if (n) vt_trace_append(buf, n);
+}
+
+/* Insert with the registry lock held, waiting out a free of the same memory that another thread
+ * has not recorded yet (registry.h): its line must come first. */
+void vt_registry_insert_ordered(uint64_t base, uint64_t size, int mem, int dev)
+{
+    for (int tries = 0; vt_registry_insert_locked(base, size, mem, dev) == -2 && tries < 100000; tries++) {
+        vt_registry_unlock();
+        sched_yield();
+        vt_registry_lock();
+    }
+}
+
 void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem, const struct vt_alloc_extra *x)
 {
     VT_SAVE_ERRNO;
     if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
     vt_fmt_ensure_device(c->dev);
-    char buf[LINE_MAX_BYTES];
-    vt_line l;
-    vt_fmt_begin(&l, buf, "alloc", c);
+    struct { struct vt_rec_alloc a; uint64_t frames[VT_BT_MAX]; } r;
+    memset(&r.a, 0, sizeof r.a);
+    fill_call(&r.a.c, c);
     int ok = c->res == 0;
-    if (ok && !(x && x->is_handle)) { vt_put_key(&l, "addr"); vt_put_hex(&l, addr); }
-    vt_put_key(&l, "size"); vt_put_u64(&l, size);
-    vt_put_key(&l, "mem"); vt_put_str(&l, vt_mem_name(mem));
-    if (x && x->is_handle && ok) { vt_put_key(&l, "handle"); vt_put_hex(&l, x->handle); }
-    if (x && x->has_stream) { vt_put_key(&l, "stream"); vt_put_hex(&l, x->stream); }
-    if (x && x->graph) VT_PUT_LIT(&l, ",\"graph\":true");
-    if (x && x->pitch) {
-        vt_put_key(&l, "pitch"); vt_put_u64(&l, x->pitch);
-        vt_put_key(&l, "width"); vt_put_u64(&l, x->width);
-        vt_put_key(&l, "height"); vt_put_u64(&l, x->height);
+    r.a.addr = addr;
+    r.a.size = size;
+    r.a.mem = (uint8_t)mem;
+    if (x) {
+        r.a.is_handle = (uint8_t)x->is_handle;
+        r.a.handle = x->handle;
+        r.a.has_stream = (uint8_t)x->has_stream;
+        r.a.stream = x->stream;
+        r.a.graph = (uint8_t)x->graph;
+        r.a.pitch = x->pitch;
+        r.a.width = x->width;
+        r.a.height = x->height;
     }
     if (!ok && vt_mem_counts_vram(mem)) {
         typedef CUresult (*info_fn)(size_t *, size_t *);
         info_fn info = (info_fn)vt_real_driver("cuMemGetInfo_v2");
         size_t fr = 0, tot = 0;
         vt_ts.guard++;
-        CUresult r = info ? info(&fr, &tot) : CUDA_ERROR_NOT_SUPPORTED;
+        CUresult res = info ? info(&fr, &tot) : CUDA_ERROR_NOT_SUPPORTED;
         vt_ts.guard--;
-        if (r == CUDA_SUCCESS) {
-            vt_put_key(&l, "free_bytes"); vt_put_u64(&l, fr);
-            vt_put_key(&l, "total_bytes"); vt_put_u64(&l, tot);
-        }
+        if (res == CUDA_SUCCESS) { r.a.has_meminfo = 1; r.a.free_b = fr; r.a.total_b = tot; }
     }
-    vt_fmt_bt(&l);
-    size_t n = vt_fmt_finish(&l);
-    /* Insert and append under one lock: the line order then matches the registry's order. */
+    int nf = 0;
+    if (vt_cfg.backtraces) {
+        nf = vt_backtrace(r.frames, vt_cfg.bt_depth);
+        vt_modules_cover(r.frames, nf);
+    }
+    r.a.nframes = (uint16_t)nf;
+    /* Insert and queue the record under one lock: the file's order is then the registry's. */
     vt_registry_lock();
     if (ok) {
         if (x && x->is_handle) vt_registry_handle_insert_locked(x->handle, size, c->dev);
-        else vt_registry_insert_locked(addr, size, mem, c->dev);
+        else vt_registry_insert_ordered(addr, size, mem, c->dev);
     }
-    if (n) vt_trace_append(buf, n);
+    vt_emit_record(VT_R_ALLOC, &r, sizeof r.a + (size_t)nf * sizeof r.frames[0]);
     vt_registry_unlock();
     VT_RESTORE_ERRNO;
-}
-
-#define RES_W 12
-#define DUR_W 20
-
-static void put_slot(char *slot, int width, int64_t v, int is_null)
-{
-    char tmp[32];
-    int n = is_null ? snprintf(tmp, sizeof tmp, "null") : snprintf(tmp, sizeof tmp, "%lld", (long long)v);
-    if (n > width) n = width;
-    memcpy(slot, tmp, (size_t)n);
-    memset(slot + n, ' ', (size_t)(width - n));
 }
 
 void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr, int is_handle, uint64_t stream, int has_stream)
@@ -259,60 +287,56 @@ void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr,
     p->is_handle = is_handle;
     p->call.api = api;
     p->call.dev = vt_ts.cur_dev;
-    if (!vt_trace_ready()) { p->call.t0 = vt_now(); VT_RESTORE_ERRNO; return; }
-    char buf[LINE_MAX_BYTES];
-    vt_line l;
-    vt_line_init(&l, buf, LINE_MAX_BYTES - 2);
-    vt_alloc_info a;
-    vt_registry_lock();
-    int known = addr && (is_handle ? vt_registry_handle_remove_locked(addr, &a) : vt_registry_remove_locked(addr, &a)) == 0;
+    p->stream = stream;
+    p->has_stream = has_stream;
+    if (vt_trace_ready() && addr) {
+        /* The range stays live (and valid for launches) while the real free runs; marking it
+         * makes a thread that gets the same memory back wait for this free's line. */
+        vt_alloc_info a;
+        vt_registry_lock();
+        int known = is_handle ? vt_registry_handle_lookup_locked(addr, &a) == 0
+                              : vt_registry_set_freeing_locked(addr, 1, &a) == 0;
+        vt_registry_unlock();
+        if (known) {
+            p->known = 1;
+            p->mem = a.mem;
+            p->dev = a.dev;
+            p->size = a.size;
+        }
+    }
     p->call.t0 = vt_now();
-    VT_PUT_LIT(&l, "{\"ev\":\"free\",\"t\":");
-    vt_put_u64(&l, p->call.t0);
-    vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
-    vt_put_key(&l, "api"); vt_put_str(&l, api);
-    vt_put_key(&l, "dev"); vt_put_i64(&l, known ? a.dev : p->call.dev);
-    vt_put_key(&l, is_handle ? "handle" : "addr"); vt_put_hex(&l, addr);
-    if (known) {
-        vt_put_key(&l, "size"); vt_put_u64(&l, a.size);
-        vt_put_key(&l, "mem"); vt_put_str(&l, vt_mem_name(a.mem));
-        p->known = 1;
-        p->mem = a.mem;
-        p->dev = a.dev;
-        p->size = a.size;
-    }
-    if (has_stream) { vt_put_key(&l, "stream"); vt_put_hex(&l, stream); }
-    vt_put_key(&l, "res");
-    size_t res_off = vt_line_len(&l);
-    vt_put_raw(&l, "null                                ", RES_W);
-    vt_put_key(&l, "dur");
-    size_t dur_off = vt_line_len(&l);
-    vt_put_raw(&l, "null                                ", DUR_W);
-    size_t n = vt_fmt_finish(&l);
-    char *dst = n ? vt_writer_reserve(n) : NULL;
-    if (dst) {
-        memcpy(dst, buf, n);
-        p->res_slot = dst + res_off;
-        p->dur_slot = dst + dur_off;
-    }
-    vt_registry_unlock();
     VT_RESTORE_ERRNO;
 }
 
 void vt_ev_free_end(struct vt_free_pending *p, int res)
 {
     VT_SAVE_ERRNO;
-    uint64_t dur = vt_now() - p->call.t0;
-    if (p->res_slot) {
-        put_slot(p->res_slot, RES_W, res, 0);
-        put_slot(p->dur_slot, DUR_W, (int64_t)dur, 0);
+    VT_CALL_END(p->call, res);
+    if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
+    struct vt_rec_free r;
+    memset(&r, 0, sizeof r);
+    fill_call(&r.c, &p->call);
+    r.c.dev = p->known ? p->dev : p->call.dev;
+    r.addr = p->addr;
+    r.is_handle = (uint8_t)p->is_handle;
+    r.known = (uint8_t)p->known;
+    r.size = p->size;
+    r.mem = (uint8_t)p->mem;
+    r.has_stream = (uint8_t)p->has_stream;
+    r.stream = p->stream;
+    vt_registry_lock();
+    if (p->known) {
+        vt_alloc_info a;
+        if (res == 0) {
+            if (p->is_handle) vt_registry_handle_remove_locked(p->addr, &a);
+            else vt_registry_remove_locked(p->addr, &a);
+        } else if (!p->is_handle) {
+            vt_registry_set_freeing_locked(p->addr, 0, NULL); /* nothing was freed */
+        }
     }
-    if (res != 0 && p->known) { /* nothing was freed: the allocation is still live */
-        vt_registry_lock();
-        if (p->is_handle) vt_registry_handle_insert_locked(p->addr, p->size, p->dev);
-        else vt_registry_insert_locked(p->addr, p->size, p->mem, p->dev);
-        vt_registry_unlock();
-    } else if (res != 0 && p->addr && vt_cfg.check != VT_CHECK_OFF && !p->is_handle) {
+    vt_emit_record(VT_R_FREE, &r, sizeof r);
+    vt_registry_unlock();
+    if (res != 0 && !p->known && p->addr && vt_cfg.check != VT_CHECK_OFF && !p->is_handle) {
         vt_alloc_info a;
         int was_freed = vt_registry_freed_lookup(p->addr, &a) == 0 && a.base == p->addr;
         struct vt_finding f = { .kind = was_freed ? VT_F_DOUBLE_FREE : VT_F_INVALID_FREE, .error = 1,
@@ -327,6 +351,8 @@ static const char *const dir_names[] = { "h2h", "h2d", "d2h", "d2d" };
 
 static int side_is_device(const vt_ptr_info *i) { return i->cls == VT_PTR_DEVICE || i->cls == VT_PTR_MANAGED; }
 
+/* Copies need only "device, pinned, managed or pageable": the registry answers almost always;
+ * a miss asks the driver (untracked CUDA memory) when checks are on, else it is pageable. */
 static void copy_class(uint64_t v, vt_ptr_info *out)
 {
     if (vt_registry_lookup(v, &out->alloc) == 0) {
@@ -334,8 +360,8 @@ static void copy_class(uint64_t v, vt_ptr_info *out)
                  : (out->alloc.mem == VT_MEM_PINNED || out->alloc.mem == VT_MEM_REGISTERED) ? VT_PTR_PINNED : VT_PTR_DEVICE;
         return;
     }
-    vt_classify(v, out);
-    if (out->cls == VT_PTR_SCALAR || out->cls == VT_PTR_NEAR_DEVICE) out->cls = VT_PTR_HOST;
+    out->cls = VT_PTR_HOST;
+    if (vt_cfg.check != VT_CHECK_OFF && !vt_looks_scalar(v)) vt_classify_cuda(v, out);
 }
 
 static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t p, uint64_t extent, const char *role)
@@ -376,29 +402,27 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
             vt_ev_finding(&f);
         }
     }
-    char buf[LINE_MAX_BYTES];
-    vt_line l;
-    vt_fmt_begin(&l, buf, "copy", c);
-    vt_put_key(&l, "dst"); vt_put_hex(&l, dst);
-    vt_put_key(&l, "src"); vt_put_hex(&l, src);
-    vt_put_key(&l, "size"); vt_put_u64(&l, size);
-    vt_put_key(&l, "dir"); vt_put_str(&l, dir_names[dir]);
+    struct vt_rec_copy r;
+    memset(&r, 0, sizeof r);
+    fill_call(&r.c, c);
+    r.dst = dst;
+    r.src = src;
+    r.size = size;
+    r.dir = (uint8_t)dir;
     if (dir == VT_DIR_H2D || dir == VT_DIR_D2H) {
         const vt_ptr_info *h = dir == VT_DIR_H2D ? &si : &di;
-        vt_put_key(&l, "host");
-        vt_put_str(&l, h->cls == VT_PTR_PINNED ? "pinned" : h->cls == VT_PTR_MANAGED ? "managed" : "pageable");
+        r.host = h->cls == VT_PTR_PINNED ? 2 : h->cls == VT_PTR_MANAGED ? 3 : 1;
     }
-    vt_put_key(&l, "async"); if (x->async) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
-    if (x->async) { vt_put_key(&l, "stream"); vt_put_hex(&l, x->stream); }
-    if (x->kind >= 0) { vt_put_key(&l, "kind"); vt_put_i64(&l, x->kind); }
-    if (x->is_2d) {
-        vt_put_key(&l, "width"); vt_put_u64(&l, x->width);
-        vt_put_key(&l, "height"); vt_put_u64(&l, x->height);
-        vt_put_key(&l, "dpitch"); vt_put_u64(&l, x->dpitch);
-        vt_put_key(&l, "spitch"); vt_put_u64(&l, x->spitch);
-    }
-    if (x->src_dev >= 0) { vt_put_key(&l, "src_dev"); vt_put_i64(&l, x->src_dev); }
-    vt_fmt_emit(&l);
+    r.async = (uint8_t)x->async;
+    r.stream = x->stream;
+    r.kind = x->kind;
+    r.is_2d = (uint8_t)x->is_2d;
+    r.width = x->width;
+    r.height = x->height;
+    r.dpitch = x->dpitch;
+    r.spitch = x->spitch;
+    r.src_dev = x->src_dev;
+    vt_emit_record(VT_R_COPY, &r, sizeof r);
     VT_RESTORE_ERRNO;
 }
 
@@ -413,15 +437,15 @@ void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value,
         copy_class(addr, &i);
         check_range(c, &i, addr, bytes, "memset");
     }
-    char buf[LINE_MAX_BYTES];
-    vt_line l;
-    vt_fmt_begin(&l, buf, "set", c);
-    vt_put_key(&l, "addr"); vt_put_hex(&l, addr);
-    vt_put_key(&l, "size"); vt_put_u64(&l, bytes);
-    vt_put_key(&l, "value"); vt_put_i64(&l, value);
-    vt_put_key(&l, "async"); if (async) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
-    if (async) { vt_put_key(&l, "stream"); vt_put_hex(&l, stream); }
-    vt_fmt_emit(&l);
+    struct vt_rec_set r;
+    memset(&r, 0, sizeof r);
+    fill_call(&r.c, c);
+    r.addr = addr;
+    r.size = bytes;
+    r.value = value;
+    r.async = (uint8_t)async;
+    r.stream = stream;
+    vt_emit_record(VT_R_SET, &r, sizeof r);
     VT_RESTORE_ERRNO;
 }
 
@@ -439,7 +463,7 @@ void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, u
     vt_registry_lock();
     if (c->res == 0) {
         vt_alloc_info a;
-        if (map) vt_registry_insert_locked(addr, size, VT_MEM_VMM_MAP, c->dev);
+        if (map) vt_registry_insert_ordered(addr, size, VT_MEM_VMM_MAP, c->dev);
         else vt_registry_remove_locked(addr, &a);
     }
     if (n) vt_trace_append(buf, n);
@@ -451,10 +475,9 @@ void vt_ev_sync(const struct vt_call *c)
 {
     VT_SAVE_ERRNO;
     if (vt_trace_ready()) {
-        char buf[LINE_MAX_BYTES];
-        vt_line l;
-        vt_fmt_begin(&l, buf, "sync", c);
-        vt_fmt_emit(&l);
+        struct vt_rec_call r;
+        fill_call(&r, c);
+        vt_emit_record(VT_R_SYNC, &r, sizeof r);
     }
     VT_RESTORE_ERRNO;
 }
@@ -474,7 +497,7 @@ void vt_ev_region_open(const struct vt_call *c, const char *ev, uint64_t addr, u
     vt_fmt_bt(&l);
     size_t n = vt_fmt_finish(&l);
     vt_registry_lock();
-    if (c->res == 0) vt_registry_insert_locked(addr, size, mem, c->dev);
+    if (c->res == 0) vt_registry_insert_ordered(addr, size, mem, c->dev);
     if (n) vt_trace_append(buf, n);
     vt_registry_unlock();
     VT_RESTORE_ERRNO;
@@ -531,14 +554,11 @@ void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b)
 {
     VT_SAVE_ERRNO;
     if (vt_trace_ready()) {
-        char buf[LINE_MAX_BYTES];
-        vt_line l;
-        vt_fmt_begin(&l, buf, "meminfo", c);
-        if (c->res == 0) {
-            vt_put_key(&l, "free_bytes"); vt_put_u64(&l, free_b);
-            vt_put_key(&l, "total_bytes"); vt_put_u64(&l, total_b);
-        }
-        vt_fmt_emit(&l);
+        struct vt_rec_meminfo r;
+        fill_call(&r.c, c);
+        r.free_b = free_b;
+        r.total_b = total_b;
+        vt_emit_record(VT_R_MEMINFO, &r, sizeof r);
     }
     VT_RESTORE_ERRNO;
 }

@@ -35,11 +35,11 @@ struct vt_alloc_extra {
 
 void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem, const struct vt_alloc_extra *x);
 
-/* Free: begin before the real call (orders the line before any reuse of the address), end after. */
+/* Free: begin before the real call (marks the range so a reuse of the memory waits for this
+ * free's line), end after (the line, the registry update). */
 struct vt_free_pending {
-    char *res_slot, *dur_slot;
-    int known, is_handle;
-    uint64_t addr;
+    int known, is_handle, has_stream;
+    uint64_t addr, stream;
     struct vt_call call;
     int mem, dev;
     uint64_t size;

@@ -10,19 +10,19 @@
 
 /* Hand-written compare: a sanitizer runtime calls dlsym while it sets up its interceptors, when
  * calling its (intercepted) strcmp/strncmp would jump through a null pointer. */
-static int prefix(const char *s, const char *p)
+VT_EARLY static int prefix(const char *s, const char *p)
 {
     while (*p && *s == *p) { s++; p++; }
     return *p == '\0';
 }
 
-static int wants_swap(const char *name)
+VT_EARLY static int wants_swap(const char *name)
 {
     return name && ((name[0] == 'c' && name[1] == 'u') || prefix(name, "__cuda") || prefix(name, "nvtx") ||
                     (prefix(name, "InitializeInjectionNvtx2") && name[24] == '\0'));
 }
 
-static struct link_map *self_map(void)
+VT_EARLY static struct link_map *self_map(void)
 {
     static _Atomic(struct link_map *) self; /* idempotent lazy init: no pthread_once (see below) */
     struct link_map *m = atomic_load_explicit(&self, memory_order_acquire);
@@ -38,7 +38,7 @@ static struct link_map *self_map(void)
  * while it initialises, before pthread_once or dlopen may be used) gets libc's answer for "next
  * after libvramtrace": nothing sits between it and us, and the names we define are swapped to
  * our wrappers by the caller of this function as for any other lookup. */
-static void *next_after(const void *caller, const char *name)
+VT_EARLY static void *next_after(const void *caller, const char *name)
 {
     Dl_info info;
     struct link_map *lm = NULL, *self = self_map();
@@ -47,7 +47,13 @@ static void *next_after(const void *caller, const char *name)
     for (struct link_map *l = lm->l_next; l && self; l = l->l_next)
         if (l == self) return vt_real_dlsym(RTLD_NEXT, name);
     for (struct link_map *l = lm->l_next; l; l = l->l_next) {
-        void *p = vt_real_dlsym(l, name);
+        /* A link_map is a valid dlsym handle only for a dlopen()ed object (the lookup scope of one
+         * loaded at start-up is empty and glibc crashes in it): take a real handle. */
+        if (!l->l_name || !l->l_name[0]) continue;
+        void *h = dlopen(l->l_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (!h) continue;
+        void *p = vt_real_dlsym(h, name);
+        dlclose(h);
         if (!p) continue;
         Dl_info pi;
         struct link_map *owner = NULL;
@@ -56,7 +62,7 @@ static void *next_after(const void *caller, const char *name)
     return NULL;
 }
 
-void *dlsym(void *handle, const char *name)
+VT_EARLY void *dlsym(void *handle, const char *name)
 {
     void *r = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name) : vt_real_dlsym(handle, name);
     if (!r || !wants_swap(name) || vt_ts.guard > 0) return r;

@@ -78,7 +78,8 @@ static inline void vt_put_u64(vt_line *l, uint64_t v)
  * (a fresh LINE_MAX_BYTES buffer holds any fixed part many times over). Each returns the new
  * cursor. */
 #define VT_W_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
-static inline char *vt_w_u64(char *p, uint64_t v)
+/* 32-bit arithmetic per digit pair is cheaper than 64-bit: split big values at 10^8. */
+static inline char *vt_w_u32(char *p, uint32_t v)
 {
     if (v < 10) { *p = (char)('0' + v); return p + 1; }
     int n = vt_u64_digits(v);
@@ -91,6 +92,20 @@ static inline char *vt_w_u64(char *p, uint64_t v)
     if (v >= 10) { q -= 2; memcpy(q, vt_digit_pairs + 2 * v, 2); }
     else *--q = (char)('0' + v);
     return p + n;
+}
+static inline char *vt_w_8digits(char *p, uint32_t v) /* exactly 8 digits, zero-padded */
+{
+    for (int i = 6; i >= 0; i -= 2) { memcpy(p + i, vt_digit_pairs + 2 * (v % 100), 2); v /= 100; }
+    return p + 8;
+}
+static inline char *vt_w_u64(char *p, uint64_t v)
+{
+    if (v <= 0xffffffffu) return vt_w_u32(p, (uint32_t)v);
+    uint64_t hi = v / 100000000u;
+    uint32_t lo = (uint32_t)(v % 100000000u);
+    if (hi <= 0xffffffffu) p = vt_w_u32(p, (uint32_t)hi);
+    else { p = vt_w_u32(p, (uint32_t)(hi / 100000000u)); p = vt_w_8digits(p, (uint32_t)(hi % 100000000u)); }
+    return vt_w_8digits(p, lo);
 }
 static inline char *vt_w_i64(char *p, int64_t v)
 {
@@ -107,7 +122,8 @@ static inline char *vt_w_hex(char *p, uint64_t v)
 /* a short identifier (API or record name, at most `cap` bytes, no escaping needed) */
 static inline char *vt_w_ident(char *p, const char *s, size_t cap)
 {
-    for (size_t i = 0; i < cap && s[i]; i++) *p++ = s[i];
+    const char *end = s + cap;
+    while (s < end && *s) *p++ = *s++;
     return p;
 }
 

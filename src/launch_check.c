@@ -9,6 +9,7 @@
 #include "registry.h"
 #include "resolve.h"
 #include "tracer.h"
+#include "records.h"
 
 static void emit_kernel_record(vt_kernel *k)
 {
@@ -260,21 +261,18 @@ void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 b
     VT_SAVE_ERRNO;
     if (!vt_trace_ready() || !k) { VT_RESTORE_ERRNO; return; }
     vt_fmt_ensure_device(c->dev);
-    char line[LINE_MAX_BYTES];
-    vt_line l;
-    vt_fmt_begin(&l, line, "launch", c);
-    char *p = l.p; /* fixed shape, < 200 more bytes after the common part */
-    p = VT_W_LIT(p, ",\"k\":");
-    p = vt_w_u64(p, k->id);
-    p = VT_W_LIT(p, ",\"grid\":[");
-    p = vt_w_u64(p, grid.x); *p++ = ','; p = vt_w_u64(p, grid.y); *p++ = ','; p = vt_w_u64(p, grid.z);
-    p = VT_W_LIT(p, "],\"block\":[");
-    p = vt_w_u64(p, block.x); *p++ = ','; p = vt_w_u64(p, block.y); *p++ = ','; p = vt_w_u64(p, block.z);
-    p = VT_W_LIT(p, "],\"shmem\":");
-    p = vt_w_u64(p, shmem);
-    p = VT_W_LIT(p, ",\"stream\":");
-    p = vt_w_hex(p, stream);
-    l.p = p;
-    vt_fmt_emit(&l);
+    struct vt_rec_launch r;
+    r.c.t0 = c->t0;
+    r.c.dur = c->dur;
+    r.c.tid = vt_gettid();
+    r.c.res = c->res;
+    r.c.dev = c->dev;
+    vt_rec_set_api(&r.c, c->api);
+    r.k = k->id;
+    r.grid[0] = grid.x; r.grid[1] = grid.y; r.grid[2] = grid.z;
+    r.block[0] = block.x; r.block[1] = block.y; r.block[2] = block.z;
+    r.shmem = shmem;
+    r.stream = stream;
+    vt_emit_record(VT_R_LAUNCH, &r, sizeof r);
     VT_RESTORE_ERRNO;
 }

@@ -35,19 +35,23 @@ static size_t handles_cap;
 static _Atomic uint64_t vram_by_dev[VT_MAX_DEVICES];
 static _Atomic uint64_t live_count;
 _Atomic uint64_t vt_registry_removals;
+/* lowest base and highest end of any device range ever recorded: values outside are no device
+ * pointer, freed or not, so the scans below never run for them */
+static _Atomic uint64_t span_lo = UINT64_MAX, span_hi;
 
 static const char *const mem_names[VT_MEM_COUNT] = {
     "device", "async", "managed", "pinned", "registered", "vmm_map", "foreign", "vmm", "ipc", "graph",
 };
 const char *vt_mem_name(int mem) { return mem >= 0 && mem < VT_MEM_COUNT ? mem_names[mem] : "unknown"; }
 
+#define META_FREEING 0x80000000u /* a free of this range is in flight (vt_registry_set_freeing_locked) */
 static inline uint32_t pack_meta(int mem, int dev) { return (uint32_t)mem | (uint32_t)(dev + 1) << 8; }
 static inline void unpack(uint64_t base, uint64_t end, uint32_t meta, vt_alloc_info *out)
 {
     out->base = base;
     out->size = end - base;
     out->mem = (int)(meta & 0xff);
-    out->dev = (int)(meta >> 8) - 1;
+    out->dev = (int)((meta & ~META_FREEING) >> 8) - 1;
 }
 static inline int dev_slot(int dev) { return dev >= 0 && dev < VT_MAX_DEVICES ? dev : 0; }
 
@@ -64,6 +68,19 @@ static long floor_index(const struct arr *a, size_t n, uint64_t addr)
         else hi = mid - 1;
     }
     return best;
+}
+
+int vt_registry_in_device_span(uint64_t addr, uint64_t slack)
+{
+    uint64_t lo = atomic_load_explicit(&span_lo, memory_order_relaxed), hi = atomic_load_explicit(&span_hi, memory_order_relaxed);
+    return lo <= hi && addr + slack >= lo && addr < hi + slack;
+}
+
+static void widen_span(uint64_t base, uint64_t end)
+{
+    uint64_t lo = atomic_load(&span_lo), hi = atomic_load(&span_hi);
+    while (base < lo && !atomic_compare_exchange_weak(&span_lo, &lo, base)) {}
+    while (end > hi && !atomic_compare_exchange_weak(&span_hi, &hi, end)) {}
 }
 
 static void account(int mem, int dev, uint64_t size, int sign)
@@ -119,6 +136,13 @@ int vt_registry_insert_locked(uint64_t base, uint64_t size, int mem, int dev)
         a = b;
     }
     uint64_t end = base + size;
+    /* The driver handed out memory whose free is still being recorded by another thread: the
+     * caller waits for that line, so the file never shows the reuse before the free. */
+    long f = floor_index(a, n, base);
+    for (size_t k = f < 0 ? 0 : (size_t)f; k < n && atomic_load_explicit(&a->e[k].base, memory_order_relaxed) < end; k++)
+        if (atomic_load_explicit(&a->e[k].end, memory_order_relaxed) > base &&
+            (atomic_load_explicit(&a->e[k].meta, memory_order_relaxed) & META_FREEING))
+            return -2;
     atomic_fetch_add_explicit(&seq, 1, memory_order_release); /* odd: writers active */
     atomic_thread_fence(memory_order_release);
     /* Evict stale ranges overlapping the new one (a free we never saw). */
@@ -142,8 +166,23 @@ int vt_registry_insert_locked(uint64_t base, uint64_t size, int mem, int dev)
     atomic_store_explicit(&a->e[pos].meta, pack_meta(mem, dev), memory_order_relaxed);
     n++;
     atomic_store_explicit(&nlive, n, memory_order_relaxed);
+    if (vt_mem_is_device(mem)) widen_span(base, end);
     atomic_fetch_add_explicit(&seq, 1, memory_order_release); /* even again */
     account(mem, dev, size, +1);
+    return 0;
+}
+
+int vt_registry_set_freeing_locked(uint64_t base, int on, vt_alloc_info *out)
+{
+    struct arr *a = atomic_load(&live);
+    size_t n = atomic_load(&nlive);
+    if (!a) return -1;
+    long i = floor_index(a, n, base);
+    if (i < 0 || atomic_load_explicit(&a->e[i].base, memory_order_relaxed) != base) return -1;
+    uint32_t m = atomic_load_explicit(&a->e[i].meta, memory_order_relaxed);
+    m = on ? m | META_FREEING : m & ~META_FREEING;
+    atomic_store_explicit(&a->e[i].meta, m, memory_order_relaxed);
+    if (out) unpack(base, atomic_load_explicit(&a->e[i].end, memory_order_relaxed), m, out);
     return 0;
 }
 
@@ -182,6 +221,16 @@ int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev)
     handles[slot] = (struct handle_ent){ handle, size, dev, 1 };
     account(VT_MEM_VMM, dev, size, +1);
     return 0;
+}
+
+int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out)
+{
+    for (size_t i = 0; i < handles_cap; i++)
+        if (handles[i].used && handles[i].handle == handle) {
+            *out = (vt_alloc_info){ handle, handles[i].size, VT_MEM_VMM, handles[i].dev };
+            return 0;
+        }
+    return -1;
 }
 
 int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out)
@@ -230,6 +279,7 @@ int vt_registry_lookup(uint64_t addr, vt_alloc_info *out)
 
 int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out)
 {
+    if (!vt_registry_in_device_span(addr, 0)) return -1;
     int rc = -1;
     pthread_mutex_lock(&reg_lock);
     for (unsigned k = 1; k <= freed_count; k++) {
@@ -246,12 +296,16 @@ int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out)
 
 int vt_registry_nearest_device(uint64_t addr, uint64_t slack, vt_alloc_info *out)
 {
+    if (!vt_registry_in_device_span(addr, slack)) return -1;
     int rc = -1;
     uint64_t best = UINT64_MAX;
     pthread_mutex_lock(&reg_lock);
     struct arr *a = atomic_load(&live);
     size_t n = atomic_load(&nlive);
-    for (size_t i = 0; a && i < n; i++) {
+    /* The neighbours in address order are the candidates: a few device ranges either side. */
+    long f = a ? floor_index(a, n, addr) : -1;
+    long lo = f - 8 < 0 ? 0 : f - 8, hi = f + 9 > (long)n ? (long)n : f + 9;
+    for (long i = lo; a && i < hi; i++) {
         uint64_t b = a->e[i].base, e = a->e[i].end;
         uint32_t m = a->e[i].meta;
         if (!vt_mem_is_device((int)(m & 0xff))) continue;
@@ -291,6 +345,8 @@ void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx)
 
 void vt_registry_reset(void)
 {
+    atomic_store(&span_lo, UINT64_MAX);
+    atomic_store(&span_hi, 0);
     atomic_fetch_add(&vt_registry_removals, 1);
     pthread_mutex_init(&reg_lock, NULL);
     atomic_store(&nlive, 0);

@@ -39,13 +39,19 @@ typedef struct vt_alloc_info {
 void vt_registry_lock(void);
 void vt_registry_unlock(void);
 
-/* Record a live range [base, base+size). Returns 0, or -1 when out of memory for the map. */
+/* Record a live range [base, base+size). Returns 0, -1 when out of memory for the map, or -2 when
+ * it overlaps a range whose free is in flight: unlock, yield and retry (that free's line must be
+ * written first). */
 int vt_registry_insert_locked(uint64_t base, uint64_t size, int mem, int dev);
+/* Mark (on=1) or unmark the live range starting at `base` as being freed: it stays valid for
+ * lookups while the real free runs. Fills *out when not NULL. 0 found, -1 not live. */
+int vt_registry_set_freeing_locked(uint64_t base, int on, vt_alloc_info *out);
 /* Remove the live range starting exactly at `base`; fills *out. 0 found, -1 not live. */
 int vt_registry_remove_locked(uint64_t base, vt_alloc_info *out);
 /* VMM physical handles: counted bytes without an address. */
 int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev);
 int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out);
+int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out);
 
 /* Bumped whenever a live range disappears (free, unmap, eviction): a cached "this address is
  * live" answer stays true while it is unchanged. */
@@ -60,6 +66,9 @@ int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out);
 /* The live device range nearest to addr (for "just past the end" and "between allocations"):
  * 0 found with *out, -1 when addr is not within `slack` bytes of any device range's span. */
 int vt_registry_nearest_device(uint64_t addr, uint64_t slack, vt_alloc_info *out);
+
+/* True when addr is within `slack` of the span of device ranges ever recorded (lock-free). */
+int vt_registry_in_device_span(uint64_t addr, uint64_t slack);
 
 /* Live bytes counted as VRAM, per device (dev < 0: all devices). */
 uint64_t vt_registry_live_vram(int dev);

@@ -13,7 +13,7 @@ static _Atomic(dlsym_fn) libc_dlsym;
 /* No pthread_once here: a sanitizer runtime (ASan, TSan) calls our exported dlsym while it
  * initialises its interceptors, before pthread_once may be called. The lookup is idempotent,
  * so threads racing on the first call just store the same pointer. */
-static dlsym_fn find_libc_dlsym(void)
+VT_EARLY static dlsym_fn find_libc_dlsym(void)
 {
     static const char *const versions[] = { "GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0", NULL };
     dlsym_fn f = NULL;
@@ -22,7 +22,7 @@ static dlsym_fn find_libc_dlsym(void)
     return f;
 }
 
-void *vt_real_dlsym(void *handle, const char *name)
+VT_EARLY void *vt_real_dlsym(void *handle, const char *name)
 {
     dlsym_fn f = atomic_load_explicit(&libc_dlsym, memory_order_acquire);
     if (!f) f = find_libc_dlsym();

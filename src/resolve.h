@@ -31,8 +31,12 @@ extern const struct vt_hook vt_hooks_runtime[];
 extern const struct vt_hook vt_hooks_launch[];
 extern const struct vt_hook vt_hooks_pool[];
 
-/* libc's dlsym, bypassing our interposer. */
-void *vt_real_dlsym(void *handle, const char *name);
+/* For the code our exported dlsym runs: sanitizer runtimes (ASan, TSan) call dlsym while they
+ * initialise, before instrumented code may run (no shadow memory yet). */
+#define VT_EARLY __attribute__((no_sanitize("address", "thread", "undefined")))
+
+/* libc's dlsym, bypassing our interposer. Safe before a sanitizer runtime is initialised. */
+VT_EARLY void *vt_real_dlsym(void *handle, const char *name);
 /* The real pointer for a hook: its slot, else looked up after libvramtrace in load order. */
 void *vt_real_get(_Atomic(void *) *slot, const char *name);
 /* A driver function for the tracer's own queries (guard held by the caller); NULL when libcuda

@@ -17,6 +17,7 @@
 #include "jsonl.h"
 #include "registry.h"
 #include "trace_writer.h"
+#include "journal.h"
 
 #define VT_TRACER_VERSION "0.1.0"
 
@@ -216,6 +217,11 @@ int vt_trace_ready(void)
         if (rc == 0) {
             write_header();
             note_in_manifest();
+            char jerr[512];
+            const char *sm = getenv("VRAMTRACE_SYNC");
+            int mode = sm && !strcmp(sm, "defer") ? 2 : env_flag("VRAMTRACE_SYNC", 0);
+            if (vt_journal_open(trace_path, mode, jerr, sizeof jerr) != 0 && !vt_cfg.quiet)
+                fprintf(stderr, "vramtrace: %s; formatting events in the program's threads instead\n", jerr);
             if (vt_cfg.backtraces) {
                 uint64_t warm[4];
                 vt_backtrace(warm, 4); /* loads the unwinder now, not inside the first hook's timing */
@@ -233,7 +239,7 @@ int vt_trace_ready(void)
 
 void vt_trace_append(const char *line, uint64_t len)
 {
-    if (vt_writer_put(line, len) == 0) return;
+    if (vt_journal_text(line, len) == 0 || vt_writer_put(line, len) == 0) return;
     static _Atomic int reported;
     char err[300];
     if (vt_writer_take_error(err, sizeof err) && !atomic_exchange(&reported, 1))
@@ -246,6 +252,7 @@ static void child_after_fork(void)
 {
     /* Only this thread survives: reset every lock and forget the parent's trace. The child gets
      * its own file on its first CUDA call. */
+    vt_journal_forget();
     vt_writer_forget();
     vt_registry_reset();
     vt_modules_reset();
@@ -277,6 +284,7 @@ void vt_tracer_shutdown(void)
 {
     if (atomic_load(&trace_state) <= 0) return;
     vt_ts.guard++;
+    vt_journal_close(); /* every queued record reaches the file before the footer counts them */
     struct leak_sum leaks = { 0, 0 };
     vt_registry_foreach(add_leak, &leaks);
     uint64_t nfind = 0;

@@ -12,6 +12,7 @@
 
 #include "bandwidth/bandwidth.h"
 #include "commands.h"
+#include "journal.h"
 
 static void run_usage(FILE *f)
 {
@@ -68,6 +69,8 @@ static void absolute(const char *in, char *out, size_t len)
     if (snprintf(out, len, "%s/%s", cwd, in) >= (int)len) snprintf(out, len, "%s", in);
 }
 
+/* Each listed trace: convert what its ring still holds (the process died before the drain
+ * thread got there), then say where it is. */
 static int print_manifest(const char *manifest, int quiet)
 {
     FILE *f = fopen(manifest, "r");
@@ -77,6 +80,11 @@ static int print_manifest(const char *manifest, int quiet)
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
         if (!line[0]) continue;
+        char err[512];
+        long got = vt_journal_recover(line, err, sizeof err);
+        if (got < 0) fprintf(stderr, "vramtrace: %s\n", err);
+        else if (got > 0 && !quiet)
+            fprintf(stderr, "vramtrace: recovered %ld events the program left in %s.ring\n", got, line);
         if (!quiet) fprintf(stderr, "vramtrace: trace written to %s\n", line);
         n++;
     }

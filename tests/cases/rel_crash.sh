@@ -31,9 +31,10 @@ if [ -n "$pid" ]; then kill -KILL "$pid"; else kill -KILL $vt; fi
 wait $vt
 check_eq "SIGKILL: vramtrace run exits 128+9" "$?" 137
 verify sigkill "$TMP/kill.jsonl"
-# the file keeps its pre-grown NUL tail: a reader must skip it
+# `vramtrace run` folded the ring into the trace and cut the dead writer's pre-grown NUL tail
 sz=$(stat -c %s "$TMP/kill.jsonl"); used=$(tr -d '\000' <"$TMP/kill.jsonl" | wc -c)
-check "SIGKILL: NUL padding after the last line (pre-grown file)" test "$sz" -gt "$used"
+check_eq "SIGKILL: NUL tail trimmed when the ring was recovered" "$sz" "$used"
+check "SIGKILL: ring file removed after recovery" test ! -e "$TMP/kill.jsonl.ring"
 
 "$VT" run --sim -q -o "$TMP/abort.jsonl" -- "$P" abort $N >/dev/null 2>&1
 check_eq "abort(): exit status 128+6" "$?" 134

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "commands.h"
+#include "journal.h"
 #include "report/analysis.h"
 #include "report/reader.h"
 #include "report/refbw.h"
@@ -73,6 +74,11 @@ static int analyse(const char *path, struct vt_proc *p)
 {
     char err[1024];
     struct warn_ctx w = { 0, 0 };
+    /* A process that died (SIGKILL, _exit, exec) may have left its last events in TRACE.ring:
+     * fold them into the trace first (what `vramtrace run` does after the program exits). */
+    long got = vt_journal_recover(path, err, sizeof err);
+    if (got > 0) fprintf(stderr, "vramtrace report: %s: recovered %ld events left in %s.ring\n", path, got, path);
+    else if (got < 0) fprintf(stderr, "vramtrace report: warning: %s\n", err);
     struct vt_reader *r = vt_reader_open(path, on_warn, &w, err, sizeof err);
     if (!r) { fprintf(stderr, "vramtrace report: %s\n", err); return 2; }
     struct vt_event ev;

@@ -1,0 +1,378 @@
+/* journal.c - the record ring (MAP_SHARED, mapped twice back to back so a record never wraps),
+ * its drain thread, and crash recovery. See journal.h. */
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "records.h"
+#include "trace_writer.h"
+
+#define SLOT 64
+#define RING_SLOTS_DEFAULT (1u << 16) /* 4 MiB */
+#define HDR_BYTES 65536               /* multiple of every page size Linux uses */
+#define RING_MAGIC "VTRING1"
+
+enum { S_EMPTY = 0, S_CLAIMED = 1, S_READY = 2 };
+
+struct slot_hdr {
+    _Atomic uint32_t state;
+    uint16_t type;
+    uint16_t nslots;
+    uint32_t bytes; /* payload bytes */
+    uint32_t pos;   /* low bits of the claim position (commit's wake test) */
+};
+
+struct ring_file_hdr {
+    char magic[8];
+    uint32_t slot_size, nslots;
+    int64_t pid;
+    uint64_t start_time; /* /proc/self/stat starttime: tells a live writer from a reused pid */
+    char trace_path[4096];
+    _Alignas(64) _Atomic uint64_t head;
+    _Alignas(64) _Atomic uint64_t tail;
+};
+
+static struct {
+    _Atomic int on;
+    int fd, sync;
+    char *data;                  /* 2 * ring bytes, second half aliases the first */
+    struct ring_file_hdr *hdr;
+    uint32_t nslots;
+    char ring_path[4200];
+    pthread_t thread;
+    int have_thread;
+    _Atomic int stop;
+    _Alignas(64) _Atomic int sleeping; /* written by the drainer only: own cache line */
+    _Alignas(64) _Atomic int wake;
+    pthread_mutex_t drain_lock;
+    char line[1 << 16];          /* the drainer's formatting buffer (drain_lock held) */
+} J = { .fd = -1, .drain_lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Each thread's last view of the tail: re-read only when the ring looks full by it, so claims
+ * do not pull the drainer's cache line across cores on every event. */
+static __thread __attribute__((tls_model("initial-exec"))) uint64_t seen_tail;
+
+static inline struct slot_hdr *slot_at(uint64_t pos) { return (struct slot_hdr *)(J.data + (pos % J.nslots) * SLOT); }
+
+static uint64_t proc_start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    const char *p = strrchr(buf, ')'); /* comm may hold spaces */
+    if (!p) return 0;
+    for (int field = 2; *p && field < 22; p++)
+        if (*p == ' ') field++;
+    return strtoull(p, NULL, 10);
+}
+
+/* Format and write records from the tail while they are complete. Caller holds drain_lock. */
+static long drain_locked(int take_incomplete)
+{
+    struct ring_file_hdr *h = J.hdr;
+    uint64_t t = atomic_load_explicit(&h->tail, memory_order_relaxed);
+    uint64_t head = atomic_load_explicit(&h->head, memory_order_acquire);
+    long done = 0;
+    while (t < head) {
+        struct slot_hdr *s = slot_at(t);
+        uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
+        if (st != S_READY && !(take_incomplete && st == S_CLAIMED)) break;
+        uint32_t n = s->nslots;
+        if (n == 0 || n > J.nslots / 4) n = 1; /* damaged: step over one slot */
+        size_t len = vt_record_format(s->type, s + 1, s->bytes, st != S_READY, J.line, sizeof J.line);
+        if (len) vt_writer_put(J.line, len);
+        for (uint32_t i = 0; i < n; i++) atomic_store_explicit(&slot_at(t + i)->state, S_EMPTY, memory_order_relaxed);
+        t += n;
+        atomic_store_explicit(&h->tail, t, memory_order_release);
+        done++;
+    }
+    return done;
+}
+
+static long drain_try(void)
+{
+    if (pthread_mutex_trylock(&J.drain_lock) != 0) return -1;
+    long n = drain_locked(0);
+    pthread_mutex_unlock(&J.drain_lock);
+    return n;
+}
+
+static void futex_wait_ms(_Atomic int *word, int ms)
+{
+    struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    syscall(SYS_futex, (int *)word, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+}
+static void futex_wake(_Atomic int *word) { syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
+
+static void *drainer(void *arg)
+{
+    (void)arg;
+    int idle = 0;
+    while (!atomic_load(&J.stop)) {
+        long n = drain_try();
+        if (n > 0) { idle = 0; continue; }
+        /* Poll quickly while events flow, slowly when the program is quiet. */
+        idle = idle < 20 ? idle + 1 : idle;
+        atomic_store(&J.sleeping, 1);
+        futex_wait_ms(&J.wake, idle < 10 ? 1 : 10);
+        atomic_store(&J.sleeping, 0);
+    }
+    return NULL;
+}
+
+int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen)
+{
+    uint32_t nslots = RING_SLOTS_DEFAULT;
+    size_t ring_bytes = (size_t)nslots * SLOT;
+    snprintf(J.ring_path, sizeof J.ring_path, "%s.ring", trace_path);
+    /* Growing a file past RLIMIT_FSIZE raises SIGXFSZ, which would kill the program. */
+    struct rlimit fl;
+    if (getrlimit(RLIMIT_FSIZE, &fl) == 0 && fl.rlim_cur != RLIM_INFINITY && fl.rlim_cur < HDR_BYTES + ring_bytes) {
+        snprintf(err, errlen, "file size limit (ulimit -f) too small for %s", J.ring_path);
+        return -EFBIG;
+    }
+    int fd = open(J.ring_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) { int e = errno; snprintf(err, errlen, "cannot create %s: %s", J.ring_path, strerror(e)); return -e; }
+    char *area = MAP_FAILED;
+    struct ring_file_hdr *hdr = MAP_FAILED;
+    int e = 0;
+    if (fallocate(fd, 0, 0, (off_t)(HDR_BYTES + ring_bytes)) != 0 && ftruncate(fd, (off_t)(HDR_BYTES + ring_bytes)) != 0) e = errno;
+    if (!e) {
+        hdr = mmap(NULL, HDR_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        area = mmap(NULL, 2 * ring_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (hdr == MAP_FAILED || area == MAP_FAILED ||
+            mmap(area, ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, HDR_BYTES) == MAP_FAILED ||
+            mmap(area + ring_bytes, ring_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, HDR_BYTES) == MAP_FAILED)
+            e = errno ? errno : ENOMEM;
+    }
+    if (e) {
+        snprintf(err, errlen, "cannot map %s: %s", J.ring_path, strerror(e));
+        if (hdr != MAP_FAILED) munmap(hdr, HDR_BYTES);
+        if (area != MAP_FAILED) munmap(area, 2 * ring_bytes);
+        close(fd);
+        unlink(J.ring_path);
+        return -e;
+    }
+    /* Fault the ring in now: first-touch faults would otherwise land on the program's threads,
+     * one per 4 KiB of events, for the whole first lap. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    if (madvise(area, ring_bytes, MADV_POPULATE_WRITE) != 0)
+        for (size_t off = 0; off < ring_bytes; off += 4096) ((volatile char *)area)[off] = 0;
+    memcpy(hdr->magic, RING_MAGIC, sizeof RING_MAGIC);
+    hdr->slot_size = SLOT;
+    hdr->nslots = nslots;
+    hdr->pid = getpid();
+    hdr->start_time = proc_start_time(getpid());
+    snprintf(hdr->trace_path, sizeof hdr->trace_path, "%s", trace_path);
+    atomic_store(&hdr->head, 0);
+    atomic_store(&hdr->tail, 0);
+    J.fd = fd;
+    J.hdr = hdr;
+    J.data = area;
+    J.nslots = nslots;
+    J.sync = mode == 1;
+    atomic_store(&J.stop, 0);
+    J.have_thread = 0;
+    if (mode == 0) {
+        /* The drainer must never take the program's signals. */
+        sigset_t all, old;
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        J.have_thread = pthread_create(&J.thread, NULL, drainer, NULL) == 0;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        if (J.have_thread) pthread_setname_np(J.thread, "vramtrace");
+        else J.sync = 1;
+    }
+    atomic_store(&J.on, 1);
+    return 0;
+}
+
+int vt_journal_active(void) { return atomic_load_explicit(&J.on, memory_order_acquire); }
+
+void *vt_journal_claim(int type, size_t bytes)
+{
+    if (!atomic_load_explicit(&J.on, memory_order_acquire)) return NULL;
+    uint32_t n = (uint32_t)((sizeof(struct slot_hdr) + bytes + SLOT - 1) / SLOT);
+    if (n > J.nslots / 4) return NULL;
+    struct ring_file_hdr *h = J.hdr;
+    uint64_t pos = atomic_fetch_add_explicit(&h->head, n, memory_order_acq_rel);
+    /* Full: help drain (the ring moves at formatting speed, never loses order). */
+    if (pos + n - seen_tail > J.nslots || seen_tail > pos) {
+        while (pos + n - (seen_tail = atomic_load_explicit(&h->tail, memory_order_acquire)) > J.nslots) {
+            if (drain_try() <= 0) {
+                if (J.have_thread) futex_wake(&J.wake);
+                sched_yield();
+            }
+        }
+    }
+    struct slot_hdr *s = slot_at(pos);
+    s->type = (uint16_t)type;
+    s->nslots = (uint16_t)n;
+    s->bytes = (uint32_t)bytes;
+    s->pos = (uint32_t)pos;
+    atomic_store_explicit(&s->state, S_CLAIMED, memory_order_release);
+    return s + 1;
+}
+
+void vt_journal_commit(void *payload)
+{
+    struct slot_hdr *s = (struct slot_hdr *)payload - 1;
+    atomic_store_explicit(&s->state, S_READY, memory_order_release);
+    if (J.sync) { drain_try(); return; }
+    /* Each time the head passes an eighth of the ring, make sure the drainer is awake (it also
+     * polls); no shared line is read on the other commits. */
+    uint32_t eighth = J.nslots / 8;
+    if (((s->pos + s->nslots) % eighth) < s->nslots && atomic_load_explicit(&J.sleeping, memory_order_relaxed)) {
+        atomic_store(&J.sleeping, 0);
+        futex_wake(&J.wake);
+    }
+}
+
+int vt_journal_text(const char *line, size_t len)
+{
+    struct vt_rec_text *t = vt_journal_claim(VT_R_TEXT, sizeof *t + len);
+    if (!t) return -1;
+    t->len = (uint32_t)len;
+    memcpy(t->text, line, len);
+    vt_journal_commit(t);
+    return 0;
+}
+
+void vt_journal_close(void)
+{
+    if (!atomic_exchange(&J.on, 0)) return;
+    if (J.have_thread) {
+        atomic_store(&J.stop, 1);
+        futex_wake(&J.wake);
+        pthread_join(J.thread, NULL);
+        J.have_thread = 0;
+    }
+    /* A thread still inside a hook at exit may hold a claim: give it a moment, then write what it
+     * had (a claimed record is complete but for the final store) rather than lose it. */
+    pthread_mutex_lock(&J.drain_lock);
+    for (int i = 0; i < 50; i++) {
+        drain_locked(0);
+        if (atomic_load(&J.hdr->tail) == atomic_load(&J.hdr->head)) break;
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
+    drain_locked(1);
+    pthread_mutex_unlock(&J.drain_lock);
+    unlink(J.ring_path);
+    /* The mapping stays: a late claim from another thread finds J.on == 0 before touching it. */
+}
+
+void vt_journal_forget(void)
+{
+    if (J.data) munmap(J.data, 2 * (size_t)J.nslots * SLOT);
+    if (J.hdr) munmap(J.hdr, HDR_BYTES);
+    if (J.fd >= 0) close(J.fd);
+    J.data = NULL;
+    J.hdr = NULL;
+    J.fd = -1;
+    J.have_thread = 0;
+    atomic_store(&J.on, 0);
+    pthread_mutex_init(&J.drain_lock, NULL);
+}
+
+/* The dead writer pre-grew the trace with NULs: cut them so recovered lines follow the last one. */
+static void trim_nul_tail(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0) return;
+    char buf[65536];
+    off_t end = st.st_size;
+    while (end > 0) {
+        off_t from = end > (off_t)sizeof buf ? end - (off_t)sizeof buf : 0;
+        ssize_t n = pread(fd, buf, (size_t)(end - from), from);
+        if (n <= 0) return;
+        ssize_t i = n - 1;
+        while (i >= 0 && buf[i] == '\0') i--;
+        if (i >= 0) { end = from + i + 1; break; }
+        end = from;
+    }
+    if (end < st.st_size && ftruncate(fd, end) != 0) { /* keep the padding: readers skip it */ }
+}
+
+long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
+{
+    char ring[4200];
+    snprintf(ring, sizeof ring, "%s.ring", trace_path);
+    int fd = open(ring, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", ring, strerror(errno)), -errno);
+    struct stat st;
+    struct ring_file_hdr *h = MAP_FAILED;
+    long out = -EINVAL;
+    if (fstat(fd, &st) != 0 || st.st_size < HDR_BYTES ||
+        (h = mmap(NULL, HDR_BYTES, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED ||
+        memcmp(h->magic, RING_MAGIC, sizeof RING_MAGIC) != 0 || h->slot_size != SLOT || h->nslots == 0 ||
+        (h->nslots & (h->nslots - 1)) != 0 || (uint64_t)st.st_size < HDR_BYTES + (uint64_t)h->nslots * SLOT) {
+        snprintf(err, errlen, "%s: not a vramtrace ring file", ring);
+        goto done;
+    }
+    if (h->pid > 0 && kill((pid_t)h->pid, 0) == 0 && proc_start_time((pid_t)h->pid) == h->start_time) {
+        snprintf(err, errlen, "%s: process %lld is still writing it", ring, (long long)h->pid);
+        out = -EBUSY;
+        goto done;
+    }
+    size_t ring_bytes = (size_t)h->nslots * SLOT;
+    char *data = mmap(NULL, ring_bytes, PROT_READ, MAP_SHARED, fd, HDR_BYTES);
+    int tfd = open(trace_path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    if (tfd >= 0) trim_nul_tail(tfd);
+    if (data == MAP_FAILED || tfd < 0) {
+        snprintf(err, errlen, "cannot recover %s: %s", ring, strerror(errno));
+        if (data != MAP_FAILED) munmap(data, ring_bytes);
+        if (tfd >= 0) close(tfd);
+        goto done;
+    }
+    uint64_t t = atomic_load(&h->tail), head = atomic_load(&h->head);
+    if (head - t > h->nslots) t = head - h->nslots;
+    static char line[1 << 16];
+    char rec[1 << 16];
+    out = 0;
+    while (t < head) {
+        const struct slot_hdr *s = (const struct slot_hdr *)(data + (t % h->nslots) * SLOT);
+        uint32_t state = s->state, n = s->nslots;
+        if (state == S_EMPTY || n == 0 || n > h->nslots / 4) { t++; continue; } /* never filled */
+        size_t bytes = s->bytes < (size_t)n * SLOT - sizeof *s ? s->bytes : (size_t)n * SLOT - sizeof *s;
+        if (bytes > sizeof rec) bytes = sizeof rec;
+        /* copy out, unwrapping (this mapping is not doubled) */
+        for (size_t off = 0; off < bytes; off++) {
+            uint64_t byte = (t % h->nslots) * SLOT + sizeof *s + off;
+            rec[off] = data[byte % ring_bytes];
+        }
+        vt_record_sanitize(s->type, rec, bytes);
+        size_t len = vt_record_format(s->type, rec, bytes, state != S_READY, line, sizeof line);
+        if (len && write(tfd, line, len) == (ssize_t)len) out++;
+        t += n;
+    }
+    munmap(data, ring_bytes);
+    close(tfd);
+    unlink(ring);
+done:
+    if (h != MAP_FAILED) munmap(h, HDR_BYTES);
+    close(fd);
+    return out;
+}

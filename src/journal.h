@@ -1,0 +1,47 @@
+/* journal.h - moves trace formatting off the traced program's threads.
+ *
+ * Hooks claim a record in a ring kept in a MAP_SHARED file beside the trace (TRACE.ring), fill
+ * binary fields (records.h) and commit; a drain thread formats committed records, in ring order,
+ * into JSON lines through trace_writer. A hook therefore pays for one atomic add and a few stores,
+ * not for printing a dozen integers. The ring lives in a shared file so a record committed before
+ * SIGKILL/abort/_exit survives: `vramtrace run` (or `vramtrace report`) converts what the drain did
+ * not reach (vt_journal_recover), and a record still claimed when the process died is written
+ * with "res": null where that means something (a free the process died inside) or counted lost.
+ *
+ * Invariants: records leave the ring in claim order (so the registry's order, taken under its
+ * lock together with the claim, is the file's order); one drainer at a time; a claim waits only
+ * while the ring is full; without a drain thread (VRAMTRACE_SYNC=1, or pthread_create failed)
+ * each commit drains inline. Nothing here calls CUDA.
+ */
+#ifndef VT_JOURNAL_H
+#define VT_JOURNAL_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Create TRACE.ring and start the drainer. `mode` 0: drain thread; 1: each commit drains inline
+ * (VRAMTRACE_SYNC=1); 2: no drainer, records wait in the ring until it fills or the process exits
+ * (VRAMTRACE_SYNC=defer, for testing recovery). Returns 0, or negative errno with a message; then
+ * events are formatted in the calling thread. */
+int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen);
+int vt_journal_active(void);
+
+/* Claim `bytes` of payload for a record of `type` (records.h). NULL when the journal is off or
+ * the record is larger than a quarter of the ring; then the caller formats synchronously. */
+void *vt_journal_claim(int type, size_t bytes);
+/* Publish a claimed record (its fields are complete). */
+void vt_journal_commit(void *payload);
+/* A pre-formatted line (rare records: kernels, modules, findings, ranges ...), in order with the
+ * rest. Returns 0, or -1 if it could not be queued (then the caller writes it directly). */
+int vt_journal_text(const char *line, size_t len);
+
+/* Drain everything, stop the drainer, remove TRACE.ring (normal exit). */
+void vt_journal_close(void);
+/* Fork child: forget the parent's ring without touching it. */
+void vt_journal_forget(void);
+
+/* After the process died: append what TRACE.ring still holds to TRACE and remove the ring.
+ * Returns the number of lines recovered (>= 0), 0 when there is no ring, or a negative code with
+ * a message (-EBUSY while the writing process still runs). */
+long vt_journal_recover(const char *trace_path, char *err, size_t errlen);
+
+#endif

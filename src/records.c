@@ -1,0 +1,230 @@
+/* records.c - JSON lines from journal records (docs/trace-format.md); used by the drain thread
+ * and by crash recovery in the CLI. */
+#include "records.h"
+
+#include <string.h>
+
+#include "jsonl.h"
+#include "registry.h"
+
+static const char *const dir_names[] = { "h2h", "h2d", "d2h", "d2d" };
+static const char *const host_names[] = { NULL, "pageable", "pinned", "managed" };
+
+/* {"ev":EV,"t":..,"dur":..,"tid":..,"api":..,"res":..,"dev":..  — the fixed part (< 200 bytes,
+ * the API name is capped) always fits a buffer of LINE_MIN bytes, so it is written unchecked. */
+#define LINE_MIN 512
+
+/* The record's name field is NUL-terminated within VT_API_NAME_MAX (vt_rec_set_api): copy the
+ * whole field at once and advance by the name's length. */
+static inline char *api_name(char *p, const struct vt_rec_call *c)
+{
+    memcpy(p, c->api, VT_API_NAME_MAX);
+    return p + strnlen(c->api, VT_API_NAME_MAX - 1);
+}
+
+static void begin(vt_line *l, const char *ev, const struct vt_rec_call *c, int res_null)
+{
+    char *p = l->p;
+    p = VT_W_LIT(p, "{\"ev\":\"");
+    p = vt_w_ident(p, ev, 16);
+    p = VT_W_LIT(p, "\",\"t\":");
+    p = vt_w_u64(p, c->t0);
+    p = VT_W_LIT(p, ",\"dur\":");
+    p = vt_w_u64(p, c->dur);
+    p = VT_W_LIT(p, ",\"tid\":");
+    p = vt_w_i64(p, c->tid);
+    p = VT_W_LIT(p, ",\"api\":\"");
+    p = api_name(p, c);
+    if (res_null) p = VT_W_LIT(p, "\",\"res\":null,\"dev\":");
+    else {
+        p = VT_W_LIT(p, "\",\"res\":");
+        p = vt_w_i64(p, c->res);
+        p = VT_W_LIT(p, ",\"dev\":");
+    }
+    p = vt_w_i64(p, c->dev);
+    l->p = p;
+}
+
+static void fmt_alloc(vt_line *l, const struct vt_rec_alloc *a)
+{
+    begin(l, "alloc", &a->c, 0);
+    int ok = a->c.res == 0;
+    if (ok && !a->is_handle) { vt_put_key(l, "addr"); vt_put_hex(l, a->addr); }
+    vt_put_key(l, "size"); vt_put_u64(l, a->size);
+    vt_put_key(l, "mem"); vt_put_str(l, vt_mem_name(a->mem));
+    if (a->is_handle && ok) { vt_put_key(l, "handle"); vt_put_hex(l, a->handle); }
+    if (a->has_stream) { vt_put_key(l, "stream"); vt_put_hex(l, a->stream); }
+    if (a->graph) VT_PUT_LIT(l, ",\"graph\":true");
+    if (a->pitch) {
+        vt_put_key(l, "pitch"); vt_put_u64(l, a->pitch);
+        vt_put_key(l, "width"); vt_put_u64(l, a->width);
+        vt_put_key(l, "height"); vt_put_u64(l, a->height);
+    }
+    if (a->has_meminfo) {
+        vt_put_key(l, "free_bytes"); vt_put_u64(l, a->free_b);
+        vt_put_key(l, "total_bytes"); vt_put_u64(l, a->total_b);
+    }
+    if (a->nframes) {
+        VT_PUT_LIT(l, ",\"bt\":[");
+        for (unsigned i = 0; i < a->nframes; i++) {
+            if (i) VT_PUT_LIT(l, ",");
+            vt_put_hex(l, a->frames[i]);
+        }
+        VT_PUT_LIT(l, "]");
+    }
+}
+
+/* A free is claimed before the real call; `incomplete` means the process died inside it. */
+static void fmt_free(vt_line *l, const struct vt_rec_free *f, int incomplete)
+{
+    char *p = l->p;
+    p = VT_W_LIT(p, "{\"ev\":\"free\",\"t\":");
+    p = vt_w_u64(p, f->c.t0);
+    p = VT_W_LIT(p, ",\"tid\":");
+    p = vt_w_i64(p, f->c.tid);
+    p = VT_W_LIT(p, ",\"api\":\"");
+    p = api_name(p, &f->c);
+    p = VT_W_LIT(p, "\",\"dev\":");
+    p = vt_w_i64(p, f->c.dev);
+    p = f->is_handle ? VT_W_LIT(p, ",\"handle\":") : VT_W_LIT(p, ",\"addr\":");
+    p = vt_w_hex(p, f->addr);
+    if (f->known) {
+        p = VT_W_LIT(p, ",\"size\":");
+        p = vt_w_u64(p, f->size);
+        l->p = p;
+        vt_put_key(l, "mem");
+        vt_put_str(l, vt_mem_name(f->mem));
+        p = l->p;
+    }
+    if (f->has_stream) { p = VT_W_LIT(p, ",\"stream\":"); p = vt_w_hex(p, f->stream); }
+    if (incomplete) p = VT_W_LIT(p, ",\"res\":null,\"dur\":null");
+    else {
+        p = VT_W_LIT(p, ",\"res\":");
+        p = vt_w_i64(p, f->c.res);
+        p = VT_W_LIT(p, ",\"dur\":");
+        p = vt_w_u64(p, f->c.dur);
+    }
+    l->p = p;
+}
+
+static void fmt_copy(vt_line *l, const struct vt_rec_copy *x)
+{
+    begin(l, "copy", &x->c, 0);
+    char *p = l->p;
+    p = VT_W_LIT(p, ",\"dst\":");
+    p = vt_w_hex(p, x->dst);
+    p = VT_W_LIT(p, ",\"src\":");
+    p = vt_w_hex(p, x->src);
+    p = VT_W_LIT(p, ",\"size\":");
+    p = vt_w_u64(p, x->size);
+    p = VT_W_LIT(p, ",\"dir\":\"");
+    p = vt_w_ident(p, dir_names[x->dir & 3], 4);
+    *p++ = '"';
+    if (x->host && x->host < 4) {
+        p = VT_W_LIT(p, ",\"host\":\"");
+        p = vt_w_ident(p, host_names[x->host], 10);
+        *p++ = '"';
+    }
+    if (x->async) {
+        p = VT_W_LIT(p, ",\"async\":true,\"stream\":");
+        p = vt_w_hex(p, x->stream);
+    } else p = VT_W_LIT(p, ",\"async\":false");
+    if (x->kind >= 0) { p = VT_W_LIT(p, ",\"kind\":"); p = vt_w_i64(p, x->kind); }
+    if (x->is_2d) {
+        p = VT_W_LIT(p, ",\"width\":"); p = vt_w_u64(p, x->width);
+        p = VT_W_LIT(p, ",\"height\":"); p = vt_w_u64(p, x->height);
+        p = VT_W_LIT(p, ",\"dpitch\":"); p = vt_w_u64(p, x->dpitch);
+        p = VT_W_LIT(p, ",\"spitch\":"); p = vt_w_u64(p, x->spitch);
+    }
+    if (x->src_dev >= 0) { p = VT_W_LIT(p, ",\"src_dev\":"); p = vt_w_i64(p, x->src_dev); }
+    l->p = p;
+}
+
+static void fmt_set(vt_line *l, const struct vt_rec_set *s)
+{
+    begin(l, "set", &s->c, 0);
+    char *p = l->p;
+    p = VT_W_LIT(p, ",\"addr\":");
+    p = vt_w_hex(p, s->addr);
+    p = VT_W_LIT(p, ",\"size\":");
+    p = vt_w_u64(p, s->size);
+    p = VT_W_LIT(p, ",\"value\":");
+    p = vt_w_i64(p, s->value);
+    if (s->async) { p = VT_W_LIT(p, ",\"async\":true,\"stream\":"); p = vt_w_hex(p, s->stream); }
+    else p = VT_W_LIT(p, ",\"async\":false");
+    l->p = p;
+}
+
+static void fmt_launch(vt_line *l, const struct vt_rec_launch *k)
+{
+    begin(l, "launch", &k->c, 0);
+    char *p = l->p;
+    p = VT_W_LIT(p, ",\"k\":");
+    p = vt_w_u64(p, k->k);
+    p = VT_W_LIT(p, ",\"grid\":[");
+    p = vt_w_u64(p, k->grid[0]); *p++ = ','; p = vt_w_u64(p, k->grid[1]); *p++ = ','; p = vt_w_u64(p, k->grid[2]);
+    p = VT_W_LIT(p, "],\"block\":[");
+    p = vt_w_u64(p, k->block[0]); *p++ = ','; p = vt_w_u64(p, k->block[1]); *p++ = ','; p = vt_w_u64(p, k->block[2]);
+    p = VT_W_LIT(p, "],\"shmem\":");
+    p = vt_w_u64(p, k->shmem);
+    p = VT_W_LIT(p, ",\"stream\":");
+    p = vt_w_hex(p, k->stream);
+    l->p = p;
+}
+
+static void fmt_meminfo(vt_line *l, const struct vt_rec_meminfo *m)
+{
+    begin(l, "meminfo", &m->c, 0);
+    if (m->c.res == 0) {
+        char *p = l->p;
+        p = VT_W_LIT(p, ",\"free_bytes\":");
+        p = vt_w_u64(p, m->free_b);
+        p = VT_W_LIT(p, ",\"total_bytes\":");
+        p = vt_w_u64(p, m->total_b);
+        l->p = p;
+    }
+}
+
+void vt_record_sanitize(int type, void *rec, size_t len)
+{
+    if (type == VT_R_TEXT || len < sizeof(struct vt_rec_call)) return;
+    char *api = ((struct vt_rec_call *)rec)->api;
+    for (size_t i = 0; i < VT_API_NAME_MAX; i++) {
+        char ch = api[i];
+        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_')) {
+            api[i] = '\0';
+            break;
+        }
+    }
+    api[VT_API_NAME_MAX - 1] = '\0';
+}
+
+size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, char *buf, size_t cap)
+{
+    if (type == VT_R_TEXT) {
+        const struct vt_rec_text *t = rec;
+        if (len < sizeof *t || t->len > len - sizeof *t || t->len > cap || t->len == 0) return 0;
+        memcpy(buf, t->text, t->len);
+        return t->len;
+    }
+    if (cap < LINE_MIN || (incomplete && type != VT_R_FREE)) return 0;
+    vt_line l;
+    vt_line_init(&l, buf, cap - 2);
+    switch (type) {
+    case VT_R_ALLOC: {
+        const struct vt_rec_alloc *a = rec;
+        if (len < sizeof *a || a->nframes > (len - sizeof *a) / sizeof a->frames[0]) return 0;
+        fmt_alloc(&l, a);
+        break;
+    }
+    case VT_R_FREE: if (len < sizeof(struct vt_rec_free)) return 0; fmt_free(&l, rec, incomplete); break;
+    case VT_R_COPY: if (len < sizeof(struct vt_rec_copy)) return 0; fmt_copy(&l, rec); break;
+    case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, rec); break;
+    case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, rec); break;
+    case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; begin(&l, "sync", rec, 0); break;
+    case VT_R_MEMINFO: if (len < sizeof(struct vt_rec_meminfo)) return 0; fmt_meminfo(&l, rec); break;
+    default: return 0;
+    }
+    VT_PUT_LIT(&l, "}\n");
+    return l.overflow ? 0 : vt_line_len(&l);
+}
