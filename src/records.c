@@ -74,8 +74,7 @@ static void fmt_alloc(vt_line *l, const struct vt_rec_alloc *a)
     }
 }
 
-/* A free is claimed before the real call; `incomplete` means the process died inside it. */
-static void fmt_free(vt_line *l, const struct vt_rec_free *f, int incomplete)
+static void fmt_free(vt_line *l, const struct vt_rec_free *f)
 {
     char *p = l->p;
     p = VT_W_LIT(p, "{\"ev\":\"free\",\"t\":");
@@ -97,13 +96,10 @@ static void fmt_free(vt_line *l, const struct vt_rec_free *f, int incomplete)
         p = l->p;
     }
     if (f->has_stream) { p = VT_W_LIT(p, ",\"stream\":"); p = vt_w_hex(p, f->stream); }
-    if (incomplete) p = VT_W_LIT(p, ",\"res\":null,\"dur\":null");
-    else {
-        p = VT_W_LIT(p, ",\"res\":");
-        p = vt_w_i64(p, f->c.res);
-        p = VT_W_LIT(p, ",\"dur\":");
-        p = vt_w_u64(p, f->c.dur);
-    }
+    p = VT_W_LIT(p, ",\"res\":");
+    p = vt_w_i64(p, f->c.res);
+    p = VT_W_LIT(p, ",\"dur\":");
+    p = vt_w_u64(p, f->c.dur);
     l->p = p;
 }
 
@@ -201,13 +197,14 @@ void vt_record_sanitize(int type, void *rec, size_t len)
 
 size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, char *buf, size_t cap)
 {
+    if (incomplete) return 0; /* its writer died while filling it: the fields cannot be trusted */
     if (type == VT_R_TEXT) {
         const struct vt_rec_text *t = rec;
         if (len < sizeof *t || t->len > len - sizeof *t || t->len > cap || t->len == 0) return 0;
         memcpy(buf, t->text, t->len);
         return t->len;
     }
-    if (cap < LINE_MIN || (incomplete && type != VT_R_FREE)) return 0;
+    if (cap < LINE_MIN) return 0;
     vt_line l;
     vt_line_init(&l, buf, cap - 2);
     switch (type) {
@@ -217,7 +214,7 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
         fmt_alloc(&l, a);
         break;
     }
-    case VT_R_FREE: if (len < sizeof(struct vt_rec_free)) return 0; fmt_free(&l, rec, incomplete); break;
+    case VT_R_FREE: if (len < sizeof(struct vt_rec_free)) return 0; fmt_free(&l, rec); break;
     case VT_R_COPY: if (len < sizeof(struct vt_rec_copy)) return 0; fmt_copy(&l, rec); break;
     case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, rec); break;
     case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, rec); break;

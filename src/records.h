@@ -30,7 +30,7 @@ struct vt_rec_alloc {
 };
 
 struct vt_rec_free {
-    struct vt_rec_call c; /* res and dur are filled after the real call */
+    struct vt_rec_call c;
     uint64_t addr, size, stream;
     uint8_t mem, known, is_handle, has_stream;
 };
@@ -79,8 +79,8 @@ static inline void vt_rec_set_api(struct vt_rec_call *c, const char *api)
 void vt_record_sanitize(int type, void *rec, size_t len);
 
 /* Format record `type` (payload `rec`, `len` bytes) as one JSON line ending in '\n' into buf.
- * `incomplete` marks a record whose call never returned (a crash): res becomes null. Returns the
- * line's length, or 0 when the record is malformed or does not fit (then it is dropped). */
+ * `incomplete` marks a record whose writer died while filling it: it is dropped. Returns the
+ * line's length, or 0 when the record is dropped, malformed or does not fit. */
 size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, char *buf, size_t cap);
 
 #endif

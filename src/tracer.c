@@ -29,6 +29,7 @@ static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int trace_state; /* 0 not yet, 1 open, -1 failed for good */
 static char trace_path[4096];
 static uint64_t start_ns; /* process start as the tracer saw it: header `t`, before any event */
+static struct timespec start_wall; /* the same instant on the wall clock */
 
 int vt_gettid(void)
 {
@@ -65,6 +66,7 @@ static void init_once_fn(void)
 {
     vt_clock_init();
     start_ns = vt_now();
+    clock_gettime(CLOCK_REALTIME, &start_wall);
     read_config();
     pthread_atfork(NULL, NULL, child_after_fork);
 }
@@ -166,7 +168,8 @@ static void write_header(void)
     }
     VT_PUT_LIT(&l, "]");
     vt_put_key(&l, "t"); vt_put_u64(&l, start_ns);
-    vt_put_key(&l, "wall_time"); vt_put_u64(&l, (uint64_t)time(NULL));
+    vt_put_key(&l, "wall_time"); vt_put_u64(&l, (uint64_t)start_wall.tv_sec);
+    vt_put_key(&l, "wall_time_ns"); vt_put_u64(&l, (uint64_t)start_wall.tv_sec * 1000000000ull + (uint64_t)start_wall.tv_nsec);
     char host[256] = "";
     gethostname(host, sizeof host - 1);
     vt_put_key(&l, "hostname"); vt_put_str(&l, host);
