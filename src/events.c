@@ -36,23 +36,14 @@ void vt_events_reset_after_fork(void)
 void vt_fmt_begin(vt_line *l, char *buf, const char *ev, const struct vt_call *c)
 {
     vt_line_init(l, buf, LINE_MAX_BYTES - 2);
-    /* The fixed part (< 200 bytes: names capped at 64) always fits the fresh buffer. */
-    char *p = l->p;
-    p = VT_W_LIT(p, "{\"ev\":\"");
-    p = vt_w_ident(p, ev, 16);
-    p = VT_W_LIT(p, "\",\"t\":");
-    p = vt_w_u64(p, c->t0);
-    p = VT_W_LIT(p, ",\"dur\":");
-    p = vt_w_u64(p, c->dur);
-    p = VT_W_LIT(p, ",\"tid\":");
-    p = vt_w_i64(p, vt_gettid());
-    p = VT_W_LIT(p, ",\"api\":\"");
-    p = vt_w_ident(p, c->api, 64);
-    p = VT_W_LIT(p, "\",\"res\":");
-    p = vt_w_i64(p, c->res);
-    p = VT_W_LIT(p, ",\"dev\":");
-    p = vt_w_i64(p, c->dev);
-    l->p = p;
+    struct vt_rec_call r;
+    r.t0 = c->t0;
+    r.dur = c->dur;
+    r.tid = vt_gettid();
+    r.res = c->res;
+    r.dev = c->dev;
+    vt_rec_set_api(&r, c->api);
+    vt_record_begin(l, ev, &r, 0);
 }
 
 /* Close the line; returns its length, or 0 when it overflowed (then it is not written). */

@@ -27,4 +27,8 @@
 #define DRV_SKIP() (vt_forward_only() || vt_in_runtime())
 
 static inline uint64_t vt_u64(const void *p) { return (uint64_t)(uintptr_t)p; }
+
+/* After a context switch (cuCtxSetCurrent/Push/Pop, cuCtxCreate): the thread's current device,
+ * the `dev` of its events, from the real driver (guard held, errno kept). hooks_pool.c */
+void vt_note_current_device(void);
 #endif

@@ -363,16 +363,7 @@ typedef CUresult (*set_ctx_fn)(CUcontext);
 static CUresult set_ctx_impl(void *real, const char *api, CUcontext ctx)
 {
     CUresult r = ((set_ctx_fn)real)(ctx);
-    if (r == CUDA_SUCCESS && ctx && vt_cfg.enabled) {
-        typedef CUresult (*getdev_fn)(CUdevice *);
-        getdev_fn getdev = (getdev_fn)vt_real_driver("cuCtxGetDevice");
-        CUdevice d;
-        int saved = errno;
-        vt_ts.guard++;
-        if (getdev && getdev(&d) == CUDA_SUCCESS) vt_ts.cur_dev = d;
-        vt_ts.guard--;
-        errno = saved;
-    }
+    if (r == CUDA_SUCCESS && ctx && vt_cfg.enabled) vt_note_current_device();
     return r;
 }
 DRV_HOOK(cuCtxSetCurrent, set_ctx_impl, (CUcontext ctx), ctx)

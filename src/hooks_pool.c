@@ -330,7 +330,7 @@ RT_GRAPH_HOOK(cudaMemPoolTrimTo, trim_impl, (cudaMemPool_t pool, size_t keep), p
 DRV_GRAPH_HOOK(cuMemPoolTrimTo, trim_impl, (CUmemoryPool pool, size_t keep), pool, keep)
 
 /* ---- contexts: keep the thread's current device (the `dev` of events) in step --------------- */
-static void note_current_device(void)
+void vt_note_current_device(void)
 {
     typedef CUresult (*getdev_fn)(CUdevice *);
     getdev_fn getdev = (getdev_fn)vt_real_driver("cuCtxGetDevice");
@@ -346,7 +346,7 @@ typedef CUresult (*push_fn)(CUcontext);
 static CUresult push_impl(void *real, const char *api, CUcontext ctx)
 {
     CUresult r = ((push_fn)real)(ctx);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) note_current_device();
+    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_note_current_device();
     return r;
 }
 DRV_HOOK(cuCtxPushCurrent_v2, push_impl, (CUcontext ctx), ctx)
@@ -355,7 +355,7 @@ typedef CUresult (*pop_fn)(CUcontext *);
 static CUresult pop_impl(void *real, const char *api, CUcontext *ctx)
 {
     CUresult r = ((pop_fn)real)(ctx);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) note_current_device();
+    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_note_current_device();
     return r;
 }
 DRV_HOOK(cuCtxPopCurrent_v2, pop_impl, (CUcontext *ctx), ctx)

@@ -58,22 +58,6 @@ static inline int vt_u64_digits(uint64_t v)
     int n = ((64 - __builtin_clzll(v | 1)) * 1233) >> 12; /* floor(log10) or one less */
     return n + 1 - (v < pow10[n]);
 }
-/* Written in place, back to front: no temporary, no variable-length memcpy call. */
-static inline void vt_put_u64(vt_line *l, uint64_t v)
-{
-    if (v < 10) { if (vt_line_room(l, 1)) *l->p++ = (char)('0' + v); return; }
-    int n = vt_u64_digits(v);
-    if (!vt_line_room(l, (size_t)n)) return;
-    char *q = l->p + n;
-    while (v >= 100) {
-        q -= 2;
-        memcpy(q, vt_digit_pairs + 2 * (v % 100), 2);
-        v /= 100;
-    }
-    if (v >= 10) { q -= 2; memcpy(q, vt_digit_pairs + 2 * v, 2); }
-    else *--q = (char)('0' + v);
-    l->p += n;
-}
 /* Unchecked cursor writers for the fixed-shape part of a line: the caller guarantees the room
  * (a fresh LINE_MAX_BYTES buffer holds any fixed part many times over). Each returns the new
  * cursor. */
@@ -127,21 +111,19 @@ static inline char *vt_w_ident(char *p, const char *s, size_t cap)
     return p;
 }
 
+/* Checked forms: one room test, then the cursor writer. */
+static inline void vt_put_u64(vt_line *l, uint64_t v)
+{
+    if (vt_line_room(l, 20)) l->p = vt_w_u64(l->p, v);
+}
 static inline void vt_put_i64(vt_line *l, int64_t v)
 {
-    if (v < 0) { VT_PUT_LIT(l, "-"); vt_put_u64(l, (uint64_t)0 - (uint64_t)v); }
-    else vt_put_u64(l, (uint64_t)v);
+    if (vt_line_room(l, 21)) l->p = vt_w_i64(l->p, v);
 }
-/* "0x1f2e" with quotes, written in place */
+/* "0x1f2e" with quotes */
 static inline void vt_put_hex(vt_line *l, uint64_t v)
 {
-    int nib = v ? (67 - __builtin_clzll(v)) / 4 : 1;
-    int n = nib + 4;
-    if (!vt_line_room(l, (size_t)n)) return;
-    char *q = l->p;
-    q[0] = '"'; q[1] = '0'; q[2] = 'x'; q[n - 1] = '"';
-    for (int i = nib + 2; i >= 3; i--, v >>= 4) q[i] = "0123456789abcdef"[v & 15];
-    l->p += n;
+    if (vt_line_room(l, 20)) l->p = vt_w_hex(l->p, v);
 }
 static inline void vt_put_str(vt_line *l, const char *s)
 {

@@ -22,7 +22,7 @@ static inline char *api_name(char *p, const struct vt_rec_call *c)
     return p + strnlen(c->api, VT_API_NAME_MAX - 1);
 }
 
-static void begin(vt_line *l, const char *ev, const struct vt_rec_call *c, int res_null)
+void vt_record_begin(vt_line *l, const char *ev, const struct vt_rec_call *c, int res_null)
 {
     char *p = l->p;
     p = VT_W_LIT(p, "{\"ev\":\"");
@@ -47,7 +47,7 @@ static void begin(vt_line *l, const char *ev, const struct vt_rec_call *c, int r
 
 static void fmt_alloc(vt_line *l, const struct vt_rec_alloc *a)
 {
-    begin(l, "alloc", &a->c, 0);
+    vt_record_begin(l, "alloc", &a->c, 0);
     int ok = a->c.res == 0;
     if (ok && !a->is_handle) { vt_put_key(l, "addr"); vt_put_hex(l, a->addr); }
     vt_put_key(l, "size"); vt_put_u64(l, a->size);
@@ -105,7 +105,7 @@ static void fmt_free(vt_line *l, const struct vt_rec_free *f)
 
 static void fmt_copy(vt_line *l, const struct vt_rec_copy *x)
 {
-    begin(l, "copy", &x->c, 0);
+    vt_record_begin(l, "copy", &x->c, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"dst\":");
     p = vt_w_hex(p, x->dst);
@@ -138,7 +138,7 @@ static void fmt_copy(vt_line *l, const struct vt_rec_copy *x)
 
 static void fmt_set(vt_line *l, const struct vt_rec_set *s)
 {
-    begin(l, "set", &s->c, 0);
+    vt_record_begin(l, "set", &s->c, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"addr\":");
     p = vt_w_hex(p, s->addr);
@@ -153,7 +153,7 @@ static void fmt_set(vt_line *l, const struct vt_rec_set *s)
 
 static void fmt_launch(vt_line *l, const struct vt_rec_launch *k)
 {
-    begin(l, "launch", &k->c, 0);
+    vt_record_begin(l, "launch", &k->c, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"k\":");
     p = vt_w_u64(p, k->k);
@@ -170,7 +170,7 @@ static void fmt_launch(vt_line *l, const struct vt_rec_launch *k)
 
 static void fmt_meminfo(vt_line *l, const struct vt_rec_meminfo *m)
 {
-    begin(l, "meminfo", &m->c, 0);
+    vt_record_begin(l, "meminfo", &m->c, 0);
     if (m->c.res == 0) {
         char *p = l->p;
         p = VT_W_LIT(p, ",\"free_bytes\":");
@@ -218,7 +218,7 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
     case VT_R_COPY: if (len < sizeof(struct vt_rec_copy)) return 0; fmt_copy(&l, rec); break;
     case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, rec); break;
     case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, rec); break;
-    case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; begin(&l, "sync", rec, 0); break;
+    case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; vt_record_begin(&l, "sync", rec, 0); break;
     case VT_R_MEMINFO: if (len < sizeof(struct vt_rec_meminfo)) return 0; fmt_meminfo(&l, rec); break;
     default: return 0;
     }

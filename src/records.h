@@ -73,6 +73,11 @@ static inline void vt_rec_set_api(struct vt_rec_call *c, const char *api)
     c->api[i] = '\0';
 }
 
+/* The common head of a call line, {"ev":..,"t":..,"dur":..,"tid":..,"api":..,"res":..,"dev":..
+ * without the closing brace, into a line with at least 512 bytes of room (written unchecked). */
+struct vt_line;
+void vt_record_begin(struct vt_line *l, const char *ev, const struct vt_rec_call *c, int res_null);
+
 /* Records read back from a crashed process's ring are untrusted: cut the API name at the first
  * character that is not [A-Za-z0-9_], so a damaged record can never break a line's JSON. Text
  * records are checked by the reader like any line. */

@@ -4,6 +4,8 @@
 . tests/lib.sh
 need_sim
 P="$PROGS/rel_crash"
+# under `make SAN=1` ASan's own SIGSEGV/abort handlers would turn the deaths into exit(1)
+case "${VRAMTRACE_PRELOAD_FIRST:-}" in *asan*) export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0:handle_abort=0";; esac
 N=8
 MiB=1048576
 # verify NAME TRACE : the trace parses, has every allocation, and the report reads it

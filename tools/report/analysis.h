@@ -20,6 +20,7 @@ enum { VT_AN_OK = 0, VT_AN_ENOMEM = -1 };
 #define VT_AN_MAX_LARGEST 64
 #define VT_AN_TIMELINE_POINTS 2048     /* timeline buckets kept, whatever the trace length */
 #define VT_AN_MAX_ERRORS 64
+#define VT_AN_MAX_RANGES 4096          /* distinct NVTX range paths kept; the rest fold into "(other)" */
 
 /* A call site: the first frame outside vramtrace/CUDA plumbing, after symbolization; call
  * stacks that share that frame's label are merged into one site. */
@@ -78,6 +79,17 @@ struct vt_bucket { int64_t t0; uint64_t min, max, last; uint64_t big_size; int b
 
 struct vt_kernel_stat { const char *name; uint64_t launches; int64_t ns; };
 
+/* One NVTX range path: a push/pop stack of one thread ("step 1 > forward") or a start/end range
+ * (its name).  An allocation or free is inside every range open around it: the thread's push
+ * stack, each enclosing level included (so "step 1" counts what "step 1 > forward" does), and
+ * every open start/end range.  peak_bytes: the highest process-wide live VRAM seen when the
+ * range was opened and right after each VRAM allocation inside it (allocations by threads
+ * outside the range do not raise it). */
+struct vt_range {
+    const char *name;
+    uint64_t peak_bytes, alloc_count, alloc_bytes, free_count, free_bytes;
+};
+
 struct vt_proc {
     /* identity (header) */
     const char *path, *program, *hostname, *tracer, *checks;
@@ -133,6 +145,9 @@ struct vt_proc {
 
     struct vt_site *sites;
     size_t nsites;
+
+    struct vt_range *ranges;           /* after finish: by peak_bytes, largest first */
+    size_t nranges;
 
     struct vt_an_private *priv;        /* bookkeeping while feeding */
 };

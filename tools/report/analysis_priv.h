@@ -12,8 +12,9 @@ struct stack {
     int touched, site;
 };
 struct live { uint64_t size; uint32_t stack; uint8_t mem; int16_t dev; };
-struct rnode { uint32_t parent, name; };
-struct open_range { int64_t id; uint32_t name; };
+struct rnode { uint32_t parent, name, stat; };   /* stat: index in rstats */
+struct open_range { int64_t id; uint32_t name, stat; };
+struct rstat { uint64_t hash, stamp; struct vt_range r; };
 
 struct vt_an_private {
     struct vt_sym *sym;
@@ -35,6 +36,11 @@ struct vt_an_private {
     struct vtr_hmap rchild, tid_node;
     struct open_range *open;
     size_t nopen, capopen;
+    struct rstat *rstats;                /* per range path, VT_AN_MAX_RANGES at most */
+    size_t nrstats, caprstats;
+    struct vtr_hmap rstat_by_hash;       /* hash of the path -> rstats index */
+    uint32_t rother;                     /* the "(other)" entry, UINT32_MAX until needed */
+    uint64_t rstamp;
     struct vtr_hmap kernel_by_id;        /* kernel id -> index in p->kernels */
     size_t capkernels, capooms, capfindings;
     struct vt_observer obs;
@@ -51,4 +57,18 @@ struct vt_an_private {
 const char *vt_an_keep(struct vt_proc *p, const char *s);
 /* Copies live per-stack bytes into the peak snapshot (state == the peak) and fixes peak_ranges. */
 void vt_an_snapshot(struct vt_proc *p);
+
+/* NVTX range table (analysis_ranges.c).  Each returns 0 or VT_AN_ENOMEM. */
+/* Sets *STAT to the entry of push/pop node NODE's path (computed from the node chain). */
+int vt_an_range_node_stat(struct vt_proc *p, uint32_t node, uint32_t *stat);
+/* Sets *STAT to the entry named NAME (a start/end range). */
+int vt_an_range_named_stat(struct vt_proc *p, const char *name, uint32_t *stat);
+/* The range STAT was just opened: its peak sees the current live VRAM. */
+void vt_an_range_opened(struct vt_proc *p, uint32_t stat);
+/* A VRAM allocation (FREE 0) or free (FREE 1) of SIZE bytes by thread TID; live is current. */
+void vt_an_range_account(struct vt_proc *p, int64_t tid, uint64_t size, int free);
+/* Builds p->ranges sorted by peak. */
+int vt_an_range_finish(struct vt_proc *p);
+/* "a > b > c" for push/pop node NODE into BUF (at most 64 levels, truncated to N). */
+void vt_an_node_path(const struct vt_proc *p, uint32_t node, char *buf, size_t n);
 #endif
