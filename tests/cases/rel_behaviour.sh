@@ -30,6 +30,7 @@ check_eq "trace records the failed allocation with its code" \
 # --- programs that load the runtime themselves ---
 for m in plain deepbind dlmopen; do
     if [ $asan = 1 ] && [ $m = deepbind ]; then skip "dlopen deepbind: ASan refuses RTLD_DEEPBIND (google/sanitizers#611)"; continue; fi
+    if [ $asan = 1 ] && [ $m = dlmopen ]; then skip "dlopen dlmopen: the ASan-built sim cannot load in a new namespace (ASan runtime not first there)"; continue; fi
     want=$(plain "$D" $m 2>&1)
     got=$("$VT" run --sim -q -o "$TMP/dl-$m.jsonl" -- "$D" $m 2>&1); rc=$?
     check_eq "dlopen $m: program works under the tracer" "$rc:$got" "0:$want"

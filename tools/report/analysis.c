@@ -50,6 +50,8 @@ struct vt_proc *vt_proc_new(const char *path, int sym_enabled)
     a->rnodes = calloc(16, sizeof *a->rnodes);                            /* node 0: no range */
     if (!a->rnodes) { vt_proc_free(p); return NULL; }
     a->nrnodes = 1; a->caprnodes = 16;
+    a->rnodes[0].stat = UINT32_MAX;
+    a->rother = UINT32_MAX;
     return p;
 }
 
@@ -85,14 +87,8 @@ static const char *ranges_string(struct vt_proc *p, uint32_t node)
 {
     struct vt_an_private *a = p->priv;
     char buf[2048];
-    size_t len = 0;
-    uint32_t chain[64];
-    int depth = 0;
-    for (uint32_t n = node; n && depth < 64; n = a->rnodes[n].parent) chain[depth++] = n;
-    buf[0] = '\0';
-    for (int i = depth - 1; i >= 0 && len < sizeof buf - 4; i--)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? " > " : "",
-                                vtr_strtab_get(&a->strs, a->rnodes[chain[i]].name));
+    vt_an_node_path(p, node, buf, sizeof buf);
+    size_t len = strlen(buf);
     for (size_t i = 0; i < a->nopen && len < sizeof buf - 4; i++)
         len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? (i ? ", " : " | ") : "",
                                 vtr_strtab_get(&a->strs, a->open[i].name));
@@ -251,6 +247,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         }
         p->alloc_count++; p->alloc_bytes += ev->size;
         add_largest(p, ev, st);
+        vt_an_range_account(p, ev->tid, ev->size, 0);
         timeline_add(p, ev->t, before, p->live, ev->size, st, vt_an_keep(p, ev->api));
     } else if (ev->mem == VT_MEM_MANAGED) {
         p->managed_live += ev->size;
@@ -286,6 +283,7 @@ static int on_free(struct vt_proc *p, const struct vt_event *ev)
         struct vt_device *d = device(p, l.dev);
         if (d) d->live -= l.size;
         p->free_count++; p->free_bytes += l.size;
+        vt_an_range_account(p, ev->tid, l.size, 1);
         timeline_add(p, ev->t, before, p->live, 0, -1, NULL);
     } else if (l.mem == VT_MEM_MANAGED) p->managed_live -= l.size;
     else p->host_live -= l.size;
@@ -316,9 +314,13 @@ static int on_range(struct vt_proc *p, const struct vt_event *ev)
         else {
             GROW(a->rnodes, a->nrnodes, a->caprnodes, 16);
             nn = (uint32_t)a->nrnodes;
-            a->rnodes[a->nrnodes++] = (struct rnode){ node, (uint32_t)name };
+            a->rnodes[a->nrnodes++] = (struct rnode){ node, (uint32_t)name, UINT32_MAX };
             if (vtr_hmap_put(&a->rchild, key, nn) < 0) return VT_AN_ENOMEM;
+            uint32_t stat;
+            if (vt_an_range_node_stat(p, nn, &stat) < 0) return VT_AN_ENOMEM;
+            a->rnodes[nn].stat = stat;
         }
+        vt_an_range_opened(p, a->rnodes[nn].stat);
         return vtr_hmap_put(&a->tid_node, (uint64_t)ev->tid, nn) < 0 ? VT_AN_ENOMEM : 0;
     }
     case VT_EV_RANGE_POP:
@@ -328,8 +330,11 @@ static int on_range(struct vt_proc *p, const struct vt_event *ev)
         int64_t name = vtr_strtab_intern(&a->strs, ev->name);
         if (name < 0) return VT_AN_ENOMEM;
         if (a->nopen >= 64) return 0;
+        uint32_t stat;
+        if (vt_an_range_named_stat(p, ev->name, &stat) < 0) return VT_AN_ENOMEM;
         GROW(a->open, a->nopen, a->capopen, 8);
-        a->open[a->nopen++] = (struct open_range){ ev->id, (uint32_t)name };
+        a->open[a->nopen++] = (struct open_range){ ev->id, (uint32_t)name, stat };
+        vt_an_range_opened(p, stat);
         return 0;
     }
     case VT_EV_RANGE_END:

@@ -163,6 +163,7 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
         if (p->timeline[i].used && p->timeline[i].big_site >= 0)
             p->timeline[i].big_site = a->stacks[p->timeline[i].big_site].site;
     if (p->nkernels) qsort(p->kernels, p->nkernels, sizeof *p->kernels, cmp_kernel);
+    if (vt_an_range_finish(p) < 0) goto oom;
     return 0;
 oom:
     snprintf(err, errlen, "%s: out of memory", p->path);
@@ -181,6 +182,7 @@ void vt_proc_free(struct vt_proc *p)
     free(p->findings);
     free(p->kernels);
     free(p->devices);
+    free(p->ranges);
     if (a) {
         for (size_t i = 0; i < a->nstacks; i++) free(a->stacks[i].pcs);
         free(a->stacks);
@@ -195,6 +197,8 @@ void vt_proc_free(struct vt_proc *p)
         vtr_hmap_free(&a->rchild);
         vtr_hmap_free(&a->tid_node);
         free(a->open);
+        free(a->rstats);
+        vtr_hmap_free(&a->rstat_by_hash);
         vtr_hmap_free(&a->kernel_by_id);
         vt_sym_free(a->sym);
         free(a);

@@ -82,6 +82,20 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     table_sites(f, p, p->peak_sites, p->npeak_sites, p->peak, o->top, 1);
     fputs("</section>", f);
 
+    if (p->nranges) {
+        fputs("<section><h2>NVTX ranges</h2><table><tr><th class=\"n\">peak</th><th class=\"n\">allocs</th><th class=\"n\">bytes</th>"
+              "<th class=\"n\">frees</th><th class=\"n\">freed</th><th>range</th></tr>", f);
+        for (size_t i = 0; i < p->nranges && i < (size_t)o->top; i++) {
+            const struct vt_range *r = &p->ranges[i];
+            fprintf(f, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td class=\"n\">%llu</td>"
+                    "<td class=\"n\">%s</td><td><code>", B(r->peak_bytes), (unsigned long long)r->alloc_count, B(r->alloc_bytes),
+                    (unsigned long long)r->free_count, B(r->free_bytes));
+            H(r->name);
+            fputs("</code></td></tr>", f);
+        }
+        fputs("</table><p class=\"muted\">Peak: live VRAM when the range opened and after each allocation inside it; "
+              "allocations in nested ranges also count in the enclosing ones.</p></section>", f);
+    }
     if (p->nooms) {
         fprintf(f, "<section><h2>Failed allocations (%llu)</h2>", (unsigned long long)p->oom_count);
         for (size_t i = 0; i < p->nooms && i < (size_t)o->top; i++) {

@@ -110,6 +110,19 @@ static void merged(FILE *f, struct vt_proc *const *procs, size_t n, int which)
     free(m);
 }
 
+static void ranges(FILE *f, const struct vt_proc *p)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < p->nranges; i++) {
+        const struct vt_range *r = &p->ranges[i];
+        fputs(i ? ",{\"name\":" : "{\"name\":", f);
+        vt_json_str(f, r->name);
+        fprintf(f, ",\"peak_bytes\":%llu,\"alloc_count\":%llu,\"alloc_bytes\":%llu,\"free_count\":%llu,\"free_bytes\":%llu}",
+                U(r->peak_bytes), U(r->alloc_count), U(r->alloc_bytes), U(r->free_count), U(r->free_bytes));
+    }
+    fputc(']', f);
+}
+
 static void process(FILE *f, const struct vt_proc *p)
 {
     fputs("{\"trace\":", f); vt_json_str(f, p->path);
@@ -133,7 +146,9 @@ static void process(FILE *f, const struct vt_proc *p)
         fprintf(f, ",\"total_bytes\":%llu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,\"sim\":%s}",
                 U(d->total_bytes), U(d->peak), I(d->peak_t), d->sim ? "true" : "false");
     }
-    fputs("]}", f);
+    fputs("],\"ranges\":", f);
+    ranges(f, p);
+    fputc('}', f);
 }
 
 int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o)
@@ -158,6 +173,8 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     fputs(",\"peak_ranges\":", f); vt_json_str(f, pk->peak_ranges);
     fputs(",\"peak_sites\":", f);
     holdings(f, pk, pk->peak_sites, pk->npeak_sites, 1);
+    fputs(",\"ranges\":", f);
+    ranges(f, pk);
     fprintf(f, ",\"oom_count\":%llu,\"oom_events\":[", U(oomc));
     int first = 1;
     for (size_t i = 0; i < n; i++) ooms(f, procs[i], &first);

@@ -146,6 +146,19 @@ static void sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
     free(done);
 }
 
+static void ranges(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    if (!p->nranges) return;
+    fputs("\nRanges (NVTX; peak = live VRAM while open; nested ranges count in the enclosing ones):\n", f);
+    fprintf(f, "  %10s %8s %10s %8s %10s  %s\n", "peak", "allocs", "bytes", "frees", "freed", "range");
+    for (size_t i = 0; i < p->nranges && i < (size_t)o->top; i++) {
+        const struct vt_range *r = &p->ranges[i];
+        fprintf(f, "  %10s %8llu %10s %8llu %10s  %s\n", B(r->peak_bytes), (unsigned long long)r->alloc_count,
+                B(r->alloc_bytes), (unsigned long long)r->free_count, B(r->free_bytes), r->name);
+    }
+    if (p->nranges > (size_t)o->top) fprintf(f, "  ... %zu more ranges\n", p->nranges - (size_t)o->top);
+}
+
 static void leaks(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
 {
     BUFS;
@@ -237,6 +250,7 @@ static void one(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o
     summary(f, p, o);
     ooms(f, p, o);
     sites(f, p, o);
+    ranges(f, p, o);
     leaks(f, p, o);
     struct vt_proc *pp = (struct vt_proc *)p;
     transfers(f, &pp, 1, o);
