@@ -1,5 +1,7 @@
-/* registry.c - live allocation map: sorted array under a seqlock (lock-free reads), freed ring. */
+/* registry.c - live allocation map (rangemap.c: blocked, seqlock reads), freed ring, VMM handles. */
 #include "registry.h"
+
+#include "rangemap.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -9,23 +11,9 @@
 #define VT_MAX_DEVICES 64
 #define VT_FREED_RING 4096
 
-struct ent {
-    _Atomic uint64_t base, end;
-    _Atomic uint32_t meta; /* mem | (dev + 1) << 8 */
-};
-struct arr {
-    size_t cap;
-    struct ent e[];
-};
 struct handle_ent { uint64_t handle, size; int dev; int used; };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint64_t seq;
-static _Atomic(struct arr *) live;
-static _Atomic size_t nlive;
-static struct arr *retired[64]; /* old arrays stay mapped: a reader may still be scanning one */
-static int nretired;
-
 static struct { uint64_t base, end; uint32_t meta; } freed[VT_FREED_RING];
 static unsigned freed_next, freed_count;
 
@@ -58,18 +46,6 @@ static inline int dev_slot(int dev) { return dev >= 0 && dev < VT_MAX_DEVICES ? 
 void vt_registry_lock(void) { pthread_mutex_lock(&reg_lock); }
 void vt_registry_unlock(void) { pthread_mutex_unlock(&reg_lock); }
 
-/* index of the last entry with base <= addr, or -1 (caller holds the lock or the seqlock) */
-static long floor_index(const struct arr *a, size_t n, uint64_t addr)
-{
-    long lo = 0, hi = (long)n - 1, best = -1;
-    while (lo <= hi) {
-        long mid = lo + (hi - lo) / 2;
-        if (atomic_load_explicit(&a->e[mid].base, memory_order_relaxed) <= addr) { best = mid; lo = mid + 1; }
-        else hi = mid - 1;
-    }
-    return best;
-}
-
 int vt_registry_in_device_span(uint64_t addr, uint64_t slack)
 {
     uint64_t lo = atomic_load_explicit(&span_lo, memory_order_relaxed), hi = atomic_load_explicit(&span_hi, memory_order_relaxed);
@@ -93,13 +69,6 @@ static void account(int mem, int dev, uint64_t size, int sign)
     else atomic_fetch_sub(&live_count, 1);
 }
 
-static void copy_ent(struct ent *dst, struct ent *src)
-{
-    atomic_store_explicit(&dst->base, atomic_load_explicit(&src->base, memory_order_relaxed), memory_order_relaxed);
-    atomic_store_explicit(&dst->end, atomic_load_explicit(&src->end, memory_order_relaxed), memory_order_relaxed);
-    atomic_store_explicit(&dst->meta, atomic_load_explicit(&src->meta, memory_order_relaxed), memory_order_relaxed);
-}
-
 static void remember_freed(uint64_t base, uint64_t end, uint32_t meta)
 {
     freed[freed_next].base = base;
@@ -109,99 +78,56 @@ static void remember_freed(uint64_t base, uint64_t end, uint32_t meta)
     if (freed_count < VT_FREED_RING) freed_count++;
 }
 
-/* remove entry i (lock held, seqlock odd) */
-static void erase_at(struct arr *a, size_t *n, size_t i)
+static void evicted(const struct vt_rm_ent *e)
 {
+    vt_alloc_info old;
+    unpack(e->base, e->end, e->meta, &old);
+    account(old.mem, old.dev, old.size, -1);
     atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
-    for (size_t j = i; j + 1 < *n; j++) copy_ent(&a->e[j], &a->e[j + 1]);
-    (*n)--;
 }
 
 int vt_registry_insert_locked(uint64_t base, uint64_t size, int mem, int dev)
 {
     if (size == 0) size = 1;
-    struct arr *a = atomic_load(&live);
-    size_t n = atomic_load(&nlive);
-    if (!a || n + 1 > a->cap) {
-        size_t cap = a ? a->cap * 2 : 1024;
-        struct arr *b = malloc(sizeof *b + cap * sizeof b->e[0]);
-        if (!b) return -1;
-        b->cap = cap;
-        for (size_t i = 0; i < n; i++) copy_ent(&b->e[i], &a->e[i]);
-        if (a) {
-            if (nretired < (int)(sizeof retired / sizeof retired[0])) retired[nretired++] = a;
-            /* else: leak it; a reader might still hold it */
-        }
-        atomic_store(&live, b);
-        a = b;
-    }
     uint64_t end = base + size;
-    /* The driver handed out memory whose free is still being recorded by another thread: the
-     * caller waits for that line, so the file never shows the reuse before the free. */
-    long f = floor_index(a, n, base);
-    for (size_t k = f < 0 ? 0 : (size_t)f; k < n && atomic_load_explicit(&a->e[k].base, memory_order_relaxed) < end; k++)
-        if (atomic_load_explicit(&a->e[k].end, memory_order_relaxed) > base &&
-            (atomic_load_explicit(&a->e[k].meta, memory_order_relaxed) & META_FREEING))
-            return -2;
-    atomic_fetch_add_explicit(&seq, 1, memory_order_release); /* odd: writers active */
-    atomic_thread_fence(memory_order_release);
-    /* Evict stale ranges overlapping the new one (a free we never saw). */
-    long i = floor_index(a, n, base);
-    if (i >= 0 && atomic_load_explicit(&a->e[i].end, memory_order_relaxed) > base) {
-        vt_alloc_info old;
-        unpack(a->e[i].base, a->e[i].end, a->e[i].meta, &old);
-        account(old.mem, old.dev, old.size, -1);
-        erase_at(a, &n, (size_t)i);
+    /* Ranges overlapping the new one are contiguous, ending with floor(end - 1). The driver
+     * handed out memory whose free another thread is still recording: the caller waits for that
+     * line (-2), so the file never shows the reuse before the free. */
+    struct vt_rm_ent e;
+    uint64_t at = end - 1;
+    while (vt_rm_floor(at, &e) == 0 && e.end > base) {
+        if (e.meta & META_FREEING) return -2;
+        if (e.base == 0) break;
+        at = e.base - 1;
     }
-    size_t pos = (size_t)(floor_index(a, n, base) + 1);
-    while (pos < n && atomic_load_explicit(&a->e[pos].base, memory_order_relaxed) < end) {
-        vt_alloc_info old;
-        unpack(a->e[pos].base, a->e[pos].end, a->e[pos].meta, &old);
-        account(old.mem, old.dev, old.size, -1);
-        erase_at(a, &n, pos);
+    /* Evict the stale ones (frees never seen). */
+    while (vt_rm_floor(end - 1, &e) == 0 && e.end > base) {
+        vt_rm_remove(e.base, NULL);
+        evicted(&e);
     }
-    for (size_t j = n; j > pos; j--) copy_ent(&a->e[j], &a->e[j - 1]);
-    atomic_store_explicit(&a->e[pos].base, base, memory_order_relaxed);
-    atomic_store_explicit(&a->e[pos].end, end, memory_order_relaxed);
-    atomic_store_explicit(&a->e[pos].meta, pack_meta(mem, dev), memory_order_relaxed);
-    n++;
-    atomic_store_explicit(&nlive, n, memory_order_relaxed);
+    if (vt_rm_insert(base, end, pack_meta(mem, dev)) != 0) return -1;
     if (vt_mem_is_device(mem)) widen_span(base, end);
-    atomic_fetch_add_explicit(&seq, 1, memory_order_release); /* even again */
     account(mem, dev, size, +1);
     return 0;
 }
 
 int vt_registry_set_freeing_locked(uint64_t base, int on, vt_alloc_info *out)
 {
-    struct arr *a = atomic_load(&live);
-    size_t n = atomic_load(&nlive);
-    if (!a) return -1;
-    long i = floor_index(a, n, base);
-    if (i < 0 || atomic_load_explicit(&a->e[i].base, memory_order_relaxed) != base) return -1;
-    uint32_t m = atomic_load_explicit(&a->e[i].meta, memory_order_relaxed);
-    m = on ? m | META_FREEING : m & ~META_FREEING;
-    atomic_store_explicit(&a->e[i].meta, m, memory_order_relaxed);
-    if (out) unpack(base, atomic_load_explicit(&a->e[i].end, memory_order_relaxed), m, out);
+    struct vt_rm_ent e;
+    if (vt_rm_floor(base, &e) != 0 || e.base != base) return -1;
+    uint32_t m = on ? e.meta | META_FREEING : e.meta & ~META_FREEING;
+    vt_rm_set_meta(base, m);
+    if (out) unpack(base, e.end, m, out);
     return 0;
 }
 
 int vt_registry_remove_locked(uint64_t base, vt_alloc_info *out)
 {
-    struct arr *a = atomic_load(&live);
-    size_t n = atomic_load(&nlive);
-    if (!a) return -1;
-    long i = floor_index(a, n, base);
-    if (i < 0 || atomic_load_explicit(&a->e[i].base, memory_order_relaxed) != base) return -1;
-    uint64_t b = a->e[i].base, e = a->e[i].end;
-    uint32_t meta = a->e[i].meta;
-    unpack(b, e, meta, out);
-    atomic_fetch_add_explicit(&seq, 1, memory_order_release);
-    atomic_thread_fence(memory_order_release);
-    erase_at(a, &n, (size_t)i);
-    atomic_store_explicit(&nlive, n, memory_order_relaxed);
-    atomic_fetch_add_explicit(&seq, 1, memory_order_release);
-    remember_freed(b, e, meta);
+    struct vt_rm_ent e;
+    if (vt_rm_remove(base, &e) != 0) return -1;
+    atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
+    unpack(e.base, e.end, e.meta, out);
+    remember_freed(e.base, e.end, e.meta);
     account(out->mem, out->dev, out->size, -1);
     return 0;
 }
@@ -246,34 +172,16 @@ int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out)
     return -1;
 }
 
-static int lookup_in(struct arr *a, size_t n, uint64_t addr, vt_alloc_info *out)
-{
-    if (!a) return -1;
-    if (n > a->cap) n = a->cap;
-    long i = floor_index(a, n, addr);
-    if (i < 0) return -1;
-    uint64_t b = atomic_load_explicit(&a->e[i].base, memory_order_relaxed);
-    uint64_t e = atomic_load_explicit(&a->e[i].end, memory_order_relaxed);
-    uint32_t m = atomic_load_explicit(&a->e[i].meta, memory_order_relaxed);
-    if (addr < b || addr >= e) return -1;
-    unpack(b, e, m, out);
-    return 0;
-}
-
 int vt_registry_lookup(uint64_t addr, vt_alloc_info *out)
 {
-    for (int tries = 0; tries < 16; tries++) {
-        uint64_t s1 = atomic_load_explicit(&seq, memory_order_acquire);
-        if (s1 & 1) continue;
-        struct arr *a = atomic_load_explicit(&live, memory_order_acquire);
-        size_t n = atomic_load_explicit(&nlive, memory_order_relaxed);
-        int rc = lookup_in(a, n, addr, out);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&seq, memory_order_relaxed) == s1) return rc;
+    struct vt_rm_ent e;
+    int rc = vt_rm_lookup(addr, &e);
+    if (rc == -2) { /* writers kept the seqlock busy: ask under the lock */
+        pthread_mutex_lock(&reg_lock);
+        rc = vt_rm_floor(addr, &e) == 0 && addr < e.end ? 0 : -1;
+        pthread_mutex_unlock(&reg_lock);
     }
-    pthread_mutex_lock(&reg_lock);
-    int rc = lookup_in(atomic_load(&live), atomic_load(&nlive), addr, out);
-    pthread_mutex_unlock(&reg_lock);
+    if (rc == 0) unpack(e.base, e.end, e.meta, out);
     return rc;
 }
 
@@ -300,17 +208,20 @@ int vt_registry_nearest_device(uint64_t addr, uint64_t slack, vt_alloc_info *out
     int rc = -1;
     uint64_t best = UINT64_MAX;
     pthread_mutex_lock(&reg_lock);
-    struct arr *a = atomic_load(&live);
-    size_t n = atomic_load(&nlive);
-    /* The neighbours in address order are the candidates: a few device ranges either side. */
-    long f = a ? floor_index(a, n, addr) : -1;
-    long lo = f - 8 < 0 ? 0 : f - 8, hi = f + 9 > (long)n ? (long)n : f + 9;
-    for (long i = lo; a && i < hi; i++) {
-        uint64_t b = a->e[i].base, e = a->e[i].end;
-        uint32_t m = a->e[i].meta;
-        if (!vt_mem_is_device((int)(m & 0xff))) continue;
-        uint64_t d = addr >= e ? addr - e : (addr < b ? b - addr : 0);
-        if (d <= slack && d < best) { best = d; unpack(b, e, m, out); rc = 0; }
+    /* The neighbours in address order are the candidates: a few ranges either side. */
+    struct vt_rm_ent e;
+    int have = vt_rm_floor(addr, &e) == 0;
+    for (int side = 0; side < 2; side++) {
+        struct vt_rm_ent c = e;
+        int ok = side == 0 ? have : vt_rm_next(have ? e.base : addr, &c) == 0;
+        for (int k = 0; ok && k < 8; k++) {
+            if (vt_mem_is_device((int)(c.meta & 0xff))) {
+                uint64_t d = addr >= c.end ? addr - c.end : (addr < c.base ? c.base - addr : 0);
+                if (d <= slack && d < best) { best = d; unpack(c.base, c.end, c.meta, out); rc = 0; }
+            }
+            uint64_t from = c.base;
+            ok = side == 0 ? vt_rm_prev(from, &c) == 0 : vt_rm_next(from, &c) == 0;
+        }
     }
     pthread_mutex_unlock(&reg_lock);
     return rc;
@@ -325,16 +236,20 @@ uint64_t vt_registry_live_vram(int dev)
 }
 uint64_t vt_registry_live_count(void) { return atomic_load(&live_count); }
 
+struct foreach_ctx { void (*fn)(const vt_alloc_info *, void *); void *ctx; };
+static void foreach_one(const struct vt_rm_ent *e, void *p)
+{
+    struct foreach_ctx *f = p;
+    vt_alloc_info info;
+    unpack(e->base, e->end, e->meta, &info);
+    if (vt_mem_counts_vram(info.mem) || info.mem == VT_MEM_MANAGED) f->fn(&info, f->ctx);
+}
+
 void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx)
 {
     pthread_mutex_lock(&reg_lock);
-    struct arr *a = atomic_load(&live);
-    size_t n = atomic_load(&nlive);
-    for (size_t i = 0; a && i < n; i++) {
-        vt_alloc_info info;
-        unpack(a->e[i].base, a->e[i].end, a->e[i].meta, &info);
-        if (vt_mem_counts_vram(info.mem) || info.mem == VT_MEM_MANAGED) fn(&info, ctx);
-    }
+    struct foreach_ctx f = { fn, ctx };
+    vt_rm_foreach(foreach_one, &f);
     for (size_t i = 0; i < handles_cap; i++)
         if (handles[i].used) {
             vt_alloc_info info = { handles[i].handle, handles[i].size, VT_MEM_VMM, handles[i].dev };
@@ -349,8 +264,7 @@ void vt_registry_reset(void)
     atomic_store(&span_hi, 0);
     atomic_fetch_add(&vt_registry_removals, 1);
     pthread_mutex_init(&reg_lock, NULL);
-    atomic_store(&nlive, 0);
-    atomic_store(&seq, 0);
+    vt_rm_reset();
     freed_count = freed_next = 0;
     for (size_t i = 0; i < handles_cap; i++) handles[i].used = 0;
     for (int i = 0; i < VT_MAX_DEVICES; i++) atomic_store(&vram_by_dev[i], 0);

@@ -35,7 +35,7 @@ bw --size 256M --trials 3 --json -o "$OUT/bandwidth.json" >/dev/null || status=1
 bw --size 256M --trials 3 || status=1
 demo transfers
 banner "transfers against the reference bandwidths"
-"$VT" report --bandwidth "$OUT/bandwidth.json" --top 3 "$OUT/transfers.jsonl" | sed -n '/[Tt]ransfer/,$p'
+"$VT" report --bandwidth "$OUT/bandwidth.json" --top 3 "$OUT/transfers.jsonl" | sed -n '/^Transfers/,$p'
 banner "done: traces and HTML reports in $OUT/"
 ls "$OUT"
 exit $status

@@ -1,0 +1,288 @@
+/* rangemap.c - blocked sorted range map with seqlock reads (see rangemap.h). */
+#include "rangemap.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#define BLK 64
+
+struct slot {
+    _Atomic uint64_t base, end;
+    _Atomic uint32_t meta;
+};
+struct blk {
+    _Atomic uint32_t n;
+    struct slot e[BLK];
+    struct blk *next_free;
+};
+struct index {
+    size_t cap;
+    _Atomic uint64_t *first;       /* first base of each block */
+    _Atomic(struct blk *) *blk;
+};
+
+static _Atomic uint64_t seq;
+static _Atomic(struct index *) idx;
+static _Atomic size_t nblk;
+static struct blk *free_blks;
+
+#define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+#define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
+
+static void write_begin(void)
+{
+    atomic_fetch_add_explicit(&seq, 1, memory_order_release); /* odd: a writer is inside */
+    atomic_thread_fence(memory_order_release);
+}
+static void write_end(void) { atomic_fetch_add_explicit(&seq, 1, memory_order_release); }
+
+static void copy_slot(struct slot *d, struct slot *s)
+{
+    ST(d->base, LD(s->base));
+    ST(d->end, LD(s->end));
+    ST(d->meta, LD(s->meta));
+}
+
+/* last i in [0, n) with key(i) <= addr, or -1 */
+static long floor_first(struct index *x, size_t n, uint64_t addr)
+{
+    long lo = 0, hi = (long)n - 1, best = -1;
+    while (lo <= hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (LD(x->first[mid]) <= addr) { best = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return best;
+}
+static long floor_slot(struct blk *b, uint32_t n, uint64_t addr)
+{
+    long lo = 0, hi = (long)n - 1, best = -1;
+    while (lo <= hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (LD(b->e[mid].base) <= addr) { best = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return best;
+}
+
+static struct blk *new_blk(void)
+{
+    struct blk *b = free_blks;
+    if (b) free_blks = b->next_free;
+    else if (!(b = calloc(1, sizeof *b))) return NULL;
+    ST(b->n, 0);
+    return b;
+}
+
+/* Make room for one more block in the index (the old index stays allocated: readers). */
+static struct index *index_room(void)
+{
+    struct index *x = atomic_load(&idx);
+    size_t n = atomic_load(&nblk);
+    if (x && n < x->cap) return x;
+    size_t cap = x ? x->cap * 2 : 64;
+    struct index *y = malloc(sizeof *y);
+    _Atomic uint64_t *first = malloc(cap * sizeof *first);
+    _Atomic(struct blk *) *blk = malloc(cap * sizeof *blk);
+    if (!y || !first || !blk) { free(y); free(first); free(blk); return NULL; }
+    y->cap = cap;
+    y->first = first;
+    y->blk = blk;
+    for (size_t i = 0; i < n; i++) { ST(first[i], LD(x->first[i])); ST(blk[i], LD(x->blk[i])); }
+    atomic_store_explicit(&idx, y, memory_order_release);
+    return y;
+}
+
+static void index_insert(struct index *x, size_t at, struct blk *b, uint64_t first)
+{
+    size_t n = atomic_load(&nblk);
+    for (size_t i = n; i > at; i--) { ST(x->first[i], LD(x->first[i - 1])); ST(x->blk[i], LD(x->blk[i - 1])); }
+    ST(x->first[at], first);
+    ST(x->blk[at], b);
+    atomic_store_explicit(&nblk, n + 1, memory_order_relaxed);
+}
+
+int vt_rm_insert(uint64_t base, uint64_t end, uint32_t meta)
+{
+    struct index *x = index_room(); /* a split may need one more block; allocate before writing */
+    struct blk *spare = new_blk();
+    if (!x || !spare) { if (spare) { spare->next_free = free_blks; free_blks = spare; } return -1; }
+    write_begin();
+    size_t n = atomic_load(&nblk);
+    long bi = floor_first(x, n, base);
+    if (n == 0) {
+        index_insert(x, 0, spare, base);
+        spare = NULL;
+        bi = 0;
+    } else if (bi < 0) bi = 0;
+    struct blk *b = LD(x->blk[bi]);
+    if (LD(b->n) == BLK) { /* split: upper half to the spare block, right after this one */
+        for (uint32_t i = BLK / 2; i < BLK; i++) copy_slot(&spare->e[i - BLK / 2], &b->e[i]);
+        ST(spare->n, BLK / 2);
+        ST(b->n, BLK / 2);
+        index_insert(x, (size_t)bi + 1, spare, LD(spare->e[0].base));
+        if (base >= LD(spare->e[0].base)) { bi++; b = spare; }
+        spare = NULL;
+    }
+    uint32_t cnt = LD(b->n);
+    uint32_t pos = (uint32_t)(floor_slot(b, cnt, base) + 1);
+    for (uint32_t i = cnt; i > pos; i--) copy_slot(&b->e[i], &b->e[i - 1]);
+    ST(b->e[pos].base, base);
+    ST(b->e[pos].end, end);
+    ST(b->e[pos].meta, meta);
+    ST(b->n, cnt + 1);
+    if (pos == 0) ST(x->first[bi], base);
+    write_end();
+    if (spare) { spare->next_free = free_blks; free_blks = spare; }
+    return 0;
+}
+
+/* block and slot of the entry starting at base (locked) */
+static int find_exact(uint64_t base, long *bi_out, long *pos_out)
+{
+    struct index *x = atomic_load(&idx);
+    size_t n = atomic_load(&nblk);
+    if (!x || !n) return -1;
+    long bi = floor_first(x, n, base);
+    if (bi < 0) return -1;
+    struct blk *b = LD(x->blk[bi]);
+    long pos = floor_slot(b, LD(b->n), base);
+    if (pos < 0 || LD(b->e[pos].base) != base) return -1;
+    *bi_out = bi;
+    *pos_out = pos;
+    return 0;
+}
+
+static void fill(struct slot *s, struct vt_rm_ent *out)
+{
+    if (!out) return;
+    out->base = LD(s->base);
+    out->end = LD(s->end);
+    out->meta = LD(s->meta);
+}
+
+int vt_rm_remove(uint64_t base, struct vt_rm_ent *out)
+{
+    long bi, pos;
+    if (find_exact(base, &bi, &pos) != 0) return -1;
+    struct index *x = atomic_load(&idx);
+    struct blk *b = LD(x->blk[bi]);
+    fill(&b->e[pos], out);
+    write_begin();
+    uint32_t cnt = LD(b->n);
+    for (uint32_t i = (uint32_t)pos; i + 1 < cnt; i++) copy_slot(&b->e[i], &b->e[i + 1]);
+    ST(b->n, cnt - 1);
+    if (cnt == 1) { /* the block emptied: drop it from the index */
+        size_t n = atomic_load(&nblk);
+        for (size_t i = (size_t)bi; i + 1 < n; i++) { ST(x->first[i], LD(x->first[i + 1])); ST(x->blk[i], LD(x->blk[i + 1])); }
+        atomic_store_explicit(&nblk, n - 1, memory_order_relaxed);
+        b->next_free = free_blks;
+        free_blks = b;
+    } else if (pos == 0) ST(x->first[bi], LD(b->e[0].base));
+    write_end();
+    return 0;
+}
+
+int vt_rm_set_meta(uint64_t base, uint32_t meta)
+{
+    long bi, pos;
+    if (find_exact(base, &bi, &pos) != 0) return -1;
+    struct blk *b = LD(atomic_load(&idx)->blk[bi]);
+    ST(b->e[pos].meta, meta); /* a single word: readers see old or new, both consistent */
+    return 0;
+}
+
+/* (block, slot) of the last entry with base <= addr; -1 if none */
+static int locate(uint64_t addr, long *bi_out, long *pos_out)
+{
+    struct index *x = atomic_load(&idx);
+    size_t n = atomic_load(&nblk);
+    long bi = x && n ? floor_first(x, n, addr) : -1;
+    if (bi < 0) return -1;
+    struct blk *b = LD(x->blk[bi]);
+    *bi_out = bi;
+    *pos_out = floor_slot(b, LD(b->n), addr);
+    return *pos_out < 0 ? -1 : 0;
+}
+
+int vt_rm_floor(uint64_t addr, struct vt_rm_ent *out)
+{
+    long bi, pos;
+    if (locate(addr, &bi, &pos) != 0) return -1;
+    fill(&LD(atomic_load(&idx)->blk[bi])->e[pos], out);
+    return 0;
+}
+
+int vt_rm_prev(uint64_t before, struct vt_rm_ent *out) { return before ? vt_rm_floor(before - 1, out) : -1; }
+
+int vt_rm_next(uint64_t after, struct vt_rm_ent *out)
+{
+    struct index *x = atomic_load(&idx);
+    size_t n = atomic_load(&nblk);
+    if (!x || !n) return -1;
+    long bi, pos;
+    if (locate(after, &bi, &pos) != 0) { bi = 0; pos = -1; }
+    struct blk *b = LD(x->blk[bi]);
+    if (pos + 1 < (long)LD(b->n)) { fill(&b->e[pos + 1], out); return 0; }
+    if ((size_t)bi + 1 >= n) return -1;
+    fill(&LD(x->blk[bi + 1])->e[0], out);
+    return 0;
+}
+
+int vt_rm_lookup(uint64_t addr, struct vt_rm_ent *out)
+{
+    for (int tries = 0; tries < 64; tries++) {
+        uint64_t s1 = atomic_load_explicit(&seq, memory_order_acquire);
+        if (s1 & 1) continue;
+        int rc = -1;
+        struct index *x = atomic_load_explicit(&idx, memory_order_acquire);
+        size_t n = atomic_load_explicit(&nblk, memory_order_relaxed);
+        if (x) {
+            if (n > x->cap) n = x->cap; /* torn read: the seq check below rejects it */
+            long bi = floor_first(x, n, addr);
+            struct blk *b = bi >= 0 ? LD(x->blk[bi]) : NULL;
+            if (b) {
+                uint32_t cnt = LD(b->n);
+                if (cnt > BLK) cnt = BLK;
+                long pos = floor_slot(b, cnt, addr);
+                if (pos >= 0) {
+                    uint64_t base = LD(b->e[pos].base), end = LD(b->e[pos].end);
+                    if (addr >= base && addr < end) {
+                        out->base = base;
+                        out->end = end;
+                        out->meta = LD(b->e[pos].meta);
+                        rc = 0;
+                    }
+                }
+            }
+        }
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&seq, memory_order_relaxed) == s1) return rc;
+    }
+    return -2; /* writers kept it busy: the caller takes the lock */
+}
+
+void vt_rm_foreach(void (*fn)(const struct vt_rm_ent *, void *), void *ctx)
+{
+    struct index *x = atomic_load(&idx);
+    size_t n = atomic_load(&nblk);
+    for (size_t i = 0; x && i < n; i++) {
+        struct blk *b = LD(x->blk[i]);
+        for (uint32_t j = 0; j < LD(b->n); j++) {
+            struct vt_rm_ent e;
+            fill(&b->e[j], &e);
+            fn(&e, ctx);
+        }
+    }
+}
+
+void vt_rm_reset(void)
+{
+    struct index *x = atomic_load(&idx);
+    size_t n = atomic_load(&nblk);
+    for (size_t i = 0; x && i < n; i++) {
+        struct blk *b = LD(x->blk[i]);
+        b->next_free = free_blks;
+        free_blks = b;
+    }
+    atomic_store(&nblk, 0);
+    atomic_store(&seq, 0);
+}

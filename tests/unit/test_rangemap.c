@@ -1,0 +1,58 @@
+/* test_rangemap.c - src/rangemap.c against a plain reference array: random inserts and removals
+ * across block splits and emptied blocks, floor/next/prev, lookups of every kind of address. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rangemap.h"
+#include "vt_test.h"
+
+#define SLOTS 20000
+static int live[SLOTS]; /* slot i is the range [base(i), base(i) + 0x100) */
+static uint64_t base_of(int i) { return 0x100000000ull + (uint64_t)i * 0x1000; }
+
+int main(void)
+{
+    srand(11);
+    int ok = 1, nlive = 0;
+    for (int step = 0; step < 200000 && ok; step++) {
+        int i = rand() % SLOTS;
+        if (!live[i]) { ok = vt_rm_insert(base_of(i), base_of(i) + 0x100, (uint32_t)i) == 0; live[i] = 1; nlive++; }
+        else if (rand() % 3 == 0) { struct vt_rm_ent e; ok = vt_rm_remove(base_of(i), &e) == 0 && e.meta == (uint32_t)i; live[i] = 0; nlive--; }
+    }
+    VT_CHECK(ok, "200000 random inserts/removals succeed (%d live)", nlive);
+    ok = 1;
+    for (int i = 0; i < SLOTS && ok; i++) {
+        struct vt_rm_ent e;
+        int in = vt_rm_lookup(base_of(i) + 0x80, &e) == 0;
+        int gap = vt_rm_lookup(base_of(i) + 0x800, &e) == 0;
+        ok = in == live[i] && !gap && (!in || (e.base == base_of(i) && e.meta == (uint32_t)i));
+    }
+    VT_CHECK(ok, "every lookup (inside a live range, inside a removed one, in a gap) matches the reference");
+    ok = 1;
+    for (int i = 0; i + 1 < SLOTS && ok; i++) {
+        struct vt_rm_ent e;
+        int j = i + 1;
+        while (j < SLOTS && !live[j]) j++;
+        int has = vt_rm_next(base_of(i), &e) == 0;
+        ok = has == (j < SLOTS) && (!has || e.base == base_of(j));
+    }
+    VT_CHECK(ok, "next() walks the ranges in address order");
+    ok = 1;
+    for (int i = 1; i < SLOTS && ok; i++) {
+        struct vt_rm_ent e;
+        int j = i - 1;
+        while (j >= 0 && !live[j]) j--;
+        int has = vt_rm_prev(base_of(i), &e) == 0;
+        ok = has == (j >= 0) && (!has || e.base == base_of(j));
+    }
+    VT_CHECK(ok, "prev() walks them backwards");
+    int count = 0;
+    for (int i = 0; i < SLOTS; i++)
+        if (live[i]) { struct vt_rm_ent e; if (vt_rm_remove(base_of(i), &e) == 0) count++; }
+    VT_CHECK_EQ_INT(count, nlive, "removing everything removes each live range once");
+    struct vt_rm_ent e;
+    VT_CHECK(vt_rm_lookup(base_of(5) + 1, &e) != 0 && vt_rm_floor(~0ull, &e) != 0, "the map is empty again");
+    VT_CHECK_EQ_INT(vt_rm_insert(0x1000, 0x2000, 7), 0, "insert into an emptied map (blocks reused)");
+    VT_CHECK(vt_rm_lookup(0x1fff, &e) == 0 && e.meta == 7, "and find it");
+    return vt_test_finish();
+}
