@@ -86,25 +86,30 @@ static void evicted(const struct vt_rm_ent *e)
     atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
 }
 
-int vt_registry_insert_locked(uint64_t base, uint64_t size, int mem, int dev)
+/* Ranges overlapping [base, end) are contiguous, ending with floor(end - 1). If one is being
+ * freed by another thread, the driver handed out memory whose free is not recorded yet: -2, the
+ * caller waits for that line, so the file never shows the reuse before the free. Otherwise the
+ * overlapping ranges are stale (frees never seen) and are evicted. */
+static int clear_overlaps(uint64_t base, uint64_t end)
 {
-    if (size == 0) size = 1;
-    uint64_t end = base + size;
-    /* Ranges overlapping the new one are contiguous, ending with floor(end - 1). The driver
-     * handed out memory whose free another thread is still recording: the caller waits for that
-     * line (-2), so the file never shows the reuse before the free. */
     struct vt_rm_ent e;
-    uint64_t at = end - 1;
-    while (vt_rm_floor(at, &e) == 0 && e.end > base) {
+    for (uint64_t at = end - 1; vt_rm_floor(at, &e) == 0 && e.end > base; at = e.base - 1) {
         if (e.meta & META_FREEING) return -2;
         if (e.base == 0) break;
-        at = e.base - 1;
     }
-    /* Evict the stale ones (frees never seen). */
     while (vt_rm_floor(end - 1, &e) == 0 && e.end > base) {
         vt_rm_remove(e.base, NULL);
         evicted(&e);
     }
+    return 0;
+}
+
+int vt_registry_insert_locked(uint64_t base, uint64_t size, int mem, int dev)
+{
+    if (size == 0) size = 1;
+    uint64_t end = base + size;
+    struct vt_rm_ent e;
+    if (vt_rm_floor(end - 1, &e) == 0 && e.end > base && clear_overlaps(base, end) != 0) return -2;
     if (vt_rm_insert(base, end, pack_meta(mem, dev)) != 0) return -1;
     if (vt_mem_is_device(mem)) widen_span(base, end);
     account(mem, dev, size, +1);
