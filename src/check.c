@@ -12,6 +12,8 @@
 #include "cuda_abi.h"
 #include "resolve.h"
 #include "tracer.h"
+#include "journal.h"
+#include "trace_writer.h"
 
 #define VT_NEAR_SLACK ((uint64_t)1 << 20)
 
@@ -138,6 +140,12 @@ static int classify_host(uint64_t v, vt_ptr_info *out)
     pthread_mutex_lock(&maps_lock);
     const struct hmap *m = find_map(v);
     if (!m) { refresh_maps(); m = find_map(v); }
+    /* Not host data a kernel could be handed: inaccessible pages (guards, reservations), huge
+     * anonymous reservations (sanitizer shadow memory, allocator arenas, over 1 TiB), and the
+     * tracer's own trace and ring mappings. A value inside one is a scalar that happens to fall
+     * there. */
+    if (m && (!m->readable || (!m->name[0] && m->hi - m->lo >= (1ull << 40)) || vt_journal_owns(v) || vt_writer_owns(v)))
+        m = NULL;
     if (m) {
         found = 1;
         malloced = looks_like_mmapped_chunk(m);

@@ -225,7 +225,7 @@ static int add_from_section(vt_fb_builder *b, const elf *e, uint32_t index, cons
 
 int vt_fb_parse_elf(vt_fb_builder *b, const uint8_t *p, size_t n, char *err, size_t errlen)
 {
-    elf e;
+    elf e = { 0 };
     int rc = elf_open(&e, p, n, err, errlen);
     if (rc)
         return rc;

@@ -209,6 +209,12 @@ int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen)
     return 0;
 }
 
+int vt_journal_owns(uint64_t addr)
+{
+    uint64_t d = (uint64_t)(uintptr_t)J.data, h = (uint64_t)(uintptr_t)J.hdr;
+    return (J.data && addr >= d && addr < d + 2 * (uint64_t)J.nslots * SLOT) || (J.hdr && addr >= h && addr < h + HDR_BYTES);
+}
+
 int vt_journal_active(void) { return atomic_load_explicit(&J.on, memory_order_acquire); }
 
 void *vt_journal_claim(int type, size_t bytes)

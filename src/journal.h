@@ -34,6 +34,9 @@ void vt_journal_commit(void *payload);
  * rest. Returns 0, or -1 if it could not be queued (then the caller writes it directly). */
 int vt_journal_text(const char *line, size_t len);
 
+/* True when addr lies in the ring's mappings (the pointer checks ignore them). */
+int vt_journal_owns(uint64_t addr);
+
 /* Drain everything, stop the drainer, remove TRACE.ring (normal exit). */
 void vt_journal_close(void);
 /* Fork child: forget the parent's ring without touching it. */

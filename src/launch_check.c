@@ -257,14 +257,9 @@ void vt_launch_before(const char *api, vt_kernel *k, void **args, const void *bu
     VT_RESTORE_ERRNO;
 }
 
-void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
+static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c, const vt_kernel *k, vt_dim3 grid,
+                               vt_dim3 block, uint64_t shmem, uint64_t stream)
 {
-    VT_SAVE_ERRNO;
-    if (!vt_trace_ready() || !k) { VT_RESTORE_ERRNO; return; }
-    vt_fmt_ensure_device(c->dev);
-    /* The hottest record: filled in place in the ring, no copy (a stack one when it is off). */
-    struct vt_rec_launch stack_rec, *r = vt_journal_claim(VT_R_LAUNCH, sizeof *r);
-    struct vt_rec_launch *w = r ? r : &stack_rec;
     w->c.t0 = c->t0;
     w->c.dur = c->dur;
     w->c.tid = vt_gettid();
@@ -276,7 +271,22 @@ void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 b
     w->block[0] = block.x; w->block[1] = block.y; w->block[2] = block.z;
     w->shmem = shmem;
     w->stream = stream;
-    if (r) vt_journal_commit(r);
-    else vt_emit_record(VT_R_LAUNCH, w, sizeof *w);
+}
+
+void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
+{
+    VT_SAVE_ERRNO;
+    if (!vt_trace_ready() || !k) { VT_RESTORE_ERRNO; return; }
+    vt_fmt_ensure_device(c->dev);
+    /* The hottest record: filled in place in the ring, no copy (a stack one when it is off). */
+    struct vt_rec_launch *r = vt_journal_claim(VT_R_LAUNCH, sizeof *r);
+    if (r) {
+        fill_launch(r, c, k, grid, block, shmem, stream);
+        vt_journal_commit(r);
+    } else {
+        struct vt_rec_launch stack_rec;
+        fill_launch(&stack_rec, c, k, grid, block, shmem, stream);
+        vt_emit_record(VT_R_LAUNCH, &stack_rec, sizeof stack_rec);
+    }
     VT_RESTORE_ERRNO;
 }

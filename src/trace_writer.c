@@ -161,6 +161,12 @@ void vt_writer_forget(void)
     pthread_mutex_init(&W.grow_lock, NULL);
 }
 
+int vt_writer_owns(uint64_t addr)
+{
+    uint64_t m = (uint64_t)(uintptr_t)W.map;
+    return W.map && addr >= m && addr < m + W.span;
+}
+
 int vt_writer_is_open(void) { return atomic_load(&W.state) == W_OPEN; }
 uint64_t vt_writer_lines(void) { return atomic_load(&W.lines); }
 uint64_t vt_writer_dropped(void) { return atomic_load(&W.dropped); }

@@ -32,6 +32,8 @@ void vt_writer_close(const char *footer, size_t len);
 void vt_writer_forget(void);
 
 int vt_writer_is_open(void);
+/* True when addr lies in the trace file's mapping. */
+int vt_writer_owns(uint64_t addr);
 uint64_t vt_writer_lines(void);
 uint64_t vt_writer_dropped(void);
 /* First error message since open (empty when none); cleared on read. */

@@ -28,6 +28,7 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int trace_state; /* 0 not yet, 1 open, -1 failed for good */
 static char trace_path[4096];
+static int forked_child; /* set in the fork child: no drain thread (see vt_trace_ready) */
 static uint64_t start_ns; /* process start as the tracer saw it: header `t`, before any event */
 static struct timespec start_wall; /* the same instant on the wall clock */
 
@@ -223,6 +224,9 @@ int vt_trace_ready(void)
             char jerr[512];
             const char *sm = getenv("VRAMTRACE_SYNC");
             int mode = sm && !strcmp(sm, "defer") ? 2 : env_flag("VRAMTRACE_SYNC", 0);
+            /* A fork child of a threaded parent may only make async-signal-safe calls until it
+             * execs (POSIX): it formats in its own threads rather than start a drain thread. */
+            if (forked_child && mode == 0) mode = 1;
             if (vt_journal_open(trace_path, mode, jerr, sizeof jerr) != 0 && !vt_cfg.quiet)
                 fprintf(stderr, "vramtrace: %s; formatting events in the program's threads instead\n", jerr);
             if (vt_cfg.backtraces) {
@@ -257,6 +261,7 @@ static void child_after_fork(void)
      * its own file on its first CUDA call. */
     vt_journal_forget();
     vt_writer_forget();
+    forked_child = 1;
     vt_registry_reset();
     vt_modules_reset();
     vt_check_reset();

@@ -28,3 +28,12 @@ need_sim() {
 }
 # jqs TRACE FILTER : slurp a trace (NUL padding stripped) and apply a jq filter
 jqs() { tr -d '\000' <"$1" | jq -s -r "$2"; }
+# Under `make SAN=1 test` the library, the CLI and the simulated device are ASan-built and get
+# loaded into uninstrumented programs: the ASan runtime must come first in every process
+# (VRAMTRACE_PRELOAD_FIRST, set by mk/reliability.mk). `preload LIB` gives the LD_PRELOAD value
+# for a script that preloads LIB itself. nvcc must not see the runtime (it crashes under it).
+preload() { echo "${VRAMTRACE_PRELOAD_FIRST:+$VRAMTRACE_PRELOAD_FIRST:}$1"; }
+if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
+    export LD_PRELOAD="$VRAMTRACE_PRELOAD_FIRST${LD_PRELOAD:+:$LD_PRELOAD}"
+fi
+no_san() { env -u LD_PRELOAD "$@"; }

@@ -24,29 +24,29 @@ layouts() { "$DUMP" "$@" | awk '{ $2 = ""; sub("  ", " "); print }'; }
 sources() { "$DUMP" "$@" | awk '{ print $2 }' | sort -u | tr '\n' ' '; }
 
 for mode in default none size speed balance; do
-    if ! "$NVCC" --fatbin -arch=sm_90 --compress-mode=$mode -o "$TMP/$mode.fatbin" "$TMP/k.cu" 2>"$TMP/err"; then
+    if ! no_san "$NVCC" --fatbin -arch=sm_90 --compress-mode=$mode -o "$TMP/$mode.fatbin" "$TMP/k.cu" 2>"$TMP/err"; then
         not_ok "nvcc --compress-mode=$mode: $(head -c 200 "$TMP/err")"; continue
     fi
     check_eq "compress-mode=$mode: layouts" "$(layouts "$TMP/$mode.fatbin")" "$(cat "$TMP/want")"
     check_eq "compress-mode=$mode: from ELF" "$(sources "$TMP/$mode.fatbin")" "elf "
 done
-"$NVCC" --fatbin -arch=compute_90 -o "$TMP/ptx.fatbin" "$TMP/k.cu" &&
+no_san "$NVCC" --fatbin -arch=compute_90 -o "$TMP/ptx.fatbin" "$TMP/k.cu" &&
     check_eq "PTX-only fatbin: layouts" "$(layouts "$TMP/ptx.fatbin")" "$(cat "$TMP/want")" &&
     check_eq "PTX-only fatbin: from PTX" "$(sources "$TMP/ptx.fatbin")" "ptx "
-"$NVCC" --fatbin -arch=compute_90 --compress-mode=speed -o "$TMP/ptx_lz4.fatbin" "$TMP/k.cu" &&
+no_san "$NVCC" --fatbin -arch=compute_90 --compress-mode=speed -o "$TMP/ptx_lz4.fatbin" "$TMP/k.cu" &&
     check_eq "PTX-only LZ4 fatbin: layouts" "$(layouts "$TMP/ptx_lz4.fatbin")" "$(cat "$TMP/want")"
-"$NVCC" --fatbin -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] \
+no_san "$NVCC" --fatbin -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=[sm_90,compute_90] \
     -o "$TMP/multi.fatbin" "$TMP/k.cu" &&
     check_eq "two-arch fatbin: layouts" "$(layouts "$TMP/multi.fatbin" 80)" "$(cat "$TMP/want")"
-"$NVCC" -cubin -arch=sm_90 -o "$TMP/k.cubin" "$TMP/k.cu" &&
+no_san "$NVCC" -cubin -arch=sm_90 -o "$TMP/k.cubin" "$TMP/k.cu" &&
     check_eq "bare cubin: layouts" "$(layouts "$TMP/k.cubin")" "$(cat "$TMP/want")"
-"$NVCC" -ptx -arch=sm_90 -o "$TMP/k.ptx" "$TMP/k.cu" &&
+no_san "$NVCC" -ptx -arch=sm_90 -o "$TMP/k.ptx" "$TMP/k.cu" &&
     check_eq "bare PTX: layouts" "$(layouts "$TMP/k.ptx")" "$(cat "$TMP/want")"
 
 # an executable's .nv_fatbin section: one fatbin per translation unit, back to back
 if command -v objcopy >/dev/null 2>&1; then
     echo 'int main() { return 0; }' >"$TMP/main.cu"
-    if "$NVCC" -arch=sm_90 -cudart shared -o "$TMP/app" "$TMP/k.cu" "$TMP/main.cu" 2>"$TMP/err" &&
+    if no_san "$NVCC" -arch=sm_90 -cudart shared -o "$TMP/app" "$TMP/k.cu" "$TMP/main.cu" 2>"$TMP/err" &&
         objcopy -O binary --only-section=.nv_fatbin "$TMP/app" "$TMP/app.fatbin"; then
         check_eq "executable .nv_fatbin: layouts" "$(layouts "$TMP/app.fatbin")" "$(cat "$TMP/want")"
     else

@@ -8,11 +8,11 @@ need_sim
 P="$PROGS/rel_crash"
 N=64
 MiB=1048576
-run_sim() { env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$ROOT/$BUILD/libvramtrace.so" VRAMTRACE_QUIET=1 "$@"; }
+run_sim() { env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 "$@"; }
 # start_bg OUT ARGS... : the program itself in the background (env execs it: $bg is its pid)
 start_bg() {
     out=$1; shift
-    env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$ROOT/$BUILD/libvramtrace.so" VRAMTRACE_QUIET=1 "$@" >"$out" 2>&1 &
+    env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 "$@" >"$out" 2>&1 &
     bg=$!
     i=0
     while ! grep -q '^ready' "$out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done

@@ -51,7 +51,7 @@ check_eq "two traces: devices per process" "$(printf '%s' "$j2" | jq -r '[.proce
 need_sim
 t="$TMP/multi.jsonl"
 env VRAMTRACE_SIM_DEVICES=2 VRAMTRACE_QUIET=1 VRAMTRACE_BACKTRACE=0 VRAMTRACE_OUTPUT="$t" \
-    LD_PRELOAD="$ROOT/$BUILD/libvramtrace.so" LD_LIBRARY_PATH="$SIM" "$PROGS/wl_mem" multi >"$TMP/multi.out" 2>&1
+    LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" LD_LIBRARY_PATH="$SIM" "$PROGS/wl_mem" multi >"$TMP/multi.out" 2>&1
 check_eq "multi: two devices seen by the program" "$(sed -n 's/^count=//p' "$TMP/multi.out")" 2
 j=$("$VT" report --json "$t"); rc=$?
 check_eq "multi: --json exits 0" "$rc" 0

@@ -12,7 +12,7 @@ v() { tr ' ' '\n' <"$1" | sed -n "s/^$2=//p" | head -1; }
 trace() { # trace MODE [ENV=...] : runs wl_mem MODE under the tracer -> $TMP/MODE.jsonl, $TMP/MODE.out
     m=$1; shift
     rm -f "$TMP/$m.jsonl"
-    env "$@" VRAMTRACE_QUIET=1 VRAMTRACE_BACKTRACE=0 VRAMTRACE_OUTPUT="$TMP/$m.jsonl" LD_PRELOAD="$LIB" \
+    env "$@" VRAMTRACE_QUIET=1 VRAMTRACE_BACKTRACE=0 VRAMTRACE_OUTPUT="$TMP/$m.jsonl" LD_PRELOAD="$(preload "$LIB")" \
         LD_LIBRARY_PATH="$SIM" "$P" $m >"$TMP/$m.out" 2>"$TMP/$m.err"
 }
 # per-device {"live":..,"peak":..} from counted records

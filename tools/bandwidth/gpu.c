@@ -309,7 +309,7 @@ int vt_bw_gpu_measure(const struct vt_bw_opts *o, struct vt_bw_report *r)
         rc = 1; goto out;
     }
     int count = 0;
-    if ((e = cu->cuDeviceGetCount(&count)) || count <= 0) {
+    if (cu->cuDeviceGetCount(&count) != VT_CUDA_SUCCESS || count <= 0) {
         vt_bw_note(r, "no CUDA GPU (no CUDA devices); GPU rows skipped");
         rc = 1; goto out;
     }

@@ -237,6 +237,8 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         s->live_bytes += ev->size; s->live_count++;
         s->alloc_bytes += ev->size; s->alloc_count++;
         if (touch(a, (uint32_t)st) < 0) return VT_AN_ENOMEM;
+        d = device(p, ev->dev); /* the lookup of the replaced allocation's device may have moved the array */
+        if (!d) return VT_AN_ENOMEM;
         d->live += ev->size;
         if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; }
         if (p->live > p->peak) {

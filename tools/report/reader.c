@@ -244,7 +244,7 @@ static int64_t rank_var(json_object *o, const char *const *names)
 static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t kn,
                  const struct jval *v, char *err, size_t errlen)
 {
-    int rc = 0, e;
+    int rc = 0, e = 0;
     if (KEY("ev")) {
         WANT(v->type == JV_STR, "a string");
         r->seen_ev = 1;
@@ -266,13 +266,13 @@ static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("size")) { rc = get_u64(r, k, kn, v, &ev->size, err, errlen); ev->has |= VT_F_SIZE; }
     else if (KEY("mem")) {
         rc = get_enum(r, k, kn, v, mem_names, VT_MEM__COUNT, &e, err, errlen);
-        ev->mem = (enum vt_mem)e; ev->has |= VT_F_MEM;
+        if (!rc) { ev->mem = (enum vt_mem)e; ev->has |= VT_F_MEM; }
     } else if (KEY("dir")) {
         rc = get_enum(r, k, kn, v, dir_names, VT_DIR__COUNT, &e, err, errlen);
-        ev->dir = (enum vt_dir)e; ev->has |= VT_F_DIR;
+        if (!rc) { ev->dir = (enum vt_dir)e; ev->has |= VT_F_DIR; }
     } else if (KEY("host")) {
         rc = get_enum(r, k, kn, v, host_names, VT_HOST__COUNT, &e, err, errlen);
-        ev->host = (enum vt_host)e; ev->has |= VT_F_HOST;
+        if (!rc) { ev->host = (enum vt_host)e; ev->has |= VT_F_HOST; }
     } else if (KEY("bt")) {
         WANT(v->type == JV_ARR, "an array");
         size_t n = v->n < VT_READER_MAX_BT ? v->n : VT_READER_MAX_BT;
