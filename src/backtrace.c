@@ -56,8 +56,11 @@ int vt_backtrace(uint64_t *frames, int max)
     void *raw[VT_BT_MAX + 8];
     if (max > VT_BT_MAX) max = VT_BT_MAX;
     int n = backtrace(raw, max + 8);
+    /* Start after the last of the tracer's own frames near the top: a sanitizer runtime's
+     * backtrace interceptor may sit above them. */
     int out = 0, i = 0;
-    while (i < n && vt_addr_is_self((uint64_t)(uintptr_t)raw[i])) i++;
+    for (int j = 0; j < n && j < 8; j++)
+        if (vt_addr_is_self((uint64_t)(uintptr_t)raw[j])) i = j + 1;
     for (; i < n && out < max; i++) frames[out++] = (uint64_t)(uintptr_t)raw[i];
     return out;
 }

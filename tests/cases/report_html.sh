@@ -27,11 +27,11 @@ fi
 CHROME=$(command -v chromium || command -v chromium-browser)
 if [ -z "$CHROME" ]; then skip "chromium not installed: HTML rendering"; exit 0; fi
 for page in h o; do
-    timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
+    no_san timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --enable-logging=stderr --v=0 \
         --screenshot="$TMP/$page.png" --window-size=1400,2000 "file://$TMP/$page.html" >"$TMP/$page.log" 2>&1
     check "chromium screenshot of $page.html" test -s "$TMP/$page.png"
     check "no console errors in $page.html" sh -c '! grep -i "CONSOLE" "$1" | grep -qi "error"' _ "$TMP/$page.log"
-    timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --dump-dom "file://$TMP/$page.html" >"$TMP/$page.dom" 2>/dev/null
+    no_san timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --dump-dom "file://$TMP/$page.html" >"$TMP/$page.dom" 2>/dev/null
     check "DOM of $page.html has the sections" grep -q "Memory at the peak by call site" "$TMP/$page.dom"
     check "no script element in the DOM of $page.html" sh -c '! grep -qi "<script" "$1"' _ "$TMP/$page.dom"
 done
