@@ -190,6 +190,23 @@ static int classify_driver(uint64_t v, vt_ptr_info *out)
     return 1;
 }
 
+#define LCACHE 64
+struct lc_ent { uint64_t base, size, gen; int mem, dev; };
+static VT_TLS struct lc_ent lcache[LCACHE];
+
+int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
+{
+    uint64_t gen = vt_registry_generation() + 1; /* +1: zeroed entries never match */
+    struct lc_ent *e = &lcache[((v >> 12) * 0x9E3779B97F4A7C15ull) >> 58];
+    if (e->gen == gen && v - e->base < e->size) {
+        *out = (vt_alloc_info){ e->base, e->size, e->mem, e->dev };
+        return 0;
+    }
+    if (vt_registry_lookup(v, out) != 0) return -1;
+    *e = (struct lc_ent){ out->base, out->size, gen, out->mem, out->dev };
+    return 0;
+}
+
 int vt_classify_cuda(uint64_t v, vt_ptr_info *out) { return classify_driver(v, out); }
 
 int vt_classify(uint64_t v, vt_ptr_info *out)

@@ -44,6 +44,11 @@ static inline int vt_looks_scalar(uint64_t v)
     return v < 0x10000 || v > 0x00007fffffffffffull;
 }
 
+/* vt_registry_lookup through a per-thread cache: most launches and copies pass the same buffers
+ * again. Direct-mapped on the value's 4 KiB page; an entry holds while no range has been removed
+ * since it was filled (vt_registry_generation), so a free costs no flush. 0 found, -1 none. */
+int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out);
+
 /* Fork child: forget the cached host maps. */
 void vt_check_reset(void);
 #endif

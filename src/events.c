@@ -346,7 +346,7 @@ static int side_is_device(const vt_ptr_info *i) { return i->cls == VT_PTR_DEVICE
  * a miss asks the driver (untracked CUDA memory) when checks are on, else it is pageable. */
 static void copy_class(uint64_t v, vt_ptr_info *out)
 {
-    if (vt_registry_lookup(v, &out->alloc) == 0) {
+    if (vt_live_lookup_cached(v, &out->alloc) == 0) {
         out->cls = out->alloc.mem == VT_MEM_MANAGED ? VT_PTR_MANAGED
                  : (out->alloc.mem == VT_MEM_PINNED || out->alloc.mem == VT_MEM_REGISTERED) ? VT_PTR_PINNED : VT_PTR_DEVICE;
         return;

@@ -166,29 +166,10 @@ void vt_ev_finding(const struct vt_finding *f)
     VT_RESTORE_ERRNO;
 }
 
-/* Per-thread cache of ranges recently found live: most launches pass the same few buffers, so
- * most argument words are answered here without touching the shared map. Valid while no range
- * has been removed since it was filled (vt_registry_generation). */
-#define RCACHE 8
-static VT_TLS struct { uint64_t gen; uint64_t base[RCACHE], size[RCACHE]; unsigned next; } rcache;
-
-static inline int rcache_hit(uint64_t v)
-{
-    for (int i = 0; i < RCACHE; i++)
-        if (v - rcache.base[i] < rcache.size[i]) return 1;
-    return 0;
-}
-
 static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v)
 {
-    if (vt_looks_scalar(v) || rcache_hit(v)) return;
     vt_alloc_info a;
-    if (vt_registry_lookup(v, &a) == 0) { /* any live CUDA range: device, pinned, managed */
-        unsigned i = rcache.next++ % RCACHE;
-        rcache.base[i] = a.base;
-        rcache.size[i] = a.size;
-        return;
-    }
+    if (vt_looks_scalar(v) || vt_live_lookup_cached(v, &a) == 0) return; /* any live CUDA range */
     vt_ptr_info info;
     vt_classify(v, &info);
     struct vt_finding f = { .api = c->api, .k = k, .arg = (int)arg, .offset = offset, .value = v };
@@ -223,11 +204,6 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
 
 static void check_args(const struct vt_call *c, vt_kernel *k, void **args, const unsigned char *buf, uint64_t buf_len)
 {
-    uint64_t gen = vt_registry_generation();
-    if (gen != rcache.gen) {
-        memset(&rcache, 0, sizeof rcache);
-        rcache.gen = gen;
-    }
     for (uint32_t i = 0; i < k->nparams; i++) {
         uint32_t off = k->params[i].offset, size = k->params[i].size;
         if (size < 8) continue;
