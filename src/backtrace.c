@@ -19,6 +19,20 @@ static pthread_mutex_t mod_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t self_lo, self_hi;
 static pthread_once_t self_once = PTHREAD_ONCE_INIT;
 
+/* [lo, hi) spanned by an object's PT_LOAD segments; hi 0 when it has none */
+static void load_span(const struct dl_phdr_info *info, uint64_t *lo, uint64_t *hi)
+{
+    *lo = UINT64_MAX;
+    *hi = 0;
+    for (int j = 0; j < info->dlpi_phnum; j++) {
+        const ElfW(Phdr) *q = &info->dlpi_phdr[j];
+        if (q->p_type != PT_LOAD) continue;
+        uint64_t a = info->dlpi_addr + q->p_vaddr;
+        if (a < *lo) *lo = a;
+        if (a + q->p_memsz > *hi) *hi = a + q->p_memsz;
+    }
+}
+
 static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -28,16 +42,7 @@ static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
         if (ph->p_type != PT_LOAD) continue;
         uint64_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
         if (probe >= lo && probe < hi) {
-            uint64_t mlo = UINT64_MAX, mhi = 0;
-            for (int j = 0; j < info->dlpi_phnum; j++) {
-                const ElfW(Phdr) *q = &info->dlpi_phdr[j];
-                if (q->p_type != PT_LOAD) continue;
-                uint64_t a = info->dlpi_addr + q->p_vaddr;
-                if (a < mlo) mlo = a;
-                if (a + q->p_memsz > mhi) mhi = a + q->p_memsz;
-            }
-            self_lo = mlo;
-            self_hi = mhi;
+            load_span(info, &self_lo, &self_hi);
             return 1;
         }
     }
@@ -76,14 +81,8 @@ static int known(uint64_t addr)
 static int emit_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size; (void)data;
-    uint64_t lo = UINT64_MAX, hi = 0;
-    for (int j = 0; j < info->dlpi_phnum; j++) {
-        const ElfW(Phdr) *q = &info->dlpi_phdr[j];
-        if (q->p_type != PT_LOAD) continue;
-        uint64_t a = info->dlpi_addr + q->p_vaddr;
-        if (a < lo) lo = a;
-        if (a + q->p_memsz > hi) hi = a + q->p_memsz;
-    }
+    uint64_t lo, hi;
+    load_span(info, &lo, &hi);
     if (hi == 0 || known(lo)) return 0;
     int n = atomic_load(&nmods);
     if (n >= VT_MAX_MODULES) return 1;

@@ -291,16 +291,23 @@ static void packed_args(void **extra, const void **buf, uint64_t *len)
     }
 }
 
-typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **);
-static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
-                            unsigned by, unsigned bz, unsigned shm, CUstream s, void **params, void **extra)
+/* The kernel record and the argument check, before the real launch (kernelParams or `extra`). */
+static vt_kernel *before_launch(const char *api, CUfunction f, void **params, void **extra)
 {
-    if (DRV_SKIP()) return ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
     vt_kernel *k = kernel_of(f);
     const void *buf;
     uint64_t len;
     packed_args(params ? NULL : extra, &buf, &len);
     vt_launch_before(api, k, params, buf, len);
+    return k;
+}
+
+typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **);
+static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                            unsigned by, unsigned bz, unsigned shm, CUstream s, void **params, void **extra)
+{
+    if (DRV_SKIP()) return ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
+    vt_kernel *k = before_launch(api, f, params, extra);
     VT_CALL_BEGIN(c, api);
     CUresult r = ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
     VT_CALL_END(c, r);
@@ -316,11 +323,7 @@ typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, vo
 static CUresult launch_ex_impl(void *real, const char *api, const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
 {
     if (DRV_SKIP() || !cfg) return ((launch_ex_fn)real)(cfg, f, params, extra);
-    vt_kernel *k = kernel_of(f);
-    const void *buf;
-    uint64_t len;
-    packed_args(params ? NULL : extra, &buf, &len);
-    vt_launch_before(api, k, params, buf, len);
+    vt_kernel *k = before_launch(api, f, params, extra);
     VT_CALL_BEGIN(c, api);
     CUresult r = ((launch_ex_fn)real)(cfg, f, params, extra);
     VT_CALL_END(c, r);

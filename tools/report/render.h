@@ -33,6 +33,8 @@ struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt
 char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t);
 void vt_json_str(FILE *f, const char *s);      /* a JSON string literal, quotes included */
 void vt_html_str(FILE *f, const char *s);      /* text with & < > " ' escaped */
+/* A byte count as "1.50 GiB" in one of 16 rotating static buffers (for several in one printf). */
+const char *vtr_bytes_tmp(uint64_t bytes);
 const char *vt_site_label(const struct vt_proc *p, int site);   /* "(unknown)" for -1 */
 /* Index of the process with the highest peak (0 when N is 0). */
 size_t vt_peak_proc(struct vt_proc *const *procs, size_t n);

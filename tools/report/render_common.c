@@ -89,3 +89,11 @@ size_t vt_peak_proc(struct vt_proc *const *procs, size_t n)
     for (size_t i = 1; i < n; i++) if (procs[i]->peak > procs[best]->peak) best = i;
     return best;
 }
+
+const char *vtr_bytes_tmp(uint64_t x)
+{
+    static char b[16][32];
+    static int i;
+    i = (i + 1) % 16;
+    return vtr_fmt_bytes(b[i], sizeof b[i], x);
+}

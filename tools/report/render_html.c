@@ -8,13 +8,7 @@
 
 #define H(s) vt_html_str(f, (s))
 
-static const char *B(uint64_t x)
-{
-    static char b[16][32];
-    static int i;
-    i = (i + 1) % 16;
-    return vtr_fmt_bytes(b[i], sizeof b[i], x);
-}
+#define B(x) vtr_bytes_tmp(x)
 
 static const char *base(const char *path)
 {
