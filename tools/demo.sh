@@ -15,6 +15,13 @@ else
     export VRAMTRACE_SIM_MEM=4G
 fi
 banner() { printf '\n==== %s ====\n' "$*"; }
+if [ ! -x "$BUILD/examples/oom" ]; then
+    banner "no CUDA toolkit (nvcc) here: the example programs cannot be built"
+    echo "Install the CUDA toolkit and rerun 'make demo' for the traced examples; meanwhile the"
+    echo "reference bandwidths of this machine:"
+    "$VT" bandwidth --size 256M --trials 3
+    exit $?
+fi
 banner "vramtrace demo on the $mode"
 status=0
 demo() { # name args...
