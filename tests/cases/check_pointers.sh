@@ -144,6 +144,11 @@ if [ -x "$EXAMPLES/host_pointer_bug" ]; then
         sh -c "jq -r 'select(.ev==\"finding\") | .msg' <'$TMP/ex.jsonl' 2>/dev/null | tr -d '\\000' | grep -q 'host pointer passed to kernel my_kernel, argument 0'"
     check_eq "host_pointer_bug: one host_pointer error" "$(q ex '[.[] | select(.ev=="finding") | "\(.kind) \(.severity) \(.arg)"] | join(",")')" "host_pointer error 0;"
     check_eq "host_pointer_bug: program's exit status" "$(cat "$TMP/ex.rc")" 1
+    # the launching line, past nvcc's generated stubs: `my_kernel<<<grid, block>>>(h_data, n)`
+    bug_line=$(grep -n 'BUG: h_data is host memory' "$ROOT/examples/host_pointer_bug.cu" | cut -d: -f1)
+    check_eq "host_pointer_bug: report names the launching file:line" \
+        "$("$VT" report --json "$TMP/ex.jsonl" | jq -r '.findings[0].site')" "main (host_pointer_bug.cu:$bug_line)"
+    check "host_pointer_bug: text report shows it too" sh -c '"$1" report "$2" | grep -q "at main (host_pointer_bug.cu:$3)"' _ "$VT" "$TMP/ex.jsonl" "$bug_line"
     trace exfix "" -- "$EXAMPLES/host_pointer_bug" fixed
     check_eq "host_pointer_bug fixed: nothing reported" \
         "$(cat "$TMP/exfix.rc") $(q exfix '[.[] | select(.ev=="finding")] | length') $(grep -c 'vramtrace: \(error\|warning\)' "$TMP/exfix.err")" "0 0; 0"

@@ -42,8 +42,14 @@ static const char *site_label(struct vt_sym *sym, const struct stack *s, const c
     *caller = NULL;
     if (!s->n) return "(no backtrace)";
     size_t pick = s->n;
-    for (size_t j = 0; j < s->n && pick == s->n; j++)
-        if (!vt_sym_lookup(sym, s->pcs[j])->internal) pick = j;
+    int after_stub = 0;
+    for (size_t j = 0; j < s->n && pick == s->n; j++) {
+        const struct vt_frame *f = vt_sym_lookup(sym, s->pcs[j]);
+        /* the frame calling nvcc's __device_stub__ is the kernel's host wrapper (named like the
+         * kernel, at its __global__ line): the launch site is the one after it */
+        if (!f->internal && !after_stub) pick = j;
+        after_stub = f->func && !strncmp(f->func, "__device_stub__", 15);
+    }
     if (pick == s->n) pick = 0;
     if (pick + 1 < s->n) *caller = vt_sym_lookup(sym, s->pcs[pick + 1])->label;
     return vt_sym_lookup(sym, s->pcs[pick])->label;

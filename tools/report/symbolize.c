@@ -126,6 +126,10 @@ static void resolve(struct vt_sym *s, struct vt_frame *f)
         if (dm) {
             const char *name = dwfl_module_addrname(dm, a);
             if (name) f->func = keep(s, vt_demangle(name, buf, sizeof buf));
+            /* nvcc's generated launch path inside the program (<<<>>> expands to the kernel's
+             * host stub, __device_stub__*, and __cudaLaunchKernel_helper): not the user's site */
+            if (f->func && (!strncmp(f->func, "__device_stub__", 15) || !strncmp(f->func, "__cudaLaunch", 12)))
+                f->internal = 1;
             Dwfl_Line *l = dwfl_module_getsrc(dm, a);
             int line = 0;
             const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
@@ -133,6 +137,8 @@ static void resolve(struct vt_sym *s, struct vt_frame *f)
                 const char *sl = strrchr(file, '/');
                 f->file = keep(s, sl ? sl + 1 : file);
                 f->line = line;
+                /* code nvcc generated into the program (*.cudafe1.stub.c: kernel host stubs) */
+                if (f->file && strstr(f->file, ".cudafe1.")) f->internal = 1;
             }
         }
     }

@@ -14,7 +14,7 @@ struct vt_frame {
     int line;               /* 0 when unknown */
     const char *module;     /* module basename, or NULL when outside every module */
     uint64_t offset;        /* pc - module load bias */
-    int internal;           /* module is vramtrace, the CUDA runtime or the driver */
+    int internal;           /* vramtrace, CUDA runtime/driver, or nvcc-generated launch stubs */
     const char *label;      /* "func (file:line)", "func (module)", "module+0x1f0" or "0x7f..." */
 };
 
