@@ -215,8 +215,6 @@ int vt_journal_owns(uint64_t addr)
     return (J.data && addr >= d && addr < d + 2 * (uint64_t)J.nslots * SLOT) || (J.hdr && addr >= h && addr < h + HDR_BYTES);
 }
 
-int vt_journal_active(void) { return atomic_load_explicit(&J.on, memory_order_acquire); }
-
 void *vt_journal_claim(int type, size_t bytes)
 {
     if (!atomic_load_explicit(&J.on, memory_order_acquire)) return NULL;

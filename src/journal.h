@@ -23,7 +23,6 @@
  * (VRAMTRACE_SYNC=defer, for testing recovery). Returns 0, or negative errno with a message; then
  * events are formatted in the calling thread. */
 int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen);
-int vt_journal_active(void);
 
 /* Claim `bytes` of payload for a record of `type` (records.h). NULL when the journal is off or
  * the record is larger than a quarter of the ring; then the caller formats synchronously. */

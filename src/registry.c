@@ -21,7 +21,6 @@ static struct handle_ent *handles;
 static size_t handles_cap;
 
 static _Atomic uint64_t vram_by_dev[VT_MAX_DEVICES];
-static _Atomic uint64_t live_count;
 _Atomic uint64_t vt_registry_removals;
 /* lowest base and highest end of any device range ever recorded: values outside are no device
  * pointer, freed or not, so the scans below never run for them */
@@ -65,8 +64,6 @@ static void account(int mem, int dev, uint64_t size, int sign)
         if (sign > 0) atomic_fetch_add(&vram_by_dev[dev_slot(dev)], size);
         else atomic_fetch_sub(&vram_by_dev[dev_slot(dev)], size);
     }
-    if (sign > 0) atomic_fetch_add(&live_count, 1);
-    else atomic_fetch_sub(&live_count, 1);
 }
 
 static void remember_freed(uint64_t base, uint64_t end, uint32_t meta)
@@ -239,7 +236,6 @@ uint64_t vt_registry_live_vram(int dev)
     for (int i = 0; i < VT_MAX_DEVICES; i++) sum += atomic_load(&vram_by_dev[i]);
     return sum;
 }
-uint64_t vt_registry_live_count(void) { return atomic_load(&live_count); }
 
 struct foreach_ctx { void (*fn)(const vt_alloc_info *, void *); void *ctx; };
 static void foreach_one(const struct vt_rm_ent *e, void *p)
@@ -273,5 +269,4 @@ void vt_registry_reset(void)
     freed_count = freed_next = 0;
     for (size_t i = 0; i < handles_cap; i++) handles[i].used = 0;
     for (int i = 0; i < VT_MAX_DEVICES; i++) atomic_store(&vram_by_dev[i], 0);
-    atomic_store(&live_count, 0);
 }

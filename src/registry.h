@@ -72,7 +72,6 @@ int vt_registry_in_device_span(uint64_t addr, uint64_t slack);
 
 /* Live bytes counted as VRAM, per device (dev < 0: all devices). */
 uint64_t vt_registry_live_vram(int dev);
-uint64_t vt_registry_live_count(void);
 /* Calls fn for each live allocation counted as VRAM or managed (for the leak summary). */
 void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx);
 /* Fork child: start empty. */

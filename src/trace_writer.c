@@ -167,7 +167,6 @@ int vt_writer_owns(uint64_t addr)
     return W.map && addr >= m && addr < m + W.span;
 }
 
-int vt_writer_is_open(void) { return atomic_load(&W.state) == W_OPEN; }
 uint64_t vt_writer_lines(void) { return atomic_load(&W.lines); }
 uint64_t vt_writer_dropped(void) { return atomic_load(&W.dropped); }
 

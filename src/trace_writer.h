@@ -31,7 +31,6 @@ void vt_writer_close(const char *footer, size_t len);
 /* In a fork child: forget the parent's file without touching it. */
 void vt_writer_forget(void);
 
-int vt_writer_is_open(void);
 /* True when addr lies in the trace file's mapping. */
 int vt_writer_owns(uint64_t addr);
 uint64_t vt_writer_lines(void);
