@@ -33,16 +33,21 @@ void vt_events_reset_after_fork(void)
     for (int i = 0; i < VT_F_COUNT; i++) atomic_store(&vt_finding_counts[i], 0);
 }
 
+void vt_fill_call(struct vt_rec_call *r, const struct vt_call *c)
+{
+    r->t0 = c->t0;
+    r->dur = c->dur;
+    r->tid = vt_gettid();
+    r->res = c->res;
+    r->dev = c->dev;
+    vt_rec_set_api(r, c->api);
+}
+
 void vt_fmt_begin(vt_line *l, char *buf, const char *ev, const struct vt_call *c)
 {
     vt_line_init(l, buf, LINE_MAX_BYTES - 2);
     struct vt_rec_call r;
-    r.t0 = c->t0;
-    r.dur = c->dur;
-    r.tid = vt_gettid();
-    r.res = c->res;
-    r.dev = c->dev;
-    vt_rec_set_api(&r, c->api);
+    vt_fill_call(&r, c);
     vt_record_begin(l, ev, &r, 0);
 }
 
@@ -188,15 +193,6 @@ void vt_fmt_ensure_device(int dev)
         vt_ensure_device(dev);
 }
 
-static void fill_call(struct vt_rec_call *r, const struct vt_call *c)
-{
-    r->t0 = c->t0;
-    r->dur = c->dur;
-    r->tid = vt_gettid();
-    r->res = c->res;
-    r->dev = c->dev;
-    vt_rec_set_api(r, c->api);
-}
 
 void vt_emit_record(int type, const void *rec, size_t len)
 {
@@ -229,7 +225,7 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
     vt_fmt_ensure_device(c->dev);
     struct { struct vt_rec_alloc a; uint64_t frames[VT_BT_MAX]; } r;
     memset(&r.a, 0, sizeof r.a);
-    fill_call(&r.a.c, c);
+    vt_fill_call(&r.a.c, c);
     int ok = c->res == 0;
     r.a.addr = addr;
     r.a.size = size;
@@ -306,7 +302,7 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
     if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
     struct vt_rec_free r;
     memset(&r, 0, sizeof r);
-    fill_call(&r.c, &p->call);
+    vt_fill_call(&r.c, &p->call);
     r.c.dev = p->known ? p->dev : p->call.dev;
     r.addr = p->addr;
     r.is_handle = (uint8_t)p->is_handle;
@@ -395,7 +391,7 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     }
     struct vt_rec_copy r;
     memset(&r, 0, sizeof r);
-    fill_call(&r.c, c);
+    vt_fill_call(&r.c, c);
     r.dst = dst;
     r.src = src;
     r.size = size;
@@ -430,7 +426,7 @@ void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value,
     }
     struct vt_rec_set r;
     memset(&r, 0, sizeof r);
-    fill_call(&r.c, c);
+    vt_fill_call(&r.c, c);
     r.addr = addr;
     r.size = bytes;
     r.value = value;
@@ -467,7 +463,7 @@ void vt_ev_sync(const struct vt_call *c)
     VT_SAVE_ERRNO;
     if (vt_trace_ready()) {
         struct vt_rec_call r;
-        fill_call(&r, c);
+        vt_fill_call(&r, c);
         vt_emit_record(VT_R_SYNC, &r, sizeof r);
     }
     VT_RESTORE_ERRNO;
@@ -546,7 +542,7 @@ void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b)
     VT_SAVE_ERRNO;
     if (vt_trace_ready()) {
         struct vt_rec_meminfo r;
-        fill_call(&r.c, c);
+        vt_fill_call(&r.c, c);
         r.free_b = free_b;
         r.total_b = total_b;
         vt_emit_record(VT_R_MEMINFO, &r, sizeof r);

@@ -9,6 +9,9 @@
 
 /* {"ev":EV,"t":..,"dur":..,"tid":..,"api":..,"res":..,"dev":.. (no closing brace) */
 void vt_fmt_begin(vt_line *l, char *buf, const char *ev, const struct vt_call *c);
+/* The common fields of a record from a hook's call (the calling thread's tid). */
+struct vt_rec_call;
+void vt_fill_call(struct vt_rec_call *r, const struct vt_call *c);
 /* Close the line; its length, or 0 when it overflowed (then it must not be written). */
 size_t vt_fmt_finish(vt_line *l);
 void vt_fmt_emit(vt_line *l);

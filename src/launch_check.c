@@ -236,12 +236,7 @@ void vt_launch_before(const char *api, vt_kernel *k, void **args, const void *bu
 static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c, const vt_kernel *k, vt_dim3 grid,
                                vt_dim3 block, uint64_t shmem, uint64_t stream)
 {
-    w->c.t0 = c->t0;
-    w->c.dur = c->dur;
-    w->c.tid = vt_gettid();
-    w->c.res = c->res;
-    w->c.dev = c->dev;
-    vt_rec_set_api(&w->c, c->api);
+    vt_fill_call(&w->c, c);
     w->k = k->id;
     w->grid[0] = grid.x; w->grid[1] = grid.y; w->grid[2] = grid.z;
     w->block[0] = block.x; w->block[1] = block.y; w->block[2] = block.z;
