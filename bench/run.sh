@@ -5,7 +5,8 @@
 #
 # Environment: BUILD (default build), BENCH_REPS (3: wall rows are the minimum of REPS runs,
 # configurations interleaved), BENCH_N (200000 launches per cell; malloc/memcpy use N/4),
-# BENCH_EVENTS (10000000 report events), BENCH_KEEP=1 keeps $BUILD/bench/tmp.
+# BENCH_EVENTS (10000000 report events), BENCH_REG_N (400000 registry operations per cell),
+# BENCH_KEEP=1 keeps $BUILD/bench/tmp.
 set -eu
 BUILD=${BUILD:-build}
 REPS=${BENCH_REPS:-3}
@@ -97,6 +98,14 @@ say "report: generating $EVENTS events"
 T=$TMP/gen.jsonl
 "$B/gen_trace" "$T" "$EVENTS" "$B/bench_calls" "$BUILD/libvramtrace.so" "$(ldd "$B/bench_calls" | awk '/libc.so/ { print $3 }')" >"$TMP/gen.out"
 read gev gbytes <"$TMP/gen.out"
+# ---- 1b. the registry alone: own 2 MiB regions (own shards) vs one shared region (one lock) ---
+r=1
+while [ "$r" -le "$REPS" ]; do
+    say "registry: run $r/$REPS"
+    "$B/bench_registry" "${BENCH_REG_N:-400000}" >>"$R"
+    r=$((r + 1))
+done
+
 timed() { # NAME CMD... : wall s and peak RSS of the child (getrusage via /usr/bin/time)
     name=$1; shift
     if [ -x /usr/bin/time ]; then
@@ -124,6 +133,7 @@ $1 == "untraced" || $1 == "nobt" || $1 == "check" || $1 == "default" {
     if ($2 == "RESULT") { k = key($1, $3, $4); if (!(k in ns) || $6 < ns[k]) ns[k] = $6 }
     else if ($2 == "RSS") { r = $1; if (!(r in rss) || $3 > rss[r]) { rss[r] = $3; anon[r] = $4; file[r] = $5 } }
 }
+$1 == "REG" { k = $2 SUBSEP $3; if (!(k in reg) || $5 < reg[k]) reg[k] = $5; if ($6 != 0) regbad = 1 }
 $1 == "SIZE" { sz_n[$2] = $3; sz_b[$2] = $4; tot_n += $3; tot_b += $4 }
 $1 == "INSTR" { ir[$2, $3] = $5 / $4 }
 $1 == "REPORT" { rep_ev[$2] = $3; rep_b[$2] = $4; rep_s[$2] = $5; rep_kb[$2] = $6 }
@@ -146,6 +156,14 @@ END {
         if (o == "memcpy") continue
         row(sprintf("%-26s %d thr %s", label[o], t, cl[c]), ns[key("untraced", o, t)], ns[key(c, o, t)], "ns", ".1f")
     }
+    print "registry alone: insert+lookup+remove of a 4 KiB range (core-ns/op; baseline = the same with 1 thread)"
+    for (m = 1; m <= 2; m++) for (t = 1; t <= 8; t *= 2) {
+        md = m == 1 ? "own" : "shared"
+        if (!((md, t) in reg)) continue
+        ml = m == 1 ? "each thread its own 2 MiB region (own shards)" : "all threads in one 2 MiB region (one lock)"
+        row(sprintf("%d thr %s", t, ml), reg[md, 1], reg[md, t], "ns", ".1f")
+    }
+    if (regbad) print "  (bench_registry reported failed operations: the rows above are not valid)"
     print "instructions per call in the calling thread (callgrind, 1 thread, deterministic; baseline = untraced)"
     cl["sync"] = "checks, formatted in caller (SYNC=1)"
     split("nobt check default sync", cgcfgs, " ")

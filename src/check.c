@@ -182,28 +182,24 @@ static int classify_driver(uint64_t v, vt_ptr_info *out)
     vt_ts.guard--;
     if (r != CUDA_SUCCESS) return 0;
     int mem = type == CU_MEMORYTYPE_HOST ? VT_MEM_REGISTERED : type == CU_MEMORYTYPE_UNIFIED ? VT_MEM_MANAGED : VT_MEM_FOREIGN;
-    vt_registry_lock();
-    vt_registry_insert_locked(start, size, mem, ordinal);
-    vt_registry_unlock();
+    vt_registry_insert(start, size, mem, ordinal);
     out->alloc = (vt_alloc_info){ start, size, mem, ordinal };
     out->cls = mem == VT_MEM_REGISTERED ? VT_PTR_PINNED : mem == VT_MEM_MANAGED ? VT_PTR_MANAGED : VT_PTR_DEVICE;
     return 1;
 }
 
-#define LCACHE 64
-struct lc_ent { uint64_t base, size, gen; int mem, dev; };
-static VT_TLS struct lc_ent lcache[LCACHE];
+VT_TLS struct vt_lc_ent vt_lcache[1 << VT_LCACHE_BITS];
 
 int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
 {
     uint64_t gen = vt_registry_generation() + 1; /* +1: zeroed entries never match */
-    struct lc_ent *e = &lcache[((v >> 12) * 0x9E3779B97F4A7C15ull) >> 58];
+    struct vt_lc_ent *e = vt_lcache_slot(v);
     if (e->gen == gen && v - e->base < e->size) {
         *out = (vt_alloc_info){ e->base, e->size, e->mem, e->dev };
         return 0;
     }
     if (vt_registry_lookup(v, out) != 0) return -1;
-    *e = (struct lc_ent){ out->base, out->size, gen, out->mem, out->dev };
+    *e = (struct vt_lc_ent){ out->base, out->size, gen, out->mem, out->dev };
     return 0;
 }
 

@@ -21,7 +21,8 @@ uint64_t vt_clock_slow(uint64_t tsc)
         a->ns_per_tick = (double)span_ns / (double)span_tsc;
         a->tsc = tsc;
         a->ns = ns;
-        a->limit = (uint64_t)((double)ANCHOR_NS / a->ns_per_tick);
+        double limit = (double)ANCHOR_NS / a->ns_per_tick;
+        a->limit = limit < 0x1p62 ? (uint64_t)limit : (uint64_t)1 << 62; /* vt_clock_now converts signed */
     }
     return ns;
 }

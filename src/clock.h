@@ -32,7 +32,9 @@ static inline uint64_t vt_clock_now(void)
     uint64_t t = __rdtsc();
     struct vt_clock_anchor *a = &vt_clock_tls;
     uint64_t d = t - a->tsc;
-    if (d < a->limit) return a->ns + (uint64_t)((double)d * a->ns_per_tick);
+    /* Signed conversions: d < limit < 2^63 (vt_clock_slow), and unsigned <-> double takes a
+     * branch and a fix-up sequence each way on x86-64. */
+    if (d < a->limit) return a->ns + (uint64_t)(int64_t)((double)(int64_t)d * a->ns_per_tick);
     return vt_clock_slow(t);
 }
 #else

@@ -207,17 +207,6 @@ void vt_emit_record(int type, const void *rec, size_t len)
     if (n) vt_trace_append(buf, n);
 }
 
-/* Insert with the registry lock held, waiting out a free of the same memory that another thread
- * has not recorded yet (registry.h): its line must come first. */
-void vt_registry_insert_ordered(uint64_t base, uint64_t size, int mem, int dev)
-{
-    for (int tries = 0; vt_registry_insert_locked(base, size, mem, dev) == -2 && tries < 100000; tries++) {
-        vt_registry_unlock();
-        sched_yield();
-        vt_registry_lock();
-    }
-}
-
 void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem, const struct vt_alloc_extra *x)
 {
     VT_SAVE_ERRNO;
@@ -255,14 +244,21 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
         vt_modules_cover(r.frames, nf);
     }
     r.a.nframes = (uint16_t)nf;
-    /* Insert and queue the record under one lock: the file's order is then the registry's. */
-    vt_registry_lock();
-    if (ok) {
-        if (x && x->is_handle) vt_registry_handle_insert_locked(x->handle, size, c->dev);
-        else vt_registry_insert_ordered(addr, size, mem, c->dev);
+    /* Insert and queue the record under the range's lock: the file's order is then the
+     * registry's (registry.h). */
+    size_t len = sizeof r.a + (size_t)nf * sizeof r.frames[0];
+    if (ok && x && x->is_handle) {
+        vt_registry_handle_lock();
+        vt_registry_handle_insert_locked(x->handle, size, c->dev);
+        vt_emit_record(VT_R_ALLOC, &r, len);
+        vt_registry_handle_unlock();
+    } else if (ok) {
+        int s = vt_registry_insert_lock(addr, size, mem, c->dev);
+        vt_emit_record(VT_R_ALLOC, &r, len);
+        vt_registry_unlock_shard(s);
+    } else {
+        vt_emit_record(VT_R_ALLOC, &r, len);
     }
-    vt_emit_record(VT_R_ALLOC, &r, sizeof r.a + (size_t)nf * sizeof r.frames[0]);
-    vt_registry_unlock();
     VT_RESTORE_ERRNO;
 }
 
@@ -280,10 +276,15 @@ void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr,
         /* The range stays live (and valid for launches) while the real free runs; marking it
          * makes a thread that gets the same memory back wait for this free's line. */
         vt_alloc_info a;
-        vt_registry_lock();
-        int known = is_handle ? vt_registry_handle_lookup_locked(addr, &a) == 0
-                              : vt_registry_set_freeing_locked(addr, 1, &a) == 0;
-        vt_registry_unlock();
+        int known;
+        if (is_handle) {
+            vt_registry_handle_lock();
+            known = vt_registry_handle_lookup_locked(addr, &a) == 0;
+            vt_registry_handle_unlock();
+        } else {
+            p->shard = vt_registry_begin_free(addr, &a);
+            known = p->shard >= 0;
+        }
         if (known) {
             p->known = 1;
             p->mem = a.mem;
@@ -311,20 +312,24 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
     r.mem = (uint8_t)p->mem;
     r.has_stream = (uint8_t)p->has_stream;
     r.stream = p->stream;
-    vt_registry_lock();
-    if (p->known) {
-        vt_alloc_info a;
-        if (res == 0) {
-            if (p->is_handle) vt_registry_handle_remove_locked(p->addr, &a);
-            else vt_registry_remove_locked(p->addr, &a);
-        } else if (!p->is_handle) {
-            vt_registry_set_freeing_locked(p->addr, 0, NULL); /* nothing was freed */
-        }
+    vt_alloc_info a;
+    if (p->known && p->is_handle) {
+        vt_registry_handle_lock();
+        if (res == 0) vt_registry_handle_remove_locked(p->addr, &a);
+        vt_emit_record(VT_R_FREE, &r, sizeof r);
+        vt_registry_handle_unlock();
+    } else if (p->known) {
+        /* The line is queued before the range leaves the map: an insert of the same memory waits
+         * for the range to go, so its line comes after this one. */
+        vt_registry_lock_shard(p->shard);
+        if (res != 0) vt_registry_set_freeing_locked(p->shard, p->addr, 0); /* nothing was freed */
+        vt_emit_record(VT_R_FREE, &r, sizeof r);
+        if (res == 0) vt_registry_remove_locked(p->shard, p->addr, &a);
+        vt_registry_unlock_shard(p->shard);
+    } else {
+        vt_emit_record(VT_R_FREE, &r, sizeof r);
     }
-    vt_emit_record(VT_R_FREE, &r, sizeof r);
-    vt_registry_unlock();
     if (res != 0 && !p->known && p->addr && vt_cfg.check != VT_CHECK_OFF && !p->is_handle) {
-        vt_alloc_info a;
         int was_freed = vt_registry_freed_lookup(p->addr, &a) == 0 && a.base == p->addr;
         struct vt_finding f = { .kind = was_freed ? VT_F_DOUBLE_FREE : VT_F_INVALID_FREE, .error = 1,
                                 .api = p->call.api, .arg = -1, .value = p->addr };
@@ -447,14 +452,12 @@ void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, u
     vt_put_key(&l, "size"); vt_put_u64(&l, size);
     if (map) { vt_put_key(&l, "handle"); vt_put_hex(&l, handle); }
     size_t n = vt_fmt_finish(&l);
-    vt_registry_lock();
-    if (c->res == 0) {
-        vt_alloc_info a;
-        if (map) vt_registry_insert_ordered(addr, size, VT_MEM_VMM_MAP, c->dev);
-        else vt_registry_remove_locked(addr, &a);
-    }
+    int s = -1;
+    if (c->res == 0) s = map ? vt_registry_insert_lock(addr, size, VT_MEM_VMM_MAP, c->dev) : vt_registry_lock_base(addr, NULL);
     if (n) vt_trace_append(buf, n);
-    vt_registry_unlock();
+    vt_alloc_info a;
+    if (s >= 0 && !map) vt_registry_remove_locked(s, addr, &a); /* after its line (registry.h) */
+    vt_registry_unlock_shard(s);
     VT_RESTORE_ERRNO;
 }
 
@@ -483,29 +486,23 @@ void vt_ev_region_open(const struct vt_call *c, const char *ev, uint64_t addr, u
     if (x && x->has_stream) { vt_put_key(&l, "stream"); vt_put_hex(&l, x->stream); }
     vt_fmt_bt(&l);
     size_t n = vt_fmt_finish(&l);
-    vt_registry_lock();
-    if (c->res == 0) vt_registry_insert_ordered(addr, size, mem, c->dev);
+    int s = c->res == 0 ? vt_registry_insert_lock(addr, size, mem, c->dev) : -1;
     if (n) vt_trace_append(buf, n);
-    vt_registry_unlock();
+    vt_registry_unlock_shard(s);
     VT_RESTORE_ERRNO;
 }
 
 uint64_t vt_ev_region_close_begin(uint64_t addr)
 {
     vt_alloc_info a;
-    vt_registry_lock();
-    int known = vt_registry_remove_locked(addr, &a) == 0;
-    vt_registry_unlock();
-    return known ? a.size : 0;
+    return vt_registry_remove(addr, &a) == 0 ? a.size : 0;
 }
 
 void vt_ev_region_close(const struct vt_call *c, const char *ev, uint64_t addr, uint64_t size, int mem)
 {
     VT_SAVE_ERRNO;
     if (c->res != 0 && size) { /* nothing was closed: the range is still there */
-        vt_registry_lock();
-        vt_registry_insert_locked(addr, size, mem, c->dev);
-        vt_registry_unlock();
+        vt_registry_insert(addr, size, mem, c->dev);
     }
     if (vt_trace_ready()) {
         char buf[LINE_MAX_BYTES];

@@ -9,6 +9,7 @@
  */
 #ifndef VT_EVENTS_H
 #define VT_EVENTS_H
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "cuda_abi.h"
@@ -42,6 +43,7 @@ struct vt_free_pending {
     uint64_t addr, stream;
     struct vt_call call;
     int mem, dev;
+    int shard; /* the registry shard holding the range (vt_registry_lock_base) */
     uint64_t size;
 };
 void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr, int is_handle, uint64_t stream, int has_stream);
@@ -58,13 +60,15 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
 void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value, int async, uint64_t stream, uint64_t elem);
 void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, uint64_t handle);
 
-/* Launch, before the real call: writes the `kernel` record on first use and checks the arguments
- * (so --check=abort stops before a bad kernel runs). `args` is the runtime-style array of pointers
- * to each argument, or NULL with `buf`/`buf_len` for a packed CU_LAUNCH_PARAM_BUFFER_POINTER
- * buffer. The layout must already be resolved (vt_kernel_resolve_layout). */
-void vt_launch_before(const char *api, vt_kernel *k, void **args, const void *buf, uint64_t buf_len);
-/* After the real call: the `launch` line. */
-void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream);
+/* A launch, around the real call. vt_launch_begin, before it: when the trace is open and k is
+ * known, writes the `kernel` record on first use, checks the arguments (so --check=abort stops
+ * before a bad kernel runs) and returns 1; then vt_launch_end, after it, writes the `launch`
+ * line. 0: nothing to record. `args` is the runtime-style array of pointers to each argument, or
+ * NULL with `buf`/`buf_len` for a packed CU_LAUNCH_PARAM_BUFFER_POINTER buffer. The layout must
+ * already be resolved (vt_kernel_resolve_layout). Unlike the other events these two leave errno
+ * to the caller: the launch hooks keep it once around both halves and the real call. */
+int vt_launch_begin(const struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len);
+void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream);
 void vt_ev_sync(const struct vt_call *c);
 /* Device memory usable by kernels but not this process's VRAM (an opened IPC handle, a graph
  * allocation's address before the graph runs): a record of type `ev` (ipc_open, graph_alloc) and,
@@ -103,8 +107,16 @@ unsigned vt_device_sm(int dev);
 /* Device attribute 88 as recorded (0 when unknown). */
 int vt_device_pageable_access(int dev);
 
-/* Lifecycle (tracer.c): opens the trace on first use; 1 when lines can be written. */
-int vt_trace_ready(void);
+/* Lifecycle (tracer.c): opens the trace on first use; 1 when lines can be written. Every event
+ * asks, so the settled answer is one inline acquire load; vt_trace_open opens the file (once,
+ * under a lock) while the state is still 0. */
+extern _Atomic int vt_trace_state; /* 0 not yet, 1 open, -1 failed for good */
+int vt_trace_open(void);
+static inline int vt_trace_ready(void)
+{
+    int s = atomic_load_explicit(&vt_trace_state, memory_order_acquire);
+    return __builtin_expect(s != 0, 1) ? s > 0 : vt_trace_open();
+}
 void vt_trace_append(const char *line, uint64_t len);
 const char *vt_trace_path(void);
 void vt_events_reset_after_fork(void);

@@ -22,6 +22,4 @@ extern _Atomic uint64_t vt_finding_counts[VT_F_COUNT];
 /* Queue a binary record (records.h) on the journal, or format and write it at once when the
  * journal is off. */
 void vt_emit_record(int type, const void *rec, size_t len);
-/* vt_registry_insert_locked that waits out an in-flight free of the same memory (lock held). */
-void vt_registry_insert_ordered(uint64_t base, uint64_t size, int mem, int dev);
 #endif

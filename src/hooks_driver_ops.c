@@ -291,48 +291,87 @@ static void packed_args(void **extra, const void **buf, uint64_t *len)
     }
 }
 
-/* The kernel record and the argument check, before the real launch (kernelParams or `extra`). */
-static vt_kernel *before_launch(const char *api, CUfunction f, void **params, void **extra)
+/* The kernel record and the argument check, before the real launch (kernelParams or `extra`);
+ * 1 when the launch is traced (vt_launch_begin). */
+static int before_launch(struct vt_call *c, vt_kernel **k, CUfunction f, void **params, void **extra)
 {
-    vt_kernel *k = kernel_of(f);
+    *k = kernel_of(f);
     const void *buf;
     uint64_t len;
     packed_args(params ? NULL : extra, &buf, &len);
-    vt_launch_before(api, k, params, buf, len);
-    return k;
+    return vt_launch_begin(c, *k, params, buf, len);
 }
 
+/* A launch hook whose forward-only case is decided in the exported wrapper itself: every runtime
+ * launch reaches cuLaunchKernel from inside the runtime, where it only passes on. Once the tracer
+ * is initialised and the real function known that test needs no call, and both ways out are tail
+ * calls with the caller's arguments in place (a jump, not a re-marshalled thirteen-argument call
+ * through a shared body). Anything else takes fn##_full, the usual hook. */
+#define DRV_LAUNCH_HOOK(fn, impl, fn_t, params, ...)                                         \
+    VT_REAL_SLOT(fn);                                                                        \
+    static __attribute__((noinline)) CUresult fn##_full params                               \
+    {                                                                                        \
+        vt_init();                                                                           \
+        void *real_ = vt_real_get(&real_##fn, #fn);                                          \
+        if (!real_) return CUDA_ERROR_NOT_SUPPORTED;                                         \
+        if (DRV_SKIP()) return ((fn_t)real_)(__VA_ARGS__);                                   \
+        return impl(real_, #fn, __VA_ARGS__);                                                \
+    }                                                                                        \
+    CUresult fn params                                                                       \
+    {                                                                                        \
+        void *real_ = atomic_load_explicit(&real_##fn, memory_order_acquire);                \
+        if (__builtin_expect(real_ && atomic_load_explicit(&vt_init_done, memory_order_acquire) \
+                             && DRV_SKIP(), 1))                                              \
+            return ((fn_t)real_)(__VA_ARGS__);                                               \
+        return fn##_full(__VA_ARGS__);                                                       \
+    }
+
+/* As the runtime launches (hooks_launch.c): errno kept once around both halves, the trace asked
+ * once. */
+#define DRV_LAUNCH_BEGIN(c, k, traced, api, f, params, extra)                        \
+    VT_SAVE_ERRNO;                                                                   \
+    struct vt_call c = { .api = (api), .dev = vt_ts.cur_dev };                       \
+    vt_kernel *k;                                                                    \
+    int traced = before_launch(&c, &k, f, params, extra);                            \
+    VT_RESTORE_ERRNO;                                                                \
+    c.t0 = vt_now()
+#define DRV_LAUNCH_END(c, k, traced, r, grid, block, shm, stream)                    \
+    do {                                                                             \
+        VT_CALL_END(c, r);                                                           \
+        if (traced) {                                                                \
+            vt_saved_errno_ = errno;                                                 \
+            vt_launch_end(&c, k, grid, block, shm, stream);                          \
+            VT_RESTORE_ERRNO;                                                        \
+        }                                                                            \
+    } while (0)
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **);
 static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, unsigned shm, CUstream s, void **params, void **extra)
 {
-    if (DRV_SKIP()) return ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
-    vt_kernel *k = before_launch(api, f, params, extra);
-    VT_CALL_BEGIN(c, api);
+    DRV_LAUNCH_BEGIN(c, k, traced, api, f, params, extra);
     CUresult r = ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
-    VT_CALL_END(c, r);
-    vt_ev_launch(&c, k, (vt_dim3){ gx, gy, gz }, (vt_dim3){ bx, by, bz }, shm, u(s));
+    DRV_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
     return r;
 }
 #define LAUNCH_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
                        unsigned shm, CUstream s, void **params, void **extra)
-DRV_HOOK(cuLaunchKernel, launch_impl, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
-DRV_HOOK(cuLaunchKernel_ptsz, launch_impl, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
+DRV_LAUNCH_HOOK(cuLaunchKernel, launch_impl, launch_fn, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
+DRV_LAUNCH_HOOK(cuLaunchKernel_ptsz, launch_impl, launch_fn, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
 
 typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 static CUresult launch_ex_impl(void *real, const char *api, const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
 {
-    if (DRV_SKIP() || !cfg) return ((launch_ex_fn)real)(cfg, f, params, extra);
-    vt_kernel *k = before_launch(api, f, params, extra);
-    VT_CALL_BEGIN(c, api);
+    if (!cfg) return ((launch_ex_fn)real)(cfg, f, params, extra);
+    DRV_LAUNCH_BEGIN(c, k, traced, api, f, params, extra);
     CUresult r = ((launch_ex_fn)real)(cfg, f, params, extra);
-    VT_CALL_END(c, r);
-    vt_ev_launch(&c, k, (vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ },
-                 (vt_dim3){ cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ }, cfg->sharedMemBytes, u(cfg->hStream));
+    DRV_LAUNCH_END(c, k, traced, r, ((vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ }),
+                   ((vt_dim3){ cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ }), cfg->sharedMemBytes, u(cfg->hStream));
     return r;
 }
-DRV_HOOK(cuLaunchKernelEx, launch_ex_impl, (const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra), cfg, f, params, extra)
-DRV_HOOK(cuLaunchKernelEx_ptsz, launch_ex_impl, (const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra), cfg, f, params, extra)
+DRV_LAUNCH_HOOK(cuLaunchKernelEx, launch_ex_impl, launch_ex_fn, (const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra),
+                cfg, f, params, extra)
+DRV_LAUNCH_HOOK(cuLaunchKernelEx_ptsz, launch_ex_impl, launch_ex_fn, (const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra),
+                cfg, f, params, extra)
 
 /* ---- synchronisation and context ------------------------------------------------------------- */
 

@@ -79,9 +79,8 @@ cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *host_fun)
 static VT_TLS const void *last_handle;
 static VT_TLS vt_kernel *last_kernel;
 
-static vt_kernel *kernel_for(const void *handle_or_stub)
+static __attribute__((noinline)) vt_kernel *kernel_lookup(const void *handle_or_stub)
 {
-    if (handle_or_stub == last_handle && last_kernel) return last_kernel;
     vt_kernel *k = vt_kernels_by_handle(handle_or_stub);
     if (!k) k = vt_kernels_by_host(handle_or_stub);
     if (!k) k = vt_kernels_unknown(handle_or_stub);
@@ -91,19 +90,37 @@ static vt_kernel *kernel_for(const void *handle_or_stub)
     return k;
 }
 
+static inline vt_kernel *kernel_for(const void *handle_or_stub)
+{
+    vt_kernel *k = last_kernel;
+    return __builtin_expect(handle_or_stub == last_handle && k, 1) ? k : kernel_lookup(handle_or_stub);
+}
+
+/* A launch is the hottest hook: errno is kept once around the tracer's work on both sides of the
+ * real call (the program, and the real launch, see the errno the caller left; the caller sees
+ * the real launch's), and whether the trace is open is asked once (vt_launch_begin). The call's
+ * t0 is taken after the checks, so the duration is the real launch's. Inlined into each twin:
+ * handing nine arguments on to one shared body cost ~20 instructions a launch. */
 typedef cudaError_t (*launch_fn)(const void *, dim3, dim3, void **, size_t, cudaStream_t);
-static cudaError_t launch_impl(void *real, const char *api, const void *fn, dim3 g, dim3 b, void **args, size_t shm, cudaStream_t s)
+static inline __attribute__((always_inline)) cudaError_t launch_impl(void *real, const char *api, const void *fn, dim3 g,
+                                                                     dim3 b, void **args, size_t shm, cudaStream_t s)
 {
     if (vt_forward_only() || vt_in_runtime()) return ((launch_fn)real)(fn, g, b, args, shm, s);
+    VT_SAVE_ERRNO;
+    struct vt_call c = { .api = api, .dev = vt_ts.cur_dev };
     vt_kernel *k = kernel_for(fn);
-    vt_launch_before(api, k, args, NULL, 0);
-    VT_CALL_BEGIN(c, api);
-    cudaError_t r;
+    int traced = vt_launch_begin(&c, k, args, NULL, 0);
+    VT_RESTORE_ERRNO;
+    c.t0 = vt_now();
     vt_ts.rt_depth++;
-    r = ((launch_fn)real)(fn, g, b, args, shm, s);
+    cudaError_t r = ((launch_fn)real)(fn, g, b, args, shm, s);
     vt_ts.rt_depth--;
     VT_CALL_END(c, r);
-    vt_ev_launch(&c, k, g, b, shm, u(s));
+    if (traced) {
+        vt_saved_errno_ = errno;
+        vt_launch_end(&c, k, g, b, shm, u(s));
+        VT_RESTORE_ERRNO;
+    }
     return r;
 }
 
@@ -121,15 +138,21 @@ typedef cudaError_t (*launch_ex_fn)(const cudaLaunchConfig_t *, const void *, vo
 static cudaError_t launch_ex_impl(void *real, const char *api, const cudaLaunchConfig_t *cfg, const void *fn, void **args)
 {
     if (vt_forward_only() || vt_in_runtime() || !cfg) return ((launch_ex_fn)real)(cfg, fn, args);
+    VT_SAVE_ERRNO;
+    struct vt_call c = { .api = api, .dev = vt_ts.cur_dev };
     vt_kernel *k = kernel_for(fn);
-    vt_launch_before(api, k, args, NULL, 0);
-    VT_CALL_BEGIN(c, api);
-    cudaError_t r;
+    int traced = vt_launch_begin(&c, k, args, NULL, 0);
+    VT_RESTORE_ERRNO;
+    c.t0 = vt_now();
     vt_ts.rt_depth++;
-    r = ((launch_ex_fn)real)(cfg, fn, args);
+    cudaError_t r = ((launch_ex_fn)real)(cfg, fn, args);
     vt_ts.rt_depth--;
     VT_CALL_END(c, r);
-    vt_ev_launch(&c, k, cfg->gridDim, cfg->blockDim, cfg->dynamicSmemBytes, u(cfg->stream));
+    if (traced) {
+        vt_saved_errno_ = errno;
+        vt_launch_end(&c, k, cfg->gridDim, cfg->blockDim, cfg->dynamicSmemBytes, u(cfg->stream));
+        VT_RESTORE_ERRNO;
+    }
     return r;
 }
 #define LAUNCH_EX_TWIN(fn) \

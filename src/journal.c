@@ -45,6 +45,10 @@ struct ring_file_hdr {
     char trace_path[4096];
     _Alignas(64) _Atomic uint64_t head;
     _Alignas(64) _Atomic uint64_t tail;
+    /* The record the drainer is copying into the trace (its position + 1; 0 none) and where its
+     * line starts there. A writer killed mid-copy leaves part of a line that recovery, which
+     * formats the record again from `tail`, must cut first (else the line is broken or doubled). */
+    _Atomic uint64_t line_rec, line_off;
 };
 
 static struct {
@@ -60,6 +64,7 @@ static struct {
     _Alignas(64) _Atomic int sleeping; /* written by the drainer only: own cache line */
     _Alignas(64) _Atomic int wake;
     pthread_mutex_t drain_lock;
+    long kill_after;             /* VRAMTRACE_TEST_KILL_IN_DRAIN: die mid-line (tests only) */
     char line[1 << 16];          /* the drainer's formatting buffer (drain_lock held) */
 } J = { .fd = -1, .drain_lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -100,7 +105,17 @@ static long drain_locked(int take_incomplete)
         uint32_t n = s->nslots;
         if (n == 0 || n > J.nslots / 4) n = 1; /* damaged: step over one slot */
         size_t len = vt_record_format(s->type, s + 1, s->bytes, st != S_READY, J.line, sizeof J.line);
-        if (len) vt_writer_put(J.line, len);
+        char *dst = len ? vt_writer_reserve(len) : NULL;
+        if (dst) {
+            atomic_store_explicit(&h->line_off, vt_writer_offset(dst), memory_order_relaxed);
+            atomic_store_explicit(&h->line_rec, t + 1, memory_order_release);
+            atomic_thread_fence(memory_order_release); /* both before any byte of the line */
+            if (__builtin_expect(J.kill_after > 0, 0) && --J.kill_after == 0) {
+                memcpy(dst, J.line, len / 2);
+                raise(SIGKILL);
+            }
+            memcpy(dst, J.line, len);
+        }
         for (uint32_t i = 0; i < n; i++) atomic_store_explicit(&slot_at(t + i)->state, S_EMPTY, memory_order_relaxed);
         t += n;
         atomic_store_explicit(&h->tail, t, memory_order_release);
@@ -188,11 +203,14 @@ int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen)
     snprintf(hdr->trace_path, sizeof hdr->trace_path, "%s", trace_path);
     atomic_store(&hdr->head, 0);
     atomic_store(&hdr->tail, 0);
+    atomic_store(&hdr->line_rec, 0);
     J.fd = fd;
     J.hdr = hdr;
     J.data = area;
     J.nslots = nslots;
     J.sync = mode == 1;
+    const char *kill_env = getenv("VRAMTRACE_TEST_KILL_IN_DRAIN");
+    J.kill_after = kill_env ? atol(kill_env) : 0;
     atomic_store(&J.stop, 0);
     J.have_thread = 0;
     if (mode == 0) {
@@ -215,6 +233,18 @@ int vt_journal_owns(uint64_t addr)
     return (J.data && addr >= d && addr < d + 2 * (uint64_t)J.nslots * SLOT) || (J.hdr && addr >= h && addr < h + HDR_BYTES);
 }
 
+/* Full: help drain (the ring moves at formatting speed, never loses order). Out of line: the
+ * common claim then keeps fewer registers live. */
+static __attribute__((noinline)) void wait_for_room(struct ring_file_hdr *h, uint64_t pos, uint32_t n)
+{
+    while (pos + n - (seen_tail = atomic_load_explicit(&h->tail, memory_order_acquire)) > J.nslots) {
+        if (drain_try() <= 0) {
+            if (J.have_thread) futex_wake(&J.wake);
+            sched_yield();
+        }
+    }
+}
+
 void *vt_journal_claim(int type, size_t bytes)
 {
     if (!atomic_load_explicit(&J.on, memory_order_acquire)) return NULL;
@@ -222,15 +252,7 @@ void *vt_journal_claim(int type, size_t bytes)
     if (n > J.nslots / 4) return NULL;
     struct ring_file_hdr *h = J.hdr;
     uint64_t pos = atomic_fetch_add_explicit(&h->head, n, memory_order_acq_rel);
-    /* Full: help drain (the ring moves at formatting speed, never loses order). */
-    if (pos + n - seen_tail > J.nslots || seen_tail > pos) {
-        while (pos + n - (seen_tail = atomic_load_explicit(&h->tail, memory_order_acquire)) > J.nslots) {
-            if (drain_try() <= 0) {
-                if (J.have_thread) futex_wake(&J.wake);
-                sched_yield();
-            }
-        }
-    }
+    if (pos + n - seen_tail > J.nslots || seen_tail > pos) wait_for_room(h, pos, n);
     struct slot_hdr *s = slot_at(pos);
     s->type = (uint16_t)type;
     s->nslots = (uint16_t)n;
@@ -345,6 +367,12 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     char *data = mmap(NULL, ring_bytes, PROT_READ, MAP_SHARED, fd, HDR_BYTES);
     int tfd = open(trace_path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (tfd >= 0) trim_nul_tail(tfd);
+    struct stat tst;
+    uint64_t line_off = atomic_load(&h->line_off);
+    if (tfd >= 0 && atomic_load(&h->line_rec) == atomic_load(&h->tail) + 1 && fstat(tfd, &tst) == 0 &&
+        line_off < (uint64_t)tst.st_size && ftruncate(tfd, (off_t)line_off) != 0) {
+        /* cannot cut the partial line: the recovered ones still follow it */
+    }
     if (data == MAP_FAILED || tfd < 0) {
         snprintf(err, errlen, "cannot recover %s: %s", ring, strerror(errno));
         if (data != MAP_FAILED) munmap(data, ring_bytes);

@@ -130,6 +130,26 @@ static vt_fatbin *parsed_for(const void *image, unsigned sm)
     return p->fb;
 }
 
+/* The launch check's word list (kernels.h), so a launch does not redo the alignment arithmetic
+ * for every parameter. */
+static void plan_words(vt_kernel *k)
+{
+    uint32_t n = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass && !(k->words = malloc(n * sizeof *k->words))) break;
+        uint32_t j = 0;
+        for (uint32_t i = 0; i < k->nparams; i++) {
+            uint32_t off = k->params[i].offset, size = k->params[i].size;
+            if (size < 8) continue;
+            for (uint32_t w = (8 - off % 8) % 8; w + 8 <= size; w += 8, j++)
+                if (pass) k->words[j] = (vt_arg_word){ i, w };
+        }
+        n = j;
+        if (!n) break;
+    }
+    k->nwords = n;
+}
+
 vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigned sm)
 {
     if (atomic_load_explicit(&k->layout_state, memory_order_acquire)) return k;
@@ -156,7 +176,7 @@ vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigne
         }
         if (n > 0) {
             k->params = malloc(n * sizeof tmp[0]);
-            if (k->params) { memcpy(k->params, tmp, n * sizeof tmp[0]); k->nparams = n; }
+            if (k->params) { memcpy(k->params, tmp, n * sizeof tmp[0]); k->nparams = n; plan_words(k); }
             else k->source = VT_LAYOUT_NONE;
         }
         atomic_store_explicit(&k->layout_state, 1, memory_order_release);

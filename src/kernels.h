@@ -11,6 +11,10 @@
 
 #include "fatbin.h"
 
+/* One 8-byte word of the argument buffer that the launch check reads: argument `param`, `off`
+ * bytes into it. */
+typedef struct vt_arg_word { uint32_t param, off; } vt_arg_word;
+
 typedef struct vt_kernel {
     uint32_t id;
     char *name;              /* mangled device name, or "kernel@0x..." when never registered */
@@ -21,6 +25,12 @@ typedef struct vt_kernel {
     _Atomic int layout_state; /* 0 not yet, 1 resolved (maybe with nparams 0 and source NONE) */
     uint32_t nparams;
     vt_param *params;
+    /* The words the pointer check visits, in its order, planned with the layout: every 8-aligned
+     * word (by argument-buffer offset) of each parameter of 8 bytes or more, where pointers and
+     * pointers inside by-value structs always are. words is NULL with nwords > 0 when it could
+     * not be allocated (the check then walks params). */
+    uint32_t nwords;
+    vt_arg_word *words;
     int source;              /* enum vt_layout_source */
     _Atomic int emitted;     /* `kernel` record written */
 } vt_kernel;

@@ -202,6 +202,8 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
     vt_ev_finding(&f);
 }
 
+/* The general walk over the layout: the packed-buffer launch (and a kernel whose word list could
+ * not be allocated). */
 static void check_args(const struct vt_call *c, vt_kernel *k, void **args, const unsigned char *buf, uint64_t buf_len)
 {
     for (uint32_t i = 0; i < k->nparams; i++) {
@@ -222,15 +224,35 @@ static void check_args(const struct vt_call *c, vt_kernel *k, void **args, const
     }
 }
 
-void vt_launch_before(const char *api, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
+/* The runtime-style launch: the same words, from the list planned with the layout. Most are
+ * scalars or pointers the per-thread cache knows as live, tested inline; only the rest take
+ * check_word. The generation is read once: an entry filled during this launch has a newer one
+ * and just takes the slow path. */
+static void check_arg_words(const struct vt_call *c, vt_kernel *k, void **args)
 {
-    VT_SAVE_ERRNO;
-    if (!vt_trace_ready() || !k) { VT_RESTORE_ERRNO; return; }
-    struct vt_call c = { .api = api, .dev = vt_ts.cur_dev };
+    uint64_t gen1 = vt_registry_generation() + 1;
+    const struct vt_lc_ent *lc = vt_lcache;
+    const vt_arg_word *w = k->words, *end = w + k->nwords;
+    for (; w < end; w++) {
+        const unsigned char *p = args[w->param];
+        if (!p) continue;
+        uint64_t v;
+        memcpy(&v, p + w->off, sizeof v);
+        if (vt_looks_scalar(v) || vt_lcache_hit(lc, v, gen1)) continue;
+        check_word(c, k, w->param, w->off, v);
+    }
+}
+
+int vt_launch_begin(const struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
+{
+    if (!vt_trace_ready() || !k) return 0;
     if (!atomic_load_explicit(&k->emitted, memory_order_acquire) && !atomic_exchange(&k->emitted, 1))
         emit_kernel_record(k);
-    if (vt_cfg.check != VT_CHECK_OFF && (args || buf)) check_args(&c, k, args, buf, buf_len);
-    VT_RESTORE_ERRNO;
+    if (vt_cfg.check != VT_CHECK_OFF) {
+        if (args && (k->words || !k->nwords)) check_arg_words(c, k, args);
+        else if (args || buf) check_args(c, k, args, buf, buf_len);
+    }
+    return 1;
 }
 
 static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c, const vt_kernel *k, vt_dim3 grid,
@@ -244,10 +266,8 @@ static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c,
     w->stream = stream;
 }
 
-void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
+void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
 {
-    VT_SAVE_ERRNO;
-    if (!vt_trace_ready() || !k) { VT_RESTORE_ERRNO; return; }
     vt_fmt_ensure_device(c->dev);
     /* The hottest record: filled in place in the ring, no copy (a stack one when it is off). */
     struct vt_rec_launch *r = vt_journal_claim(VT_R_LAUNCH, sizeof *r);
@@ -259,5 +279,4 @@ void vt_ev_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 b
         fill_launch(&stack_rec, c, k, grid, block, shmem, stream);
         vt_emit_record(VT_R_LAUNCH, &stack_rec, sizeof stack_rec);
     }
-    VT_RESTORE_ERRNO;
 }

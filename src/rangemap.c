@@ -10,31 +10,27 @@ struct slot {
     _Atomic uint64_t base, end;
     _Atomic uint32_t meta;
 };
-struct blk {
+struct vt_rm_blk {
     _Atomic uint32_t n;
     struct slot e[BLK];
-    struct blk *next_free;
+    struct vt_rm_blk *next_free;
 };
-struct index {
+struct vt_rm_index {
     size_t cap;
     _Atomic uint64_t *first;       /* first base of each block */
-    _Atomic(struct blk *) *blk;
+    _Atomic(struct vt_rm_blk *) *blk;
 };
 
-static _Atomic uint64_t seq;
-static _Atomic(struct index *) idx;
-static _Atomic size_t nblk;
-static struct blk *free_blks;
 
 #define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
 #define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
 
-static void write_begin(void)
+static void write_begin(struct vt_rm *m)
 {
-    atomic_fetch_add_explicit(&seq, 1, memory_order_release); /* odd: a writer is inside */
+    atomic_fetch_add_explicit(&m->seq, 1, memory_order_release); /* odd: a writer is inside */
     atomic_thread_fence(memory_order_release);
 }
-static void write_end(void) { atomic_fetch_add_explicit(&seq, 1, memory_order_release); }
+static void write_end(struct vt_rm *m) { atomic_fetch_add_explicit(&m->seq, 1, memory_order_release); }
 
 static void copy_slot(struct slot *d, struct slot *s)
 {
@@ -44,7 +40,7 @@ static void copy_slot(struct slot *d, struct slot *s)
 }
 
 /* last i in [0, n) with key(i) <= addr, or -1 */
-static long floor_first(struct index *x, size_t n, uint64_t addr)
+static long floor_first(struct vt_rm_index *x, size_t n, uint64_t addr)
 {
     long lo = 0, hi = (long)n - 1, best = -1;
     while (lo <= hi) {
@@ -53,7 +49,7 @@ static long floor_first(struct index *x, size_t n, uint64_t addr)
     }
     return best;
 }
-static long floor_slot(struct blk *b, uint32_t n, uint64_t addr)
+static long floor_slot(struct vt_rm_blk *b, uint32_t n, uint64_t addr)
 {
     long lo = 0, hi = (long)n - 1, best = -1;
     while (lo <= hi) {
@@ -63,62 +59,84 @@ static long floor_slot(struct blk *b, uint32_t n, uint64_t addr)
     return best;
 }
 
-static struct blk *new_blk(void)
+static struct vt_rm_blk *new_blk(struct vt_rm *m)
 {
-    struct blk *b = free_blks;
-    if (b) free_blks = b->next_free;
+    struct vt_rm_blk *b = m->free_blks;
+    if (b) m->free_blks = b->next_free;
     else if (!(b = calloc(1, sizeof *b))) return NULL;
     ST(b->n, 0);
     return b;
 }
 
 /* Make room for one more block in the index (the old index stays allocated: readers). */
-static struct index *index_room(void)
+static struct vt_rm_index *index_room(struct vt_rm *m)
 {
-    struct index *x = atomic_load(&idx);
-    size_t n = atomic_load(&nblk);
+    struct vt_rm_index *x = atomic_load(&m->idx);
+    size_t n = atomic_load(&m->nblk);
     if (x && n < x->cap) return x;
     size_t cap = x ? x->cap * 2 : 64;
-    struct index *y = malloc(sizeof *y);
+    struct vt_rm_index *y = malloc(sizeof *y);
     _Atomic uint64_t *first = malloc(cap * sizeof *first);
-    _Atomic(struct blk *) *blk = malloc(cap * sizeof *blk);
+    _Atomic(struct vt_rm_blk *) *blk = malloc(cap * sizeof *blk);
     if (!y || !first || !blk) { free(y); free(first); free(blk); return NULL; }
     y->cap = cap;
     y->first = first;
     y->blk = blk;
     for (size_t i = 0; i < n; i++) { ST(first[i], LD(x->first[i])); ST(blk[i], LD(x->blk[i])); }
-    atomic_store_explicit(&idx, y, memory_order_release);
+    atomic_store_explicit(&m->idx, y, memory_order_release);
     return y;
 }
 
-static void index_insert(struct index *x, size_t at, struct blk *b, uint64_t first)
+static void index_insert(struct vt_rm *m, struct vt_rm_index *x, size_t at, struct vt_rm_blk *b, uint64_t first)
 {
-    size_t n = atomic_load(&nblk);
+    size_t n = atomic_load(&m->nblk);
     for (size_t i = n; i > at; i--) { ST(x->first[i], LD(x->first[i - 1])); ST(x->blk[i], LD(x->blk[i - 1])); }
     ST(x->first[at], first);
     ST(x->blk[at], b);
-    atomic_store_explicit(&nblk, n + 1, memory_order_relaxed);
+    atomic_store_explicit(&m->nblk, n + 1, memory_order_relaxed);
 }
 
-int vt_rm_insert(uint64_t base, uint64_t end, uint32_t meta)
+static int locate(struct vt_rm *m, uint64_t addr, long *bi_out, long *pos_out);
+
+/* Does [base, end) overlap a neighbour: floor(base), or the entry after it? (locked) */
+static int overlaps(struct vt_rm *m, uint64_t base, uint64_t end)
 {
-    struct index *x = index_room(); /* a split may need one more block; allocate before writing */
-    struct blk *spare = new_blk();
-    if (!x || !spare) { if (spare) { spare->next_free = free_blks; free_blks = spare; } return -1; }
-    write_begin();
-    size_t n = atomic_load(&nblk);
+    struct vt_rm_index *x = atomic_load(&m->idx);
+    size_t n = atomic_load(&m->nblk);
+    long bi, pos;
+    if (!x || !n) return 0;
+    if (locate(m, base, &bi, &pos) == 0) {
+        struct vt_rm_blk *b = LD(x->blk[bi]);
+        if (LD(b->e[pos].end) > base) return 1;
+    } else {
+        bi = 0;
+        pos = -1;
+    }
+    struct vt_rm_blk *b = LD(x->blk[bi]);
+    if (pos + 1 < (long)LD(b->n)) return LD(b->e[pos + 1].base) < end;
+    return (size_t)bi + 1 < n && LD(LD(x->blk[bi + 1])->e[0].base) < end;
+}
+
+int vt_rm_insert(struct vt_rm *m, uint64_t base, uint64_t end, uint32_t meta)
+{
+    if (overlaps(m, base, end)) return -2;
+    struct vt_rm_index *x = index_room(m); /* a split may need one more block; allocate before writing */
+    struct vt_rm_blk *spare = new_blk(m);
+    if (!x || !spare) { if (spare) { spare->next_free = m->free_blks; m->free_blks = spare; } return -1; }
+    write_begin(m);
+    size_t n = atomic_load(&m->nblk);
     long bi = floor_first(x, n, base);
     if (n == 0) {
-        index_insert(x, 0, spare, base);
+        index_insert(m, x, 0, spare, base);
         spare = NULL;
         bi = 0;
     } else if (bi < 0) bi = 0;
-    struct blk *b = LD(x->blk[bi]);
+    struct vt_rm_blk *b = LD(x->blk[bi]);
     if (LD(b->n) == BLK) { /* split: upper half to the spare block, right after this one */
         for (uint32_t i = BLK / 2; i < BLK; i++) copy_slot(&spare->e[i - BLK / 2], &b->e[i]);
         ST(spare->n, BLK / 2);
         ST(b->n, BLK / 2);
-        index_insert(x, (size_t)bi + 1, spare, LD(spare->e[0].base));
+        index_insert(m, x, (size_t)bi + 1, spare, LD(spare->e[0].base));
         if (base >= LD(spare->e[0].base)) { bi++; b = spare; }
         spare = NULL;
     }
@@ -130,20 +148,20 @@ int vt_rm_insert(uint64_t base, uint64_t end, uint32_t meta)
     ST(b->e[pos].meta, meta);
     ST(b->n, cnt + 1);
     if (pos == 0) ST(x->first[bi], base);
-    write_end();
-    if (spare) { spare->next_free = free_blks; free_blks = spare; }
+    write_end(m);
+    if (spare) { spare->next_free = m->free_blks; m->free_blks = spare; }
     return 0;
 }
 
 /* block and slot of the entry starting at base (locked) */
-static int find_exact(uint64_t base, long *bi_out, long *pos_out)
+static int find_exact(struct vt_rm *m, uint64_t base, long *bi_out, long *pos_out)
 {
-    struct index *x = atomic_load(&idx);
-    size_t n = atomic_load(&nblk);
+    struct vt_rm_index *x = atomic_load(&m->idx);
+    size_t n = atomic_load(&m->nblk);
     if (!x || !n) return -1;
     long bi = floor_first(x, n, base);
     if (bi < 0) return -1;
-    struct blk *b = LD(x->blk[bi]);
+    struct vt_rm_blk *b = LD(x->blk[bi]);
     long pos = floor_slot(b, LD(b->n), base);
     if (pos < 0 || LD(b->e[pos].base) != base) return -1;
     *bi_out = bi;
@@ -159,113 +177,121 @@ static void fill(struct slot *s, struct vt_rm_ent *out)
     out->meta = LD(s->meta);
 }
 
-int vt_rm_remove(uint64_t base, struct vt_rm_ent *out)
+int vt_rm_remove(struct vt_rm *m, uint64_t base, struct vt_rm_ent *out)
 {
     long bi, pos;
-    if (find_exact(base, &bi, &pos) != 0) return -1;
-    struct index *x = atomic_load(&idx);
-    struct blk *b = LD(x->blk[bi]);
+    if (find_exact(m, base, &bi, &pos) != 0) return -1;
+    struct vt_rm_index *x = atomic_load(&m->idx);
+    struct vt_rm_blk *b = LD(x->blk[bi]);
     fill(&b->e[pos], out);
-    write_begin();
+    write_begin(m);
     uint32_t cnt = LD(b->n);
     for (uint32_t i = (uint32_t)pos; i + 1 < cnt; i++) copy_slot(&b->e[i], &b->e[i + 1]);
     ST(b->n, cnt - 1);
     if (cnt == 1) { /* the block emptied: drop it from the index */
-        size_t n = atomic_load(&nblk);
+        size_t n = atomic_load(&m->nblk);
         for (size_t i = (size_t)bi; i + 1 < n; i++) { ST(x->first[i], LD(x->first[i + 1])); ST(x->blk[i], LD(x->blk[i + 1])); }
-        atomic_store_explicit(&nblk, n - 1, memory_order_relaxed);
-        b->next_free = free_blks;
-        free_blks = b;
+        atomic_store_explicit(&m->nblk, n - 1, memory_order_relaxed);
+        b->next_free = m->free_blks;
+        m->free_blks = b;
     } else if (pos == 0) ST(x->first[bi], LD(b->e[0].base));
-    write_end();
+    write_end(m);
     return 0;
 }
 
-int vt_rm_set_meta(uint64_t base, uint32_t meta)
+int vt_rm_update_meta(struct vt_rm *m, uint64_t base, uint32_t set, uint32_t clear, struct vt_rm_ent *out)
 {
     long bi, pos;
-    if (find_exact(base, &bi, &pos) != 0) return -1;
-    struct blk *b = LD(atomic_load(&idx)->blk[bi]);
-    ST(b->e[pos].meta, meta); /* a single word: readers see old or new, both consistent */
+    if (find_exact(m, base, &bi, &pos) != 0) return -1;
+    struct vt_rm_blk *b = LD(atomic_load(&m->idx)->blk[bi]);
+    ST(b->e[pos].meta, (LD(b->e[pos].meta) | set) & ~clear); /* one word: readers see old or new */
+    fill(&b->e[pos], out);
     return 0;
 }
 
 /* (block, slot) of the last entry with base <= addr; -1 if none */
-static int locate(uint64_t addr, long *bi_out, long *pos_out)
+static int locate(struct vt_rm *m, uint64_t addr, long *bi_out, long *pos_out)
 {
-    struct index *x = atomic_load(&idx);
-    size_t n = atomic_load(&nblk);
+    struct vt_rm_index *x = atomic_load(&m->idx);
+    size_t n = atomic_load(&m->nblk);
     long bi = x && n ? floor_first(x, n, addr) : -1;
     if (bi < 0) return -1;
-    struct blk *b = LD(x->blk[bi]);
+    struct vt_rm_blk *b = LD(x->blk[bi]);
     *bi_out = bi;
     *pos_out = floor_slot(b, LD(b->n), addr);
     return *pos_out < 0 ? -1 : 0;
 }
 
-int vt_rm_floor(uint64_t addr, struct vt_rm_ent *out)
+int vt_rm_floor(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out)
 {
     long bi, pos;
-    if (locate(addr, &bi, &pos) != 0) return -1;
-    fill(&LD(atomic_load(&idx)->blk[bi])->e[pos], out);
+    if (locate(m, addr, &bi, &pos) != 0) return -1;
+    fill(&LD(atomic_load(&m->idx)->blk[bi])->e[pos], out);
     return 0;
 }
 
-int vt_rm_prev(uint64_t before, struct vt_rm_ent *out) { return before ? vt_rm_floor(before - 1, out) : -1; }
+int vt_rm_prev(struct vt_rm *m, uint64_t before, struct vt_rm_ent *out) { return before ? vt_rm_floor(m, before - 1, out) : -1; }
 
-int vt_rm_next(uint64_t after, struct vt_rm_ent *out)
+int vt_rm_next(struct vt_rm *m, uint64_t after, struct vt_rm_ent *out)
 {
-    struct index *x = atomic_load(&idx);
-    size_t n = atomic_load(&nblk);
+    struct vt_rm_index *x = atomic_load(&m->idx);
+    size_t n = atomic_load(&m->nblk);
     if (!x || !n) return -1;
     long bi, pos;
-    if (locate(after, &bi, &pos) != 0) { bi = 0; pos = -1; }
-    struct blk *b = LD(x->blk[bi]);
+    if (locate(m, after, &bi, &pos) != 0) { bi = 0; pos = -1; }
+    struct vt_rm_blk *b = LD(x->blk[bi]);
     if (pos + 1 < (long)LD(b->n)) { fill(&b->e[pos + 1], out); return 0; }
     if ((size_t)bi + 1 >= n) return -1;
     fill(&LD(x->blk[bi + 1])->e[0], out);
     return 0;
 }
 
-int vt_rm_lookup(uint64_t addr, struct vt_rm_ent *out)
+int vt_rm_floor_lockfree(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out)
 {
     for (int tries = 0; tries < 64; tries++) {
-        uint64_t s1 = atomic_load_explicit(&seq, memory_order_acquire);
+        uint64_t s1 = atomic_load_explicit(&m->seq, memory_order_acquire);
         if (s1 & 1) continue;
         int rc = -1;
-        struct index *x = atomic_load_explicit(&idx, memory_order_acquire);
-        size_t n = atomic_load_explicit(&nblk, memory_order_relaxed);
+        struct vt_rm_index *x = atomic_load_explicit(&m->idx, memory_order_acquire);
+        size_t n = atomic_load_explicit(&m->nblk, memory_order_relaxed);
         if (x) {
             if (n > x->cap) n = x->cap; /* torn read: the seq check below rejects it */
             long bi = floor_first(x, n, addr);
-            struct blk *b = bi >= 0 ? LD(x->blk[bi]) : NULL;
+            struct vt_rm_blk *b = bi >= 0 ? LD(x->blk[bi]) : NULL;
             if (b) {
                 uint32_t cnt = LD(b->n);
                 if (cnt > BLK) cnt = BLK;
                 long pos = floor_slot(b, cnt, addr);
                 if (pos >= 0) {
-                    uint64_t base = LD(b->e[pos].base), end = LD(b->e[pos].end);
-                    if (addr >= base && addr < end) {
-                        out->base = base;
-                        out->end = end;
-                        out->meta = LD(b->e[pos].meta);
-                        rc = 0;
-                    }
+                    out->base = LD(b->e[pos].base);
+                    out->end = LD(b->e[pos].end);
+                    out->meta = LD(b->e[pos].meta);
+                    rc = 0;
                 }
             }
         }
         atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&seq, memory_order_relaxed) == s1) return rc;
+        if (atomic_load_explicit(&m->seq, memory_order_relaxed) == s1) return rc;
     }
     return -2; /* writers kept it busy: the caller takes the lock */
 }
 
-void vt_rm_foreach(void (*fn)(const struct vt_rm_ent *, void *), void *ctx)
+int vt_rm_lookup(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out)
 {
-    struct index *x = atomic_load(&idx);
-    size_t n = atomic_load(&nblk);
+    struct vt_rm_ent e;
+    int rc = vt_rm_floor_lockfree(m, addr, &e);
+    if (rc != 0) return rc;
+    if (addr >= e.end) return -1;
+    *out = e;
+    return 0;
+}
+
+void vt_rm_foreach(struct vt_rm *m, void (*fn)(const struct vt_rm_ent *, void *), void *ctx)
+{
+    struct vt_rm_index *x = atomic_load(&m->idx);
+    size_t n = atomic_load(&m->nblk);
     for (size_t i = 0; x && i < n; i++) {
-        struct blk *b = LD(x->blk[i]);
+        struct vt_rm_blk *b = LD(x->blk[i]);
         for (uint32_t j = 0; j < LD(b->n); j++) {
             struct vt_rm_ent e;
             fill(&b->e[j], &e);
@@ -274,15 +300,15 @@ void vt_rm_foreach(void (*fn)(const struct vt_rm_ent *, void *), void *ctx)
     }
 }
 
-void vt_rm_reset(void)
+void vt_rm_reset(struct vt_rm *m)
 {
-    struct index *x = atomic_load(&idx);
-    size_t n = atomic_load(&nblk);
+    struct vt_rm_index *x = atomic_load(&m->idx);
+    size_t n = atomic_load(&m->nblk);
     for (size_t i = 0; x && i < n; i++) {
-        struct blk *b = LD(x->blk[i]);
-        b->next_free = free_blks;
-        free_blks = b;
+        struct vt_rm_blk *b = LD(x->blk[i]);
+        b->next_free = m->free_blks;
+        m->free_blks = b;
     }
-    atomic_store(&nblk, 0);
-    atomic_store(&seq, 0);
+    atomic_store(&m->nblk, 0);
+    atomic_store(&m->seq, 0);
 }

@@ -1,36 +1,53 @@
 /* rangemap.h - the sorted map of non-overlapping address ranges under registry.c.
  *
- * Blocks of up to 64 sorted entries, indexed by a sorted array of each block's first base: an
+ * One map is one `struct vt_rm` (zero-initialised is empty); registry.c keeps many, each with its
+ * own lock. Blocks of up to 64 sorted entries, indexed by a sorted array of each block's first base: an
  * insert or removal moves at most one block's entries (plus, on a split or an emptied block, one
  * pointer per block), so the cost stays flat with tens of thousands of live allocations; a lookup
- * is two binary searches. Reads (vt_rm_lookup) are lock-free under a seqlock; every other call
- * needs the registry lock held. Blocks and index arrays are never returned to the system (a
+ * is two binary searches. Reads (vt_rm_lookup) are lock-free under the map's seqlock; every other
+ * call needs the map's lock held (the caller's). Blocks and index arrays are never returned to the system (a
  * reader may still be reading an old one; the seqlock makes it retry), only reused.
  */
 #ifndef VT_RANGEMAP_H
 #define VT_RANGEMAP_H
 #include <stdint.h>
 
+#include <stdatomic.h>
+#include <stddef.h>
+
 struct vt_rm_ent {
     uint64_t base, end;
     uint32_t meta;
 };
 
-/* Insert [base, end) (the caller has removed any overlap). 0, or -1 out of memory. */
-int vt_rm_insert(uint64_t base, uint64_t end, uint32_t meta);
+struct vt_rm_index;
+struct vt_rm_blk;
+struct vt_rm {
+    _Atomic uint64_t seq;               /* odd while a writer is inside */
+    _Atomic(struct vt_rm_index *) idx;
+    _Atomic size_t nblk;
+    struct vt_rm_blk *free_blks;
+};
+
+/* Insert [base, end). 0, -1 out of memory, -2 it overlaps an entry (nothing changed). */
+int vt_rm_insert(struct vt_rm *m, uint64_t base, uint64_t end, uint32_t meta);
 /* Remove the entry starting exactly at base. 0 found (filled), -1 none. */
-int vt_rm_remove(uint64_t base, struct vt_rm_ent *out);
-/* Replace the meta word of the entry starting at base. 0 found, -1 none. */
-int vt_rm_set_meta(uint64_t base, uint32_t meta);
+int vt_rm_remove(struct vt_rm *m, uint64_t base, struct vt_rm_ent *out);
+/* meta = (meta | set) & ~clear for the entry starting at base; fills *out (after) when not
+ * NULL. 0 found, -1 none. */
+int vt_rm_update_meta(struct vt_rm *m, uint64_t base, uint32_t set, uint32_t clear, struct vt_rm_ent *out);
 /* The last entry with base <= addr (locked). 0 found, -1 none. */
-int vt_rm_floor(uint64_t addr, struct vt_rm_ent *out);
+int vt_rm_floor(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out);
 /* The last entry with base < before, the first with base > after (locked). 0 / -1. */
-int vt_rm_prev(uint64_t before, struct vt_rm_ent *out);
-int vt_rm_next(uint64_t after, struct vt_rm_ent *out);
-/* The entry containing addr, without the lock. 0 found, -1 none. */
-int vt_rm_lookup(uint64_t addr, struct vt_rm_ent *out);
-void vt_rm_foreach(void (*fn)(const struct vt_rm_ent *, void *), void *ctx);
+int vt_rm_prev(struct vt_rm *m, uint64_t before, struct vt_rm_ent *out);
+int vt_rm_next(struct vt_rm *m, uint64_t after, struct vt_rm_ent *out);
+/* The entry containing addr, without the lock. 0 found, -1 none, -2 writers kept the seqlock
+ * busy (ask vt_rm_floor under the lock). */
+int vt_rm_lookup(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out);
+/* vt_rm_floor without the lock: 0, -1, or -2 as vt_rm_lookup. */
+int vt_rm_floor_lockfree(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out);
+void vt_rm_foreach(struct vt_rm *m, void (*fn)(const struct vt_rm_ent *, void *), void *ctx);
 /* Fork child: empty (memory is reused, not freed). */
-void vt_rm_reset(void);
+void vt_rm_reset(struct vt_rm *m);
 
 #endif

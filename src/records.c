@@ -22,6 +22,17 @@ static inline char *api_name(char *p, const struct vt_rec_call *c)
     return p + strnlen(c->api, VT_API_NAME_MAX - 1);
 }
 
+__thread __attribute__((tls_model("initial-exec"))) struct vt_api_copy vt_api_cache[1 << VT_API_CACHE_BITS];
+
+void vt_rec_set_api_slow(struct vt_rec_call *c, const char *api, struct vt_api_copy *e)
+{
+    size_t n = api ? strnlen(api, VT_API_NAME_MAX - 1) : 0;
+    memset(e->api, 0, VT_API_NAME_MAX);
+    if (n) memcpy(e->api, api, n);
+    e->name = api;
+    memcpy(c->api, e->api, VT_API_NAME_MAX);
+}
+
 void vt_record_begin(vt_line *l, const char *ev, const struct vt_rec_call *c, int res_null)
 {
     char *p = l->p;

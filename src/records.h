@@ -8,6 +8,7 @@
 #define VT_RECORDS_H
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 enum vt_rec_type {
     VT_R_TEXT = 1, VT_R_ALLOC, VT_R_FREE, VT_R_COPY, VT_R_SET, VT_R_LAUNCH, VT_R_SYNC, VT_R_MEMINFO,
@@ -65,12 +66,21 @@ struct vt_rec_text {
     char text[];
 };
 
-/* Copy a (short, literal) API name into a record. */
+/* Copy an API name into a record: NUL-terminated, truncated, zero-padded to the field. Every
+ * record takes one, so each thread keeps the padded copies of the names it used last, keyed by
+ * the name's address, and a hit is one fixed-size copy (a byte loop cost ~3 instructions a
+ * character). Hence `api` must be a string whose bytes never change: the hooks pass their own
+ * names, string literals (NULL is ""). Not async-signal-safe, like the hooks themselves. */
+struct vt_api_copy { const char *name; char api[VT_API_NAME_MAX]; };
+#define VT_API_CACHE_BITS 3
+extern __thread __attribute__((tls_model("initial-exec"))) struct vt_api_copy vt_api_cache[1 << VT_API_CACHE_BITS];
+void vt_rec_set_api_slow(struct vt_rec_call *c, const char *api, struct vt_api_copy *e);
 static inline void vt_rec_set_api(struct vt_rec_call *c, const char *api)
 {
-    size_t i = 0;
-    for (; api && api[i] && i + 1 < VT_API_NAME_MAX; i++) c->api[i] = api[i];
-    c->api[i] = '\0';
+    /* A zeroed entry (name NULL, all zero bytes) is already the right copy of NULL. */
+    struct vt_api_copy *e = &vt_api_cache[((uintptr_t)api * 0x9E3779B97F4A7C15ull) >> (64 - VT_API_CACHE_BITS)];
+    if (__builtin_expect(e->name == api, 1)) memcpy(c->api, e->api, VT_API_NAME_MAX);
+    else vt_rec_set_api_slow(c, api, e);
 }
 
 /* The common head of a call line, {"ev":..,"t":..,"dur":..,"tid":..,"api":..,"res":..,"dev":..

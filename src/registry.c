@@ -1,26 +1,43 @@
-/* registry.c - live allocation map (rangemap.c: blocked, seqlock reads), freed ring, VMM handles. */
+/* registry.c - live allocation map sharded by address (see registry.h), freed rings, VMM handles. */
 #include "registry.h"
 
 #include "rangemap.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define VT_MAX_DEVICES 64
-#define VT_FREED_RING 4096
+/* Region sizes per level: 2 MiB (the driver's large-page granule: small allocations share one,
+ * 2 MiB segments each get their own), then x32 each up to 64 TiB, then the whole address space.
+ * Finer first levels (4 KiB, 64 KiB) spread small allocations over more locks but cost every
+ * insert a probe per extra level in use (~100 instructions per alloc+free, measured). */
+#define NLEV 7
+#define NSHARD 16
+#define NSHARDS (NLEV * NSHARD)
+#define FREED_RING 128 /* per shard */
+#define INSERT_TRIES 100000
+static const unsigned lev_shift[NLEV] = { 21, 26, 31, 36, 41, 46, 64 };
+
+struct freed_ent { uint64_t base, end; uint32_t meta; };
+struct shard {
+    pthread_mutex_t lock;
+    struct vt_rm map;
+    unsigned freed_next, freed_count;
+    struct freed_ent freed[FREED_RING];
+} __attribute__((aligned(128)));   /* no false sharing between shards' locks */
+
+static struct shard shards[NSHARDS];
+static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
+/* bit L: level L has ever held a range; lookups skip levels never used (read-mostly word) */
+static _Atomic unsigned lev_used;
 
 struct handle_ent { uint64_t handle, size; int dev; int used; };
-
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct { uint64_t base, end; uint32_t meta; } freed[VT_FREED_RING];
-static unsigned freed_next, freed_count;
-
+static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct handle_ent *handles;
 static size_t handles_cap;
 
-static _Atomic uint64_t vram_by_dev[VT_MAX_DEVICES];
 _Atomic uint64_t vt_registry_removals;
 /* lowest base and highest end of any device range ever recorded: values outside are no device
  * pointer, freed or not, so the scans below never run for them */
@@ -40,10 +57,23 @@ static inline void unpack(uint64_t base, uint64_t end, uint32_t meta, vt_alloc_i
     out->mem = (int)(meta & 0xff);
     out->dev = (int)((meta & ~META_FREEING) >> 8) - 1;
 }
-static inline int dev_slot(int dev) { return dev >= 0 && dev < VT_MAX_DEVICES ? dev : 0; }
 
-void vt_registry_lock(void) { pthread_mutex_lock(&reg_lock); }
-void vt_registry_unlock(void) { pthread_mutex_unlock(&reg_lock); }
+/* PTHREAD_MUTEX_INITIALIZER cannot fill an array; the locks are made on first use. */
+static void init_shards(void) { for (int i = 0; i < NSHARDS; i++) pthread_mutex_init(&shards[i].lock, NULL); }
+static inline void ensure_init(void) { pthread_once(&shards_once, init_shards); }
+static void lock_shard(int s) { ensure_init(); pthread_mutex_lock(&shards[s].lock); }
+void vt_registry_lock_shard(int s) { if (s >= 0 && s < NSHARDS) lock_shard(s); }
+void vt_registry_unlock_shard(int s) { if (s >= 0 && s < NSHARDS) pthread_mutex_unlock(&shards[s].lock); }
+
+static inline uint64_t region(int lev, uint64_t a) { return lev_shift[lev] >= 64 ? 0 : a >> lev_shift[lev]; }
+static inline int shard_at(int lev, uint64_t a) { return lev * NSHARD + (int)(region(lev, a) & (NSHARD - 1)); }
+static int home_level(uint64_t base, uint64_t last)
+{
+    int lev = 0;
+    while (lev < NLEV - 1 && region(lev, base) != region(lev, last)) lev++;
+    return lev;
+}
+static inline unsigned used_levels(void) { return atomic_load_explicit(&lev_used, memory_order_acquire); }
 
 int vt_registry_in_device_span(uint64_t addr, uint64_t slack)
 {
@@ -53,86 +83,180 @@ int vt_registry_in_device_span(uint64_t addr, uint64_t slack)
 
 static void widen_span(uint64_t base, uint64_t end)
 {
-    uint64_t lo = atomic_load(&span_lo), hi = atomic_load(&span_hi);
+    uint64_t lo = atomic_load_explicit(&span_lo, memory_order_relaxed), hi = atomic_load_explicit(&span_hi, memory_order_relaxed);
     while (base < lo && !atomic_compare_exchange_weak(&span_lo, &lo, base)) {}
     while (end > hi && !atomic_compare_exchange_weak(&span_hi, &hi, end)) {}
 }
 
-static void account(int mem, int dev, uint64_t size, int sign)
+static void remember_freed(struct shard *sh, uint64_t base, uint64_t end, uint32_t meta)
 {
-    if (vt_mem_counts_vram(mem)) {
-        if (sign > 0) atomic_fetch_add(&vram_by_dev[dev_slot(dev)], size);
-        else atomic_fetch_sub(&vram_by_dev[dev_slot(dev)], size);
-    }
+    sh->freed[sh->freed_next] = (struct freed_ent){ base, end, meta & ~META_FREEING };
+    sh->freed_next = (sh->freed_next + 1) % FREED_RING;
+    if (sh->freed_count < FREED_RING) sh->freed_count++;
 }
 
-static void remember_freed(uint64_t base, uint64_t end, uint32_t meta)
-{
-    freed[freed_next].base = base;
-    freed[freed_next].end = end;
-    freed[freed_next].meta = meta;
-    freed_next = (freed_next + 1) % VT_FREED_RING;
-    if (freed_count < VT_FREED_RING) freed_count++;
-}
-
-static void evicted(const struct vt_rm_ent *e)
-{
-    vt_alloc_info old;
-    unpack(e->base, e->end, e->meta, &old);
-    account(old.mem, old.dev, old.size, -1);
-    atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
-}
-
-/* Ranges overlapping [base, end) are contiguous, ending with floor(end - 1). If one is being
- * freed by another thread, the driver handed out memory whose free is not recorded yet: -2, the
- * caller waits for that line, so the file never shows the reuse before the free. Otherwise the
- * overlapping ranges are stale (frees never seen) and are evicted. */
-static int clear_overlaps(uint64_t base, uint64_t end)
+/* Ranges of one shard's map overlapping [base, end) are contiguous, ending with floor(end - 1)
+ * (a map's ranges never overlap). One in flight: -2, the caller waits for that free's line.
+ * Otherwise they are stale (frees never seen) and are evicted. Shard locked. */
+static int clear_locked(struct vt_rm *m, uint64_t base, uint64_t end)
 {
     struct vt_rm_ent e;
-    for (uint64_t at = end - 1; vt_rm_floor(at, &e) == 0 && e.end > base; at = e.base - 1) {
+    for (uint64_t at = end - 1; vt_rm_floor(m, at, &e) == 0 && e.end > base; at = e.base - 1) {
         if (e.meta & META_FREEING) return -2;
         if (e.base == 0) break;
     }
-    while (vt_rm_floor(end - 1, &e) == 0 && e.end > base) {
-        vt_rm_remove(e.base, NULL);
-        evicted(&e);
+    while (vt_rm_floor(m, end - 1, &e) == 0 && e.end > base) {
+        vt_rm_remove(m, e.base, NULL);
+        atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
     }
     return 0;
 }
 
-int vt_registry_insert_locked(uint64_t base, uint64_t size, int mem, int dev)
+static int clear_shard(int s, uint64_t base, uint64_t end)
+{
+    lock_shard(s);
+    int rc = clear_locked(&shards[s].map, base, end);
+    vt_registry_unlock_shard(s);
+    return rc;
+}
+
+/* Overlaps at the other levels, with no lock held (so two inserts never wait on each other's
+ * shards). A range homed at a higher level that overlaps [base, end) has its home region around
+ * all of [base, end) (regions nest), so it is in that one shard, and being sorted and disjoint
+ * there, the last range starting before `end` is the one to test: one lock-free probe per level. Lower levels (only a large range has any) are cleared
+ * region by region. Between this and the home shard's insert nothing new can appear here: the
+ * driver has just handed this memory out. */
+static int clear_other_levels(int home_lev, uint64_t base, uint64_t end)
+{
+    unsigned used = used_levels();
+    for (int lev = 0; lev < NLEV; lev++) {
+        if (lev == home_lev || !(used & 1u << lev)) continue;
+        if (lev > home_lev) {
+            int s = shard_at(lev, base);
+            struct vt_rm_ent e;
+            int rc = vt_rm_floor_lockfree(&shards[s].map, end - 1, &e);
+            if ((rc == -2 || (rc == 0 && e.end > base)) && clear_shard(s, base, end) != 0) return -2;
+            continue;
+        }
+        uint64_t r0 = region(lev, base), n = region(lev, end - 1) - r0 + 1;
+        for (uint64_t k = 0; k < n && k < NSHARD; k++)
+            if (clear_shard(lev * NSHARD + (int)((r0 + k) & (NSHARD - 1)), base, end) != 0) return -2;
+    }
+    return 0;
+}
+
+/* One attempt. On 0 and -1 the home shard is left locked when keep_lock; on -2 nothing is. */
+static int insert_once(uint64_t base, uint64_t size, int mem, int dev, int keep_lock, int *home)
 {
     if (size == 0) size = 1;
-    uint64_t end = base + size;
-    struct vt_rm_ent e;
-    if (vt_rm_floor(end - 1, &e) == 0 && e.end > base && clear_overlaps(base, end) != 0) return -2;
-    if (vt_rm_insert(base, end, pack_meta(mem, dev)) != 0) return -1;
-    if (vt_mem_is_device(mem)) widen_span(base, end);
-    account(mem, dev, size, +1);
-    return 0;
+    uint64_t end = base + size < base ? UINT64_MAX : base + size;
+    int lev = home_level(base, end - 1), s = shard_at(lev, base);
+    *home = s;
+    if (clear_other_levels(lev, base, end) != 0) return -2;
+    lock_shard(s);
+    struct shard *sh = &shards[s];
+    if (!(used_levels() & 1u << lev)) atomic_fetch_or(&lev_used, 1u << lev); /* before the range is visible */
+    int rc = vt_rm_insert(&sh->map, base, end, pack_meta(mem, dev));
+    if (rc == -2) { /* overlaps in the home shard: wait for a free in flight, or evict stale ranges */
+        if (clear_locked(&sh->map, base, end) != 0) { vt_registry_unlock_shard(s); return -2; }
+        rc = vt_rm_insert(&sh->map, base, end, pack_meta(mem, dev));
+    }
+    rc = rc == 0 ? 0 : -1;
+    if (rc == 0 && vt_mem_is_device(mem)) widen_span(base, end);
+    if (!keep_lock) vt_registry_unlock_shard(s);
+    return rc;
 }
 
-int vt_registry_set_freeing_locked(uint64_t base, int on, vt_alloc_info *out)
+int vt_registry_try_insert(uint64_t base, uint64_t size, int mem, int dev)
 {
-    struct vt_rm_ent e;
-    if (vt_rm_floor(base, &e) != 0 || e.base != base) return -1;
-    uint32_t m = on ? e.meta | META_FREEING : e.meta & ~META_FREEING;
-    vt_rm_set_meta(base, m);
-    if (out) unpack(base, e.end, m, out);
-    return 0;
+    int s;
+    return insert_once(base, size, mem, dev, 0, &s);
 }
 
-int vt_registry_remove_locked(uint64_t base, vt_alloc_info *out)
+static int insert_wait(uint64_t base, uint64_t size, int mem, int dev, int *rc)
+{
+    int s = 0;
+    for (int tries = 0; tries < INSERT_TRIES; tries++) {
+        if ((*rc = insert_once(base, size, mem, dev, 1, &s)) != -2) return s;
+        sched_yield(); /* another thread is between a free's real call and its line */
+    }
+    lock_shard(s);
+    return s;
+}
+
+int vt_registry_insert_lock(uint64_t base, uint64_t size, int mem, int dev)
+{
+    int rc;
+    return insert_wait(base, size, mem, dev, &rc);
+}
+
+int vt_registry_insert(uint64_t base, uint64_t size, int mem, int dev)
+{
+    int rc;
+    vt_registry_unlock_shard(insert_wait(base, size, mem, dev, &rc));
+    return rc == 0 ? 0 : -1;
+}
+
+/* Lock the home shard of the range starting at base and set `set` in its meta: the shard, or -1
+ * (nothing locked). With one level in use the shard is known from base alone; with several, a
+ * lock-free probe keeps the other levels' locks untouched. */
+static int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out)
+{
+    unsigned used = used_levels();
+    int several = (used & (used - 1)) != 0;
+    for (int lev = 0; lev < NLEV; lev++) {
+        if (!(used & 1u << lev)) continue;
+        int s = shard_at(lev, base);
+        struct vt_rm_ent e;
+        if (several) {
+            int rc = vt_rm_lookup(&shards[s].map, base, &e);
+            if (rc == -1 || (rc == 0 && e.base != base)) continue;
+        }
+        lock_shard(s);
+        if (vt_rm_update_meta(&shards[s].map, base, set, 0, &e) == 0) {
+            if (out) unpack(e.base, e.end, e.meta, out);
+            return s;
+        }
+        vt_registry_unlock_shard(s);
+    }
+    return -1;
+}
+
+int vt_registry_lock_base(uint64_t base, vt_alloc_info *out) { return lock_base_set(base, 0, out); }
+
+int vt_registry_begin_free(uint64_t base, vt_alloc_info *out)
+{
+    int s = lock_base_set(base, META_FREEING, out);
+    vt_registry_unlock_shard(s);
+    return s;
+}
+
+int vt_registry_set_freeing_locked(int s, uint64_t base, int on)
+{
+    return vt_rm_update_meta(&shards[s].map, base, on ? META_FREEING : 0, on ? 0 : META_FREEING, NULL);
+}
+
+int vt_registry_remove_locked(int s, uint64_t base, vt_alloc_info *out)
 {
     struct vt_rm_ent e;
-    if (vt_rm_remove(base, &e) != 0) return -1;
+    if (vt_rm_remove(&shards[s].map, base, &e) != 0) return -1;
     atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
     unpack(e.base, e.end, e.meta, out);
-    remember_freed(e.base, e.end, e.meta);
-    account(out->mem, out->dev, out->size, -1);
+    remember_freed(&shards[s], e.base, e.end, e.meta);
     return 0;
 }
+
+int vt_registry_remove(uint64_t base, vt_alloc_info *out)
+{
+    int s = vt_registry_lock_base(base, NULL);
+    if (s < 0) return -1;
+    int rc = vt_registry_remove_locked(s, base, out);
+    vt_registry_unlock_shard(s);
+    return rc;
+}
+
+void vt_registry_handle_lock(void) { pthread_mutex_lock(&handle_lock); }
+void vt_registry_handle_unlock(void) { pthread_mutex_unlock(&handle_lock); }
 
 int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev)
 {
@@ -147,61 +271,89 @@ int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev)
         handles_cap = cap;
     }
     handles[slot] = (struct handle_ent){ handle, size, dev, 1 };
-    account(VT_MEM_VMM, dev, size, +1);
     return 0;
 }
 
-int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out)
+static struct handle_ent *handle_find(uint64_t handle, vt_alloc_info *out)
 {
     for (size_t i = 0; i < handles_cap; i++)
         if (handles[i].used && handles[i].handle == handle) {
             *out = (vt_alloc_info){ handle, handles[i].size, VT_MEM_VMM, handles[i].dev };
-            return 0;
+            return &handles[i];
         }
-    return -1;
+    return NULL;
 }
+
+int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out) { return handle_find(handle, out) ? 0 : -1; }
 
 int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out)
 {
-    for (size_t i = 0; i < handles_cap; i++) {
-        if (handles[i].used && handles[i].handle == handle) {
-            *out = (vt_alloc_info){ handle, handles[i].size, VT_MEM_VMM, handles[i].dev };
-            handles[i].used = 0;
-            account(VT_MEM_VMM, out->dev, out->size, -1);
-            return 0;
-        }
-    }
-    return -1;
+    struct handle_ent *h = handle_find(handle, out);
+    if (!h) return -1;
+    h->used = 0;
+    return 0;
 }
 
 int vt_registry_lookup(uint64_t addr, vt_alloc_info *out)
 {
-    struct vt_rm_ent e;
-    int rc = vt_rm_lookup(addr, &e);
-    if (rc == -2) { /* writers kept the seqlock busy: ask under the lock */
-        pthread_mutex_lock(&reg_lock);
-        rc = vt_rm_floor(addr, &e) == 0 && addr < e.end ? 0 : -1;
-        pthread_mutex_unlock(&reg_lock);
+    unsigned used = used_levels();
+    for (int lev = 0; lev < NLEV; lev++) {
+        if (!(used & 1u << lev)) continue;
+        int s = shard_at(lev, addr);
+        struct vt_rm_ent e;
+        int rc = vt_rm_lookup(&shards[s].map, addr, &e);
+        if (rc == -2) { /* writers kept the seqlock busy: ask under the lock */
+            lock_shard(s);
+            rc = vt_rm_floor(&shards[s].map, addr, &e) == 0 && addr < e.end ? 0 : -1;
+            vt_registry_unlock_shard(s);
+        }
+        if (rc == 0) { unpack(e.base, e.end, e.meta, out); return 0; }
     }
-    if (rc == 0) unpack(e.base, e.end, e.meta, out);
-    return rc;
+    return -1;
 }
 
 int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out)
 {
     if (!vt_registry_in_device_span(addr, 0)) return -1;
     int rc = -1;
-    pthread_mutex_lock(&reg_lock);
-    for (unsigned k = 1; k <= freed_count; k++) {
-        unsigned i = (freed_next + VT_FREED_RING - k) % VT_FREED_RING;
-        if (addr >= freed[i].base && addr < freed[i].end) {
-            unpack(freed[i].base, freed[i].end, freed[i].meta, out);
-            rc = 0;
-            break;
+    uint64_t best = UINT64_MAX;
+    unsigned used = used_levels();
+    for (int lev = 0; lev < NLEV; lev++) {
+        if (!(used & 1u << lev)) continue;
+        int s = shard_at(lev, addr);
+        struct shard *sh = &shards[s];
+        lock_shard(s);
+        for (unsigned k = 1; k <= sh->freed_count; k++) { /* newest first: the latest free of this memory */
+            const struct freed_ent *f = &sh->freed[(sh->freed_next + FREED_RING - k) % FREED_RING];
+            if (addr >= f->base && addr < f->end) {
+                if (f->end - f->base < best) { best = f->end - f->base; unpack(f->base, f->end, f->meta, out); rc = 0; }
+                break;
+            }
+        }
+        vt_registry_unlock_shard(s);
+    }
+    return rc;
+}
+
+/* The device ranges nearest to addr in one shard (locked): the neighbours in address order, a
+ * few either side (pinned and managed ranges in between are skipped). */
+static void nearest_in(int s, uint64_t addr, uint64_t slack, uint64_t *best, vt_alloc_info *out, int *rc)
+{
+    struct vt_rm *m = &shards[s].map;
+    struct vt_rm_ent e;
+    int have = vt_rm_floor(m, addr, &e) == 0;
+    for (int side = 0; side < 2; side++) {
+        struct vt_rm_ent c = e;
+        int ok = side == 0 ? have : vt_rm_next(m, have ? e.base : addr, &c) == 0;
+        for (int k = 0; ok && k < 8; k++) {
+            if (vt_mem_is_device((int)(c.meta & 0xff))) {
+                uint64_t d = addr >= c.end ? addr - c.end : (addr < c.base ? c.base - addr : 0);
+                if (d <= slack && d < *best) { *best = d; unpack(c.base, c.end, c.meta, out); *rc = 0; }
+            }
+            uint64_t from = c.base;
+            ok = side == 0 ? vt_rm_prev(m, from, &c) == 0 : vt_rm_next(m, from, &c) == 0;
         }
     }
-    pthread_mutex_unlock(&reg_lock);
-    return rc;
 }
 
 int vt_registry_nearest_device(uint64_t addr, uint64_t slack, vt_alloc_info *out)
@@ -209,32 +361,21 @@ int vt_registry_nearest_device(uint64_t addr, uint64_t slack, vt_alloc_info *out
     if (!vt_registry_in_device_span(addr, slack)) return -1;
     int rc = -1;
     uint64_t best = UINT64_MAX;
-    pthread_mutex_lock(&reg_lock);
-    /* The neighbours in address order are the candidates: a few ranges either side. */
-    struct vt_rm_ent e;
-    int have = vt_rm_floor(addr, &e) == 0;
-    for (int side = 0; side < 2; side++) {
-        struct vt_rm_ent c = e;
-        int ok = side == 0 ? have : vt_rm_next(have ? e.base : addr, &c) == 0;
-        for (int k = 0; ok && k < 8; k++) {
-            if (vt_mem_is_device((int)(c.meta & 0xff))) {
-                uint64_t d = addr >= c.end ? addr - c.end : (addr < c.base ? c.base - addr : 0);
-                if (d <= slack && d < best) { best = d; unpack(c.base, c.end, c.meta, out); rc = 0; }
-            }
-            uint64_t from = c.base;
-            ok = side == 0 ? vt_rm_prev(from, &c) == 0 : vt_rm_next(from, &c) == 0;
+    uint64_t lo = addr > slack ? addr - slack : 0, hi = addr + slack < addr ? UINT64_MAX : addr + slack;
+    unsigned used = used_levels();
+    /* A range within slack of addr has a point in [lo, hi], so its home region at its level
+     * overlaps [lo, hi]: those regions' shards hold every candidate. */
+    for (int lev = 0; lev < NLEV; lev++) {
+        if (!(used & 1u << lev)) continue;
+        uint64_t r0 = region(lev, lo), n = region(lev, hi) - r0 + 1;
+        for (uint64_t k = 0; k < n && k < NSHARD; k++) {
+            int s = lev * NSHARD + (int)((r0 + k) & (NSHARD - 1));
+            lock_shard(s);
+            nearest_in(s, addr, slack, &best, out, &rc);
+            vt_registry_unlock_shard(s);
         }
     }
-    pthread_mutex_unlock(&reg_lock);
     return rc;
-}
-
-uint64_t vt_registry_live_vram(int dev)
-{
-    if (dev >= 0) return atomic_load(&vram_by_dev[dev_slot(dev)]);
-    uint64_t sum = 0;
-    for (int i = 0; i < VT_MAX_DEVICES; i++) sum += atomic_load(&vram_by_dev[i]);
-    return sum;
 }
 
 struct foreach_ctx { void (*fn)(const vt_alloc_info *, void *); void *ctx; };
@@ -248,15 +389,33 @@ static void foreach_one(const struct vt_rm_ent *e, void *p)
 
 void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx)
 {
-    pthread_mutex_lock(&reg_lock);
     struct foreach_ctx f = { fn, ctx };
-    vt_rm_foreach(foreach_one, &f);
+    for (int s = 0; s < NSHARDS; s++) {
+        lock_shard(s);
+        vt_rm_foreach(&shards[s].map, foreach_one, &f);
+        vt_registry_unlock_shard(s);
+    }
+    pthread_mutex_lock(&handle_lock);
     for (size_t i = 0; i < handles_cap; i++)
         if (handles[i].used) {
             vt_alloc_info info = { handles[i].handle, handles[i].size, VT_MEM_VMM, handles[i].dev };
             fn(&info, ctx);
         }
-    pthread_mutex_unlock(&reg_lock);
+    pthread_mutex_unlock(&handle_lock);
+}
+
+struct vram_sum { int dev; uint64_t bytes; };
+static void add_vram(const vt_alloc_info *a, void *p)
+{
+    struct vram_sum *v = p;
+    if (vt_mem_counts_vram(a->mem) && (v->dev < 0 || a->dev == v->dev)) v->bytes += a->size;
+}
+
+uint64_t vt_registry_live_vram(int dev)
+{
+    struct vram_sum v = { dev, 0 };
+    vt_registry_foreach(add_vram, &v);
+    return v.bytes;
 }
 
 void vt_registry_reset(void)
@@ -264,9 +423,12 @@ void vt_registry_reset(void)
     atomic_store(&span_lo, UINT64_MAX);
     atomic_store(&span_hi, 0);
     atomic_fetch_add(&vt_registry_removals, 1);
-    pthread_mutex_init(&reg_lock, NULL);
-    vt_rm_reset();
-    freed_count = freed_next = 0;
+    ensure_init();
+    for (int s = 0; s < NSHARDS; s++) {
+        pthread_mutex_init(&shards[s].lock, NULL);
+        vt_rm_reset(&shards[s].map);
+        shards[s].freed_count = shards[s].freed_next = 0;
+    }
+    pthread_mutex_init(&handle_lock, NULL);
     for (size_t i = 0; i < handles_cap; i++) handles[i].used = 0;
-    for (int i = 0; i < VT_MAX_DEVICES; i++) atomic_store(&vram_by_dev[i], 0);
 }

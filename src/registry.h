@@ -1,13 +1,23 @@
 /* registry.h - address-range map of the process's live CUDA allocations (device, async, managed,
- * pinned, registered, VMM mappings) plus a ring of recently freed ranges.
+ * pinned, registered, VMM mappings) plus rings of recently freed ranges.
  *
- * Lookups (vt_registry_lookup) are lock-free (a seqlock over a sorted array): the launch check
- * calls them for every pointer-sized argument. Changes take one mutex; callers that must order a
- * trace line with the change (an address can be reused the moment it is freed) hold
- * vt_registry_lock() around the `_locked` call and the line's reservation.
+ * No global lock: the map is split into shards, each a rangemap.c map with its own lock. A range
+ * lives in one shard, its "home", fixed by its address: the smallest level (2 MiB, 64 MiB, 2 GiB,
+ * ... regions) at which it fits inside one region, then that region's number modulo 16. Threads
+ * allocating in different 2 MiB regions never share a lock; a lookup probes one shard per level
+ * in use (usually one or two).
  *
- * Invariants: ranges in the live map never overlap (an insert evicts stale overlapping entries);
- * the registry never calls CUDA and never allocates on the lookup path.
+ * Lookups (vt_registry_lookup) are lock-free (seqlocks): the launch check calls them for every
+ * pointer-sized argument. A change takes its home shard's lock. Callers that must order a trace
+ * line with the change (an address can be reused the moment it is freed) keep that shard locked
+ * while they queue the line: vt_registry_insert_lock / vt_registry_lock_base return the locked
+ * shard, vt_registry_unlock_shard releases it. A free is marked in flight (set_freeing) before the
+ * real free runs; an insert that overlaps a range in flight waits until that free's line is
+ * queued and the range removed, so the file never shows a reuse before its free.
+ *
+ * Invariants: ranges in the live map never overlap (an insert evicts stale overlapping entries,
+ * in any shard); a free's line is queued before its range leaves the map; the registry never
+ * calls CUDA and never allocates on the lookup path.
  */
 #ifndef VT_REGISTRY_H
 #define VT_REGISTRY_H
@@ -36,19 +46,36 @@ typedef struct vt_alloc_info {
     int mem, dev;
 } vt_alloc_info;
 
-void vt_registry_lock(void);
-void vt_registry_unlock(void);
+/* Record the live range [base, base+size) and return its home shard, still locked: the caller
+ * queues the range's line, then calls vt_registry_unlock_shard. Waits out an in-flight free of
+ * overlapping memory (that free's line comes first). If the map is out of memory (or the wait
+ * gives up after ~100000 yields) the range is not recorded; the shard is still returned locked. */
+int vt_registry_insert_lock(uint64_t base, uint64_t size, int mem, int dev);
+void vt_registry_lock_shard(int shard);
+void vt_registry_unlock_shard(int shard); /* shard < 0: nothing */
+/* vt_registry_insert_lock + unlock: 0, or -1 when not recorded. */
+int vt_registry_insert(uint64_t base, uint64_t size, int mem, int dev);
+/* One attempt, no waiting, no lock left held: 0, -1 out of memory, -2 a free of overlapping
+ * memory is in flight. */
+int vt_registry_try_insert(uint64_t base, uint64_t size, int mem, int dev);
 
-/* Record a live range [base, base+size). Returns 0, -1 when out of memory for the map, or -2 when
- * it overlaps a range whose free is in flight: unlock, yield and retry (that free's line must be
- * written first). */
-int vt_registry_insert_locked(uint64_t base, uint64_t size, int mem, int dev);
-/* Mark (on=1) or unmark the live range starting at `base` as being freed: it stays valid for
- * lookups while the real free runs. Fills *out when not NULL. 0 found, -1 not live. */
-int vt_registry_set_freeing_locked(uint64_t base, int on, vt_alloc_info *out);
-/* Remove the live range starting exactly at `base`; fills *out. 0 found, -1 not live. */
-int vt_registry_remove_locked(uint64_t base, vt_alloc_info *out);
-/* VMM physical handles: counted bytes without an address. */
+/* Lock the home shard of the live range starting exactly at `base`: the shard (fills *out when not
+ * NULL), or -1 when no live range starts there (nothing is locked then). */
+int vt_registry_lock_base(uint64_t base, vt_alloc_info *out);
+/* Mark the live range starting at base as being freed (lock_base + set_freeing + unlock, one
+ * search): its shard (for vt_registry_lock_shard after the real free), or -1 when not live. */
+int vt_registry_begin_free(uint64_t base, vt_alloc_info *out);
+/* With that shard locked: mark (on=1) or unmark the range as being freed (it stays valid for
+ * lookups while the real free runs). 0, -1 not live. */
+int vt_registry_set_freeing_locked(int shard, uint64_t base, int on);
+/* With that shard locked: remove the range starting at base and remember it as freed. 0, -1. */
+int vt_registry_remove_locked(int shard, uint64_t base, vt_alloc_info *out);
+/* lock_base + remove + unlock: 0 removed (*out filled), -1 not live. */
+int vt_registry_remove(uint64_t base, vt_alloc_info *out);
+
+/* VMM physical handles: counted bytes without an address, under their own lock. */
+void vt_registry_handle_lock(void);
+void vt_registry_handle_unlock(void);
 int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev);
 int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out);
 int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out);
@@ -61,7 +88,8 @@ static inline uint64_t vt_registry_generation(void)
 
 /* The live range containing addr (lock-free). 0 found, -1 none. */
 int vt_registry_lookup(uint64_t addr, vt_alloc_info *out);
-/* The most recently freed range containing addr that is not live again. 0 found, -1 none. */
+/* A recently freed range containing addr (the smallest, if several) that is not live again.
+ * 0 found, -1 none. */
 int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out);
 /* The live device range nearest to addr (for "just past the end" and "between allocations"):
  * 0 found with *out, -1 when addr is not within `slack` bytes of any device range's span. */
@@ -70,7 +98,7 @@ int vt_registry_nearest_device(uint64_t addr, uint64_t slack, vt_alloc_info *out
 /* True when addr is within `slack` of the span of device ranges ever recorded (lock-free). */
 int vt_registry_in_device_span(uint64_t addr, uint64_t slack);
 
-/* Live bytes counted as VRAM, per device (dev < 0: all devices). */
+/* Live bytes counted as VRAM, per device (dev < 0: all devices). Walks the map: not for hot paths. */
 uint64_t vt_registry_live_vram(int dev);
 /* Calls fn for each live allocation counted as VRAM or managed (for the leak summary). */
 void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx);

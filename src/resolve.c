@@ -31,7 +31,7 @@ VT_EARLY void *vt_real_dlsym(void *handle, const char *name)
 
 static void *not_self(void *p) { return p && !vt_addr_is_self((uint64_t)(uintptr_t)p) ? p : NULL; }
 
-void *vt_real_get(_Atomic(void *) *slot, const char *name)
+void *vt_real_get_slow(vt_real_slot *slot, const char *name)
 {
     void *p = atomic_load_explicit(slot, memory_order_acquire);
     if (p) return p;

@@ -15,6 +15,7 @@
 #ifndef VT_RESOLVE_H
 #define VT_RESOLVE_H
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct vt_hook {
@@ -37,8 +38,18 @@ extern const struct vt_hook vt_hooks_pool[];
 
 /* libc's dlsym, bypassing our interposer. Safe before a sanitizer runtime is initialised. */
 VT_EARLY void *vt_real_dlsym(void *handle, const char *name);
-/* The real pointer for a hook: its slot, else looked up after libvramtrace in load order. */
-void *vt_real_get(_Atomic(void *) *slot, const char *name);
+/* The real pointer for a hook: its slot, else looked up after libvramtrace in load order. Every
+ * hook calls this on every call: once the slot is filled it is one acquire load, inline; the
+ * lookup (dlsym, dlopen of the CUDA libraries) is out of line. */
+/* A typedef, not _Atomic() in the prototype: cppcheck then reads the return type as int. */
+typedef _Atomic(void *) vt_real_slot;
+void *vt_real_get_slow(vt_real_slot *slot, const char *name);
+static inline void *vt_real_get(vt_real_slot *slot, const char *name)
+{
+    void *p = atomic_load_explicit(slot, memory_order_acquire);
+    if (__builtin_expect(p != NULL, 1)) return p;
+    return vt_real_get_slow(slot, name);
+}
 /* A driver function for the tracer's own queries (guard held by the caller); NULL when libcuda
  * is not loaded. Never loads libcuda itself: that would change the program's behaviour. */
 void *vt_real_driver(const char *name);

@@ -128,6 +128,8 @@ char *vt_writer_reserve(size_t len)
     return W.map + o;
 }
 
+uint64_t vt_writer_offset(const char *p) { return (uint64_t)(p - W.map); }
+
 int vt_writer_put(const char *line, size_t len)
 {
     char *dst = vt_writer_reserve(len);

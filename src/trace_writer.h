@@ -21,6 +21,9 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
 /* Claim `len` bytes; the caller fills them (a whole line ending in '\n'). NULL when not open. */
 char *vt_writer_reserve(size_t len);
 
+/* The file offset of a pointer vt_writer_reserve returned. */
+uint64_t vt_writer_offset(const char *p);
+
 /* Reserve and copy in one step; returns 0, or -1 when the line was dropped. */
 int vt_writer_put(const char *line, size_t len);
 

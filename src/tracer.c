@@ -26,13 +26,13 @@ VT_TLS struct vt_thread_state vt_ts;
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic int trace_state; /* 0 not yet, 1 open, -1 failed for good */
+_Atomic int vt_trace_state; /* 0 not yet, 1 open, -1 failed for good (read inline by vt_trace_ready) */
 static char trace_path[4096];
-static int forked_child; /* set in the fork child: no drain thread (see vt_trace_ready) */
+static int forked_child; /* set in the fork child: no drain thread (see vt_trace_open) */
 static uint64_t start_ns; /* process start as the tracer saw it: header `t`, before any event */
 static struct timespec start_wall; /* the same instant on the wall clock */
 
-int vt_gettid(void)
+int vt_gettid_slow(void)
 {
     if (!vt_ts.tid) vt_ts.tid = (int)syscall(SYS_gettid);
     return vt_ts.tid;
@@ -70,9 +70,11 @@ static void init_once_fn(void)
     clock_gettime(CLOCK_REALTIME, &start_wall);
     read_config();
     pthread_atfork(NULL, NULL, child_after_fork);
+    atomic_store_explicit(&vt_init_done, 1, memory_order_release); /* last: vt_init's fast path */
 }
 
-void vt_init(void) { pthread_once(&init_once, init_once_fn); }
+_Atomic int vt_init_done;
+void vt_init_slow(void) { pthread_once(&init_once, init_once_fn); }
 
 __attribute__((constructor)) static void vt_constructor(void) { vt_init(); }
 
@@ -207,13 +209,13 @@ static void note_in_manifest(void)
     close(fd);
 }
 
-int vt_trace_ready(void)
+int vt_trace_open(void)
 {
-    int s = atomic_load_explicit(&trace_state, memory_order_acquire);
+    int s = atomic_load_explicit(&vt_trace_state, memory_order_acquire);
     if (s) return s > 0;
     vt_init();
     pthread_mutex_lock(&open_lock);
-    if (!atomic_load(&trace_state)) {
+    if (!atomic_load(&vt_trace_state)) {
         char path[4096], err[512];
         expand_path(path, sizeof path);
         vt_ts.guard++;
@@ -238,10 +240,10 @@ int vt_trace_ready(void)
             fprintf(stderr, "vramtrace: %s; tracing disabled for this process\n", err);
         }
         vt_ts.guard--;
-        atomic_store_explicit(&trace_state, rc == 0 ? 1 : -1, memory_order_release);
+        atomic_store_explicit(&vt_trace_state, rc == 0 ? 1 : -1, memory_order_release);
     }
     pthread_mutex_unlock(&open_lock);
-    return atomic_load(&trace_state) > 0;
+    return atomic_load(&vt_trace_state) > 0;
 }
 
 void vt_trace_append(const char *line, uint64_t len)
@@ -267,7 +269,7 @@ static void child_after_fork(void)
     vt_check_reset();
     vt_events_reset_after_fork();
     pthread_mutex_init(&open_lock, NULL);
-    atomic_store(&trace_state, 0);
+    atomic_store(&vt_trace_state, 0);
     trace_path[0] = '\0';
     vt_ts.tid = 0;
 }
@@ -290,7 +292,7 @@ static void print_size(char *buf, size_t len, uint64_t b)
 
 void vt_tracer_shutdown(void)
 {
-    if (atomic_load(&trace_state) <= 0) return;
+    if (atomic_load(&vt_trace_state) <= 0) return;
     vt_ts.guard++;
     vt_journal_close(); /* every queued record reaches the file before the footer counts them */
     struct leak_sum leaks = { 0, 0 };

@@ -11,6 +11,7 @@
 #ifndef VT_TRACER_H
 #define VT_TRACER_H
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -39,11 +40,20 @@ struct vt_thread_state {
 };
 extern VT_TLS struct vt_thread_state vt_ts;
 
-/* Called by every hook before anything else; cheap after the first call. */
-void vt_init(void);
+/* Called by every hook before anything else. After the first call it is one acquire load of a
+ * flag the init function sets last (pthread_once on every call cost a libc call per hook); until
+ * then, and for a thread racing the first one, pthread_once does the work and the waiting. */
+extern _Atomic int vt_init_done;
+void vt_init_slow(void);
+static inline void vt_init(void)
+{
+    if (__builtin_expect(!atomic_load_explicit(&vt_init_done, memory_order_acquire), 0)) vt_init_slow();
+}
 
 static inline struct vt_thread_state *vt_thread(void) { return &vt_ts; }
-int vt_gettid(void);
+/* The kernel thread id, asked once per thread (every record carries it). */
+int vt_gettid_slow(void);
+static inline int vt_gettid(void) { int t = vt_ts.tid; return __builtin_expect(t != 0, 1) ? t : vt_gettid_slow(); }
 
 /* True when a hook must only forward (tracing off, tracer's own call, or nested in the runtime). */
 static inline int vt_forward_only(void) { return !vt_cfg.enabled || vt_ts.guard > 0; }

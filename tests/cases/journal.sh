@@ -57,6 +57,16 @@ check_eq "deferred: the kernel and its launch were recovered" \
     "$(jqs "$TMP/s.jsonl" '[.[]|select(.ev=="kernel" or .ev=="launch")]|length')" 2
 check_eq "deferred: every recovered line is valid JSON" "$(tr -d '\000' <"$TMP/s.jsonl" | jq -c . >/dev/null 2>&1; echo $?)" 0
 
+# the drainer killed halfway through copying a line into the trace (a test hook raises SIGKILL
+# there): recovery cuts the half line, formats that record again, and every line parses
+for k in 3 20; do
+    VRAMTRACE_TEST_KILL_IN_DRAIN=$k "$VT" run --sim -q -o "$TMP/mid$k.jsonl" -- "$P" exit 16 >/dev/null 2>&1
+    check_eq "killed mid-line ($k): vramtrace run exits 128+9" "$?" 137
+    check_eq "killed mid-line ($k): every line is valid JSON" "$(tr -d '\000' <"$TMP/mid$k.jsonl" | jq -c . >/dev/null 2>&1; echo $?)" 0
+    check_eq "killed mid-line ($k): every allocation exactly once" \
+        "$(jqs "$TMP/mid$k.jsonl" '[.[]|select(.ev=="alloc")|.addr]|unique|length'):$(jqs "$TMP/mid$k.jsonl" '[.[]|select(.ev=="alloc")]|length')" "16:16"
+done
+
 # a damaged ring: a warning naming the file, the trace still read
 run_sim VRAMTRACE_OUTPUT="$TMP/d.jsonl" "$P" exit 2 >/dev/null
 printf 'not a ring' >"$TMP/d.jsonl.ring"

@@ -7,6 +7,7 @@
 #include "vt_test.h"
 
 #define SLOTS 20000
+static struct vt_rm m; /* zero: an empty map */
 static int live[SLOTS]; /* slot i is the range [base(i), base(i) + 0x100) */
 static uint64_t base_of(int i) { return 0x100000000ull + (uint64_t)i * 0x1000; }
 
@@ -16,15 +17,15 @@ int main(void)
     int ok = 1, nlive = 0;
     for (int step = 0; step < 200000 && ok; step++) {
         int i = rand() % SLOTS;
-        if (!live[i]) { ok = vt_rm_insert(base_of(i), base_of(i) + 0x100, (uint32_t)i) == 0; live[i] = 1; nlive++; }
-        else if (rand() % 3 == 0) { struct vt_rm_ent e; ok = vt_rm_remove(base_of(i), &e) == 0 && e.meta == (uint32_t)i; live[i] = 0; nlive--; }
+        if (!live[i]) { ok = vt_rm_insert(&m, base_of(i), base_of(i) + 0x100, (uint32_t)i) == 0; live[i] = 1; nlive++; }
+        else if (rand() % 3 == 0) { struct vt_rm_ent e; ok = vt_rm_remove(&m, base_of(i), &e) == 0 && e.meta == (uint32_t)i; live[i] = 0; nlive--; }
     }
     VT_CHECK(ok, "200000 random inserts/removals succeed (%d live)", nlive);
     ok = 1;
     for (int i = 0; i < SLOTS && ok; i++) {
         struct vt_rm_ent e;
-        int in = vt_rm_lookup(base_of(i) + 0x80, &e) == 0;
-        int gap = vt_rm_lookup(base_of(i) + 0x800, &e) == 0;
+        int in = vt_rm_lookup(&m, base_of(i) + 0x80, &e) == 0;
+        int gap = vt_rm_lookup(&m, base_of(i) + 0x800, &e) == 0;
         ok = in == live[i] && !gap && (!in || (e.base == base_of(i) && e.meta == (uint32_t)i));
     }
     VT_CHECK(ok, "every lookup (inside a live range, inside a removed one, in a gap) matches the reference");
@@ -33,7 +34,7 @@ int main(void)
         struct vt_rm_ent e;
         int j = i + 1;
         while (j < SLOTS && !live[j]) j++;
-        int has = vt_rm_next(base_of(i), &e) == 0;
+        int has = vt_rm_next(&m, base_of(i), &e) == 0;
         ok = has == (j < SLOTS) && (!has || e.base == base_of(j));
     }
     VT_CHECK(ok, "next() walks the ranges in address order");
@@ -42,17 +43,23 @@ int main(void)
         struct vt_rm_ent e;
         int j = i - 1;
         while (j >= 0 && !live[j]) j--;
-        int has = vt_rm_prev(base_of(i), &e) == 0;
+        int has = vt_rm_prev(&m, base_of(i), &e) == 0;
         ok = has == (j >= 0) && (!has || e.base == base_of(j));
     }
     VT_CHECK(ok, "prev() walks them backwards");
     int count = 0;
     for (int i = 0; i < SLOTS; i++)
-        if (live[i]) { struct vt_rm_ent e; if (vt_rm_remove(base_of(i), &e) == 0) count++; }
+        if (live[i]) { struct vt_rm_ent e; if (vt_rm_remove(&m, base_of(i), &e) == 0) count++; }
     VT_CHECK_EQ_INT(count, nlive, "removing everything removes each live range once");
     struct vt_rm_ent e;
-    VT_CHECK(vt_rm_lookup(base_of(5) + 1, &e) != 0 && vt_rm_floor(~0ull, &e) != 0, "the map is empty again");
-    VT_CHECK_EQ_INT(vt_rm_insert(0x1000, 0x2000, 7), 0, "insert into an emptied map (blocks reused)");
-    VT_CHECK(vt_rm_lookup(0x1fff, &e) == 0 && e.meta == 7, "and find it");
+    VT_CHECK(vt_rm_lookup(&m, base_of(5) + 1, &e) != 0 && vt_rm_floor(&m, ~0ull, &e) != 0, "the map is empty again");
+    VT_CHECK_EQ_INT(vt_rm_insert(&m, 0x1000, 0x2000, 7), 0, "insert into an emptied map (blocks reused)");
+    VT_CHECK(vt_rm_lookup(&m, 0x1fff, &e) == 0 && e.meta == 7, "and find it");
+    VT_CHECK_EQ_INT(vt_rm_insert(&m, 0x1800, 0x1900, 8), -2, "an insert inside an entry is refused (-2)");
+    VT_CHECK_EQ_INT(vt_rm_insert(&m, 0x0800, 0x1001, 8), -2, "so is one overlapping its start");
+    VT_CHECK_EQ_INT(vt_rm_insert(&m, 0x0800, 0x1000, 8), 0, "one ending exactly at its start is not");
+    VT_CHECK_EQ_INT(vt_rm_insert(&m, 0x2000, 0x3000, 9), 0, "nor one starting exactly at its end");
+    VT_CHECK(vt_rm_update_meta(&m, 0x2000, 0x100, 0x1, &e) == 0 && e.meta == 0x108, "update_meta sets and clears bits");
+    VT_CHECK(vt_rm_update_meta(&m, 0x2001, 0x100, 0, &e) == -1, "only for an entry starting exactly there");
     return vt_test_finish();
 }

@@ -51,6 +51,31 @@ int main(void)
                     VT_RD_ESCHEMA, "unknown dir rejected");
     VT_CHECK_EQ_INT(parse(r, "{\"ev\":\"alloc\",\"t\":-5,\"res\":0,\"size\":1,\"mem\":\"device\",\"addr\":\"0x1\"}", 0, &ev, err),
                     VT_RD_ESCHEMA, "negative time rejected");
+    /* the call head every tracer record starts with is matched literally (call_head); its odd
+     * values must still reach the general path and give the same errors */
+    const char *launch = "{\"ev\":\"launch\",\"t\":1000000205,\"dur\":5023,\"tid\":4245,\"api\":\"__cudaLaunchKernel\","
+                         "\"res\":0,\"dev\":3,\"k\":44,\"grid\":[2840,1,1],\"block\":[256,1,1],\"shmem\":0,\"stream\":\"0x7f00\"}";
+    VT_CHECK_EQ_INT(parse(r, launch, 0, &ev, err), 1, "tracer launch line parses");
+    VT_CHECK(ev.type == VT_EV_LAUNCH && ev.t == 1000000205 && ev.dur == 5023 && ev.tid == 4245 && ev.res == 0 &&
+             ev.dev == 3 && ev.k == 44 && ev.stream == 0x7f00 && !ev.res_null, "launch fields from the call head and after");
+    VT_CHECK_EQ_STR(ev.api, "__cudaLaunchKernel", "launch api");
+    VT_CHECK_EQ_INT(parse(r, "{\"ev\":\"sync\",\"t\":5,\"dur\":1,\"tid\":2,\"api\":\"cudaDeviceSynchronize\",\"res\":null,\"dev\":-1}",
+                          0, &ev, err), 1, "call head with res null and dev -1");
+    VT_CHECK(ev.type == VT_EV_SYNC && ev.res_null && ev.dev == -1 && ev.tid == 2, "its fields");
+    VT_CHECK_EQ_INT(parse(r, "{\"ev\":\"sync\",\"t\":5,\"dur\":1,\"tid\":2,\"api\":\"x\",\"res\":-700,\"dev\":0}", 0, &ev, err),
+                    1, "negative result code");
+    VT_CHECK(ev.res == -700, "res -700");
+    VT_CHECK_EQ_INT(parse(r, "{\"ev\":\"sync\",\"t\":5,\"dur\":1,\"tid\":2,\"api\":\"x\",\"res\":0,\"dev\":5000}", 0, &ev, err),
+                    VT_RD_ESCHEMA, "dev out of range still rejected");
+    VT_CHECK(strstr(err, "'dev' is out of range (5000)") != NULL, "with the general path's message (%s)", err);
+    VT_CHECK_EQ_INT(parse(r, "{\"ev\":\"sync\",\"t\":5,\"dur\":-1,\"tid\":2,\"api\":\"x\",\"res\":0,\"dev\":0}", 0, &ev, err),
+                    VT_RD_ESCHEMA, "negative duration still rejected");
+    VT_CHECK_EQ_INT(parse(r, "{\"ev\":\"sync\",\"t\":05,\"dur\":1,\"tid\":2,\"api\":\"x\",\"res\":0,\"dev\":0}", 0, &ev, err),
+                    VT_RD_ESYNTAX, "leading zero in the head still rejected");
+    VT_CHECK_EQ_INT(parse(r, "{\"ev\":\"sync\",\"t\":99999999999999999999,\"dur\":1,\"tid\":2,\"api\":\"x\",\"res\":0,\"dev\":0}",
+                          0, &ev, err), VT_RD_ESCHEMA, "time over int64 still rejected");
+    VT_CHECK_EQ_INT(parse(r, "{\"ev\":\"sync\",\"t\":5,\"dur\":1,\"tid\":2,\"api\":\"x\",\"res\":0,\"dev\":0", 0, &ev, err),
+                    VT_RD_ESYNTAX, "a head without its closing brace is not valid JSON");
     vt_reader_close(r);
     return vt_test_finish();
 }

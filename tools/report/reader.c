@@ -39,6 +39,8 @@ struct vt_reader {
     size_t acap, alen;
     uint64_t bt[VT_READER_MAX_BT];
     struct jval elems[VT_READER_MAX_BT];
+    /* keys that went down the whole field() chain unmatched: the next line's skip it at once */
+    struct { uint32_t sig; uint8_t n; char k[27]; } skip[64];
 };
 
 #define FALLBACK 1
@@ -60,7 +62,7 @@ const char *vt_rd_host_name(enum vt_host h) { return (unsigned)h < VT_HOST__COUN
 static int lookup(const char *const *names, int count, const char *s, size_t n)
 {
     for (int i = 1; i < count; i++)
-        if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return i;
+        if (names[i][0] == s[0] && strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return i;
     return -1;
 }
 
@@ -236,15 +238,34 @@ static int64_t rank_var(json_object *o, const char *const *names)
     return -1;
 }
 
-#define KEY(lit) (kn == sizeof(lit) - 1 && memcmp(k, lit, kn) == 0)
+/* Every record field goes down this chain (keys it does not need go all the way), so each test
+ * is first one compare of (length, first, last character) against a constant. */
+#define KEY_SIG(n, first, last) ((uint32_t)(n) | (uint32_t)(unsigned char)(first) << 8 | (uint32_t)(unsigned char)(last) << 16)
+#define KEY(lit) (ksig == KEY_SIG(sizeof(lit) - 1, lit[0], lit[sizeof(lit) - 2]) && memcmp(k, lit, sizeof(lit) - 1) == 0)
 #define STR(dst) do { WANT(v->type == JV_STR, "a string"); (dst) = keep_str(r, v->s, v->n); } while (0)
 #define I64(dst, nn, bit) do { rc = get_i64(r, k, kn, v, &(dst), nn, err, errlen); ev->has |= (bit); } while (0)
 #define HEX(dst, bit) do { rc = get_hex(r, k, kn, v, &(dst), err, errlen); ev->has |= (bit); } while (0)
+
+static inline unsigned skip_slot(uint32_t sig) { return (sig * 0x9E3779B1u) >> 26; }
+static inline int skipped_key(const struct vt_reader *r, const char *k, size_t kn, uint32_t sig)
+{
+    unsigned i = skip_slot(sig);
+    return r->skip[i].sig == sig && r->skip[i].n == kn && memcmp(r->skip[i].k, k, kn) == 0;
+}
+static void remember_skipped(struct vt_reader *r, const char *k, size_t kn, uint32_t sig)
+{
+    if (!kn || kn >= sizeof r->skip[0].k) return;
+    unsigned i = skip_slot(sig);
+    r->skip[i].sig = sig;
+    r->skip[i].n = (uint8_t)kn;
+    memcpy(r->skip[i].k, k, kn);
+}
 
 static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t kn,
                  const struct jval *v, char *err, size_t errlen)
 {
     int rc = 0, e = 0;
+    const uint32_t ksig = kn ? KEY_SIG(kn, k[0], k[kn - 1]) : 0;
     if (KEY("ev")) {
         WANT(v->type == JV_STR, "a string");
         r->seen_ev = 1;
@@ -262,8 +283,11 @@ static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
         I64(ev->dev, 0, VT_F_DEV);
         if (!rc && (ev->dev < -1 || ev->dev > 4095))
             return fail(r, VT_RD_ESCHEMA, err, errlen, "field 'dev' is out of range (%lld)", (long long)ev->dev);
-    } else if (KEY("addr")) HEX(ev->addr, VT_F_ADDR);
+    } else if (KEY("k")) I64(ev->k, 1, VT_F_K);
+    else if (KEY("stream")) HEX(ev->stream, 0);
+    else if (KEY("addr")) HEX(ev->addr, VT_F_ADDR);
     else if (KEY("size")) { rc = get_u64(r, k, kn, v, &ev->size, err, errlen); ev->has |= VT_F_SIZE; }
+    else if (skipped_key(r, k, kn, ksig)) return 0; /* grid, block, shmem, src, dst...: seen, not needed */
     else if (KEY("mem")) {
         rc = get_enum(r, k, kn, v, mem_names, VT_MEM__COUNT, &e, err, errlen);
         if (!rc) { ev->mem = (enum vt_mem)e; ev->has |= VT_F_MEM; }
@@ -285,9 +309,7 @@ static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     } else if (KEY("handle")) HEX(ev->handle, VT_F_HANDLE);
     else if (KEY("free_bytes")) { rc = get_u64(r, k, kn, v, &ev->free_bytes, err, errlen); ev->has |= VT_F_FREE; }
     else if (KEY("total_bytes")) { rc = get_u64(r, k, kn, v, &ev->total_bytes, err, errlen); ev->has |= VT_F_TOTAL; }
-    else if (KEY("stream")) HEX(ev->stream, 0);
     else if (KEY("async")) { WANT(v->type == JV_BOOL, "a boolean"); ev->async = (int)v->i; ev->has |= VT_F_ASYNC; }
-    else if (KEY("k")) I64(ev->k, 1, VT_F_K);
     else if (KEY("id")) I64(ev->id, 0, VT_F_ID);
     else if (KEY("name")) { STR(ev->name); ev->has |= VT_F_NAME; }
     else if (KEY("kind")) {             /* a string on findings; the cudaMemcpyKind integer on copies */
@@ -340,7 +362,8 @@ static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("dropped")) I64(ev->dropped, 1, 0);
     else if (KEY("live_bytes")) I64(ev->live_bytes, 1, 0);
     else if (KEY("findings")) I64(ev->findings, 1, 0);
-    /* everything else (src, dst, kind, grid, block, params, argv, pitch, ...) is not needed */
+    /* everything else (src, dst, grid, block, params, argv, pitch, ...) is not needed */
+    else remember_skipped(r, k, kn, ksig);
     return rc;
 }
 
@@ -348,6 +371,7 @@ static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
 
 static inline const char *ws(const char *p, const char *e)
 {
+    if (__builtin_expect(p < e && (unsigned char)*p > ' ', 1)) return p; /* the tracer writes no spaces */
     while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
     return p;
 }
@@ -355,11 +379,12 @@ static inline const char *ws(const char *p, const char *e)
 static const char *fast_str(const char *p, const char *e, struct jval *v)
 {   /* p after the opening quote; NULL = not for the fast path */
     const char *s = p;
-    while (p < e && *p != '"') {
-        unsigned char c = (unsigned char)*p;
-        if (c == '\\' || c < 0x20) return NULL;
-        p++;
-    }
+    /* 1: ends the fast scan ('"', '\\', control characters) */
+    static const unsigned char stop[256] = {
+        [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1,
+    };
+    while (p < e && !stop[(unsigned char)*p]) p++;
+    if (p < e && *p != '"') return NULL;
     if (p >= e) return NULL;
     v->type = JV_STR; v->s = s; v->n = (size_t)(p - s);
     return p + 1;
@@ -396,12 +421,59 @@ static const char *fast_scalar(const char *p, const char *e, struct jval *v)
     return NULL;
 }
 
+/* ---- the head every call record starts with, as records.c writes it ------------------------
+ * {"ev":"NAME","t":N,"dur":N,"tid":N,"api":"NAME","res":N|null,"dev":N  -- most of every line
+ * of a real trace. Matched literally, it skips the key scans and the field() chain; anything
+ * else (another order, spaces, escapes, odd values) returns NULL and the general loop parses the
+ * whole line, reporting any error exactly as before. */
+#define HEAD_LIT(lit) (e - p >= (ptrdiff_t)sizeof(lit) - 1 && memcmp(p, lit, sizeof(lit) - 1) == 0 ? (p += sizeof(lit) - 1, 1) : 0)
+
+/* A JSON integer as fast_scalar accepts it, within int64 (NULL otherwise). */
+static inline const char *head_int(const char *p, const char *e, int64_t *out, int allow_neg)
+{
+    int neg = allow_neg && p < e && *p == '-';
+    if (neg) p++;
+    const char *d = p;
+    uint64_t u = 0;
+    while (p < e && (unsigned)(*p - '0') < 10 && p - d < 19) u = u * 10 + (uint64_t)(*p++ - '0');
+    size_t nd = (size_t)(p - d);
+    if (nd == 0 || (nd > 1 && *d == '0') || (p < e && ((unsigned)(*p - '0') < 10 || *p == '.' || *p == 'e' || *p == 'E')))
+        return NULL;
+    if (u > (uint64_t)INT64_MAX) return NULL;
+    *out = neg ? -(int64_t)u : (int64_t)u;
+    return p;
+}
+
+static const char *call_head(struct vt_reader *r, const char *p, const char *e, struct vt_event *ev)
+{
+    struct jval v;
+    int64_t x;
+    if (!HEAD_LIT("{\"ev\":\"") || !(p = fast_str(p, e, &v))) return NULL;
+    int t = lookup(ev_names, VT_EV__COUNT, v.s, v.n);
+    if (!HEAD_LIT(",\"t\":") || !(p = head_int(p, e, &ev->t, 0))) return NULL;
+    if (!HEAD_LIT(",\"dur\":") || !(p = head_int(p, e, &ev->dur, 0))) return NULL;
+    if (!HEAD_LIT(",\"tid\":") || !(p = head_int(p, e, &ev->tid, 0))) return NULL;
+    if (!HEAD_LIT(",\"api\":\"") || !(p = fast_str(p, e, &v))) return NULL;
+    if (!HEAD_LIT(",\"res\":")) return NULL;
+    if (HEAD_LIT("null")) ev->res_null = 1;
+    else if (!(p = head_int(p, e, &ev->res, 1))) return NULL;
+    if (!HEAD_LIT(",\"dev\":") || !(p = head_int(p, e, &x, 1)) || x < -1 || x > 4095) return NULL;
+    ev->dev = x;
+    ev->type = t < 0 ? VT_EV_UNKNOWN : (enum vt_ev_type)t;
+    ev->api = keep_str(r, v.s, v.n);
+    ev->has |= VT_F_T | VT_F_DUR | VT_F_TID | VT_F_API | VT_F_RES | VT_F_DEV;
+    r->seen_ev = 1;
+    return p;
+}
+
 /* Returns 0 parsed, FALLBACK, or a negative error from field(). */
 static int fast_parse(struct vt_reader *r, const char *p, const char *e, struct vt_event *ev,
                       char *err, size_t errlen)
 {
     p = ws(p, e);
     if (p >= e || *p != '{') return FALLBACK;
+    const char *after_head = call_head(r, p, e, ev);
+    if (after_head) { p = after_head; goto next_field; }
     p = ws(p + 1, e);
     if (p < e && *p == '}') return ws(p + 1, e) == e ? 0 : FALLBACK;
     for (;;) {
@@ -427,6 +499,7 @@ static int fast_parse(struct vt_reader *r, const char *p, const char *e, struct 
         } else if (!(p = fast_scalar(p, e, &v))) return FALLBACK;
         int rc = field(r, ev, key.s, key.n, &v, err, errlen);
         if (rc < 0) return rc;
+    next_field:
         p = ws(p, e);
         if (p < e && *p == ',') { p = ws(p + 1, e); continue; }
         if (p < e && *p == '}') return ws(p + 1, e) == e ? 0 : FALLBACK;

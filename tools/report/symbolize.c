@@ -12,11 +12,17 @@
 /* libstdc++ (linked through mk/report.mk) */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+/* A module's function symbols sorted by address: dwfl_module_addrname scans the whole symbol
+ * table on every call (elfutils 0.188), which made symbolization most of a report's time. */
+struct msym { uint64_t lo, size; const char *name; int rank; };
 struct module {
     char *path;
     const char *base_name;
     uint64_t base, lo, hi;
     int internal;
+    int syms_loaded;
+    struct msym *syms;
+    size_t nsyms;
 };
 
 struct vt_sym {
@@ -82,6 +88,7 @@ int vt_sym_add_module(struct vt_sym *s, const char *path, uint64_t base, uint64_
     const char *sl = strrchr(m->path, '/');
     m->base_name = sl ? sl + 1 : m->path;
     m->base = base; m->lo = lo; m->hi = hi;
+    m->syms_loaded = 0; m->syms = NULL; m->nsyms = 0;
     m->internal = vt_sym_is_internal_module(m->base_name);
     s->nmods++;
     s->dirty = 1;
@@ -109,10 +116,55 @@ static const char *keep(struct vt_sym *s, const char *str)
     return id < 0 ? NULL : vtr_strtab_get(&s->strs, id);
 }
 
+static int msym_cmp(const void *a, const void *b)
+{
+    const struct msym *x = a, *y = b;
+    if (x->lo != y->lo) return x->lo < y->lo ? -1 : 1;
+    return x->rank - y->rank; /* at one address the preferred name (global, weak, local) first */
+}
+
+static void load_syms(struct module *m, Dwfl_Module *dm)
+{
+    m->syms_loaded = 1;
+    int n = dwfl_module_getsymtab(dm);
+    if (n <= 0 || !(m->syms = calloc((size_t)n, sizeof *m->syms))) return;
+    for (int i = 1; i < n; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(dm, i, &sym, &addr, NULL, NULL, NULL);
+        int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+        /* the kinds dwfl_module_addrname considers, so names come out the same */
+        if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE || type == STT_TLS) continue;
+        /* a sizeless symbol names code only if it is a function (assembly); markers like
+         * __GNU_EH_FRAME_HDR would otherwise swallow everything after them */
+        if (sym.st_size == 0 && type != STT_FUNC && type != STT_GNU_IFUNC) continue;
+        m->syms[m->nsyms++] = (struct msym){ addr, sym.st_size, name, bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2 };
+    }
+    qsort(m->syms, m->nsyms, sizeof *m->syms, msym_cmp);
+}
+
+/* The function containing a: the nearest symbol at or below it whose size covers it, else the
+ * nearest sizeless one (hand-written assembly), as dwfl_module_addrname answers. */
+static const char *sym_name(struct module *m, Dwfl_Module *dm, uint64_t a)
+{
+    if (!m->syms_loaded) load_syms(m, dm);
+    size_t lo = 0, hi = m->nsyms;
+    while (lo < hi) { size_t mid = lo + (hi - lo) / 2; if (m->syms[mid].lo <= a) lo = mid + 1; else hi = mid; }
+    if (lo == 0) return NULL;
+    size_t top = lo - 1;
+    while (top > 0 && m->syms[top - 1].lo == m->syms[top].lo) top--; /* best-ranked at that address */
+    for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++)
+        if (m->syms[i].size && a - m->syms[i].lo < m->syms[i].size) {
+            while (i > 0 && m->syms[i - 1].lo == m->syms[i].lo && m->syms[i - 1].size) i--;
+            return m->syms[i].name;
+        }
+    return m->syms[top].size == 0 ? m->syms[top].name : NULL;
+}
+
 static void resolve(struct vt_sym *s, struct vt_frame *f)
 {
     char buf[1024], lab[1400];
-    const struct module *m = NULL;
+    struct module *m = NULL;
     for (size_t i = 0; i < s->nmods; i++)
         if (f->pc >= s->mods[i].lo && f->pc < s->mods[i].hi) { m = &s->mods[i]; break; }
     if (m) {
@@ -124,7 +176,7 @@ static void resolve(struct vt_sym *s, struct vt_frame *f)
         Dwarf_Addr a = f->pc ? f->pc - 1 : 0;
         Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, a);
         if (dm) {
-            const char *name = dwfl_module_addrname(dm, a);
+            const char *name = sym_name(m, dm, a);
             if (name) f->func = keep(s, vt_demangle(name, buf, sizeof buf));
             /* nvcc's generated launch path inside the program (<<<>>> expands to the kernel's
              * host stub, __device_stub__*, and __cudaLaunchKernel_helper): not the user's site */
@@ -175,7 +227,7 @@ void vt_sym_free(struct vt_sym *s)
 {
     if (!s) return;
     if (s->dwfl) dwfl_end(s->dwfl);
-    for (size_t i = 0; i < s->nmods; i++) free(s->mods[i].path);
+    for (size_t i = 0; i < s->nmods; i++) { free(s->mods[i].path); free(s->mods[i].syms); }
     free(s->mods);
     for (size_t i = 0; i < s->nframes; i++) free(s->frames[i]);
     free(s->frames);
