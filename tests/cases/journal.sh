@@ -59,12 +59,21 @@ check_eq "deferred: every recovered line is valid JSON" "$(tr -d '\000' <"$TMP/s
 
 # the drainer killed halfway through copying a line into the trace (a test hook raises SIGKILL
 # there): recovery cuts the half line, formats that record again, and every line parses
-for k in 3 20; do
+# (line k of the file is the k-th drained; the header before them is written directly. Where the
+# first allocation falls depends on how many libraries are loaded: ask a clean run.)
+"$VT" run --sim -q -o "$TMP/mid.jsonl" -- "$P" exit 16 >/dev/null 2>&1
+first=$(jqs "$TMP/mid.jsonl" '[.[].ev] | index("alloc")')
+for k in $((first + 1)) $((first + 8)); do
     VRAMTRACE_TEST_KILL_IN_DRAIN=$k "$VT" run --sim -q -o "$TMP/mid$k.jsonl" -- "$P" exit 16 >/dev/null 2>&1
     check_eq "killed mid-line ($k): vramtrace run exits 128+9" "$?" 137
     check_eq "killed mid-line ($k): every line is valid JSON" "$(tr -d '\000' <"$TMP/mid$k.jsonl" | jq -c . >/dev/null 2>&1; echo $?)" 0
-    check_eq "killed mid-line ($k): every allocation exactly once" \
-        "$(jqs "$TMP/mid$k.jsonl" '[.[]|select(.ev=="alloc")|.addr]|unique|length'):$(jqs "$TMP/mid$k.jsonl" '[.[]|select(.ev=="alloc")]|length')" "16:16"
+    # the drainer may die while the program is still allocating: as many allocations as were
+    # made by then, none doubled (the half-copied record is formatted once, by recovery)
+    n=$(jqs "$TMP/mid$k.jsonl" '[.[]|select(.ev=="alloc")]|length')
+    check_eq "killed mid-line ($k): no allocation line doubled" \
+        "$(jqs "$TMP/mid$k.jsonl" '[.[]|select(.ev=="alloc")|.addr]|unique|length')" "$n"
+    check "killed mid-line ($k): allocations recorded ($n)" test "$n" -ge 1
+    check_eq "killed mid-line ($k): header first" "$(jqs "$TMP/mid$k.jsonl" '.[0].ev')" header
 done
 
 # a damaged ring: a warning naming the file, the trace still read
