@@ -1,6 +1,6 @@
 /* reader.c - streaming JSONL trace reader: hand-written fast path for flat records, strict
  * json-c fallback for everything else, typed validation into struct vt_event. */
-#include "report/reader.h"
+#include "report/reader_int.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,38 +12,6 @@
 
 #include <json-c/json.h>
 
-enum { JV_NULL, JV_BOOL, JV_INT, JV_DBL, JV_STR, JV_ARR, JV_OBJ };
-struct jval {
-    int type;
-    int big;                /* JV_INT above INT64_MAX: value in u */
-    int64_t i;
-    uint64_t u;
-    const char *s;          /* JV_STR: not NUL-terminated */
-    size_t n;               /* JV_STR length, JV_ARR element count (scalars in elems) */
-    const struct jval *elems;
-    json_object *jo;        /* JV_ARR / JV_OBJ from json-c; NULL on the fast path */
-};
-
-struct vt_reader {
-    int fd;
-    char *path;
-    vt_reader_warn_fn warn;
-    void *wctx;
-    char *buf;
-    size_t cap, start, end;
-    int eof, got_header, seen_ev;
-    long line, nwarn;
-    json_tokener *tok;
-    json_object *jo;        /* last fallback parse, freed on the next line */
-    char *arena;            /* copies of the strings of the current record */
-    size_t acap, alen;
-    uint64_t bt[VT_READER_MAX_BT];
-    struct jval elems[VT_READER_MAX_BT];
-    /* keys that went down the whole field() chain unmatched: the next line's skip it at once */
-    struct { uint32_t sig; uint8_t n; char k[27]; } skip[64];
-};
-
-#define FALLBACK 1
 
 static const char *const ev_names[VT_EV__COUNT] = {
     "unknown", "header", "module", "device", "alloc", "free", "map", "unmap", "copy", "set",
@@ -65,6 +33,8 @@ static int lookup(const char *const *names, int count, const char *s, size_t n)
         if (names[i][0] == s[0] && strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return i;
     return -1;
 }
+
+int vtr_rd_ev_lookup(const char *s, size_t n) { return lookup(ev_names, VT_EV__COUNT, s, n); }
 
 __attribute__((format(printf, 5, 6)))
 static int fail(struct vt_reader *r, int code, char *err, size_t errlen, const char *fmt, ...)
@@ -140,6 +110,16 @@ void vt_reader_close(struct vt_reader *r)
 
 long vt_reader_warnings(const struct vt_reader *r) { return r->nwarn; }
 long vt_reader_lines(const struct vt_reader *r) { return r->line; }
+
+int vt_reader_seek(struct vt_reader *r, uint64_t offset, long line, int got_header)
+{
+    if (r->fd < 0 || lseek(r->fd, (off_t)offset, SEEK_SET) < 0) return -1;
+    r->start = r->end = 0;
+    r->eof = 0;
+    r->line = line - 1; /* vt_reader_next counts the line before it parses it */
+    r->got_header = got_header;
+    return 0;
+}
 const char *vt_reader_path(const struct vt_reader *r) { return r->path; }
 
 /* ---- typed field extraction ---------------------------------------------------------------- */
@@ -151,7 +131,7 @@ static const char *type_name(int t)
     return n[t];
 }
 
-static const char *keep_str(struct vt_reader *r, const char *s, size_t n)
+const char *vtr_rd_keep_str(struct vt_reader *r, const char *s, size_t n)
 {
     if (r->alen + n + 1 > r->acap) return "";      /* cannot happen: arena sized per line */
     char *d = r->arena + r->alen;
@@ -242,7 +222,7 @@ static int64_t rank_var(json_object *o, const char *const *names)
  * is first one compare of (length, first, last character) against a constant. */
 #define KEY_SIG(n, first, last) ((uint32_t)(n) | (uint32_t)(unsigned char)(first) << 8 | (uint32_t)(unsigned char)(last) << 16)
 #define KEY(lit) (ksig == KEY_SIG(sizeof(lit) - 1, lit[0], lit[sizeof(lit) - 2]) && memcmp(k, lit, sizeof(lit) - 1) == 0)
-#define STR(dst) do { WANT(v->type == JV_STR, "a string"); (dst) = keep_str(r, v->s, v->n); } while (0)
+#define STR(dst) do { WANT(v->type == JV_STR, "a string"); (dst) = vtr_rd_keep_str(r, v->s, v->n); } while (0)
 #define I64(dst, nn, bit) do { rc = get_i64(r, k, kn, v, &(dst), nn, err, errlen); ev->has |= (bit); } while (0)
 #define HEX(dst, bit) do { rc = get_hex(r, k, kn, v, &(dst), err, errlen); ev->has |= (bit); } while (0)
 
@@ -261,7 +241,7 @@ static void remember_skipped(struct vt_reader *r, const char *k, size_t kn, uint
     memcpy(r->skip[i].k, k, kn);
 }
 
-static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t kn,
+int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t kn,
                  const struct jval *v, char *err, size_t errlen)
 {
     int rc = 0, e = 0;
@@ -313,7 +293,7 @@ static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("id")) I64(ev->id, 0, VT_F_ID);
     else if (KEY("name")) { STR(ev->name); ev->has |= VT_F_NAME; }
     else if (KEY("kind")) {             /* a string on findings; the cudaMemcpyKind integer on copies */
-        if (v->type == JV_STR) { ev->kind = keep_str(r, v->s, v->n); ev->has |= VT_F_KIND; }
+        if (v->type == JV_STR) { ev->kind = vtr_rd_keep_str(r, v->s, v->n); ev->has |= VT_F_KIND; }
         else WANT(v->type == JV_INT, "a string or an integer");
     } else if (KEY("severity")) STR(ev->severity);
     else if (KEY("msg")) STR(ev->msg);
@@ -367,146 +347,6 @@ static int field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     return rc;
 }
 
-/* ---- fast path: flat object, escape-free strings, integers, flat arrays of scalars ---------- */
-
-static inline const char *ws(const char *p, const char *e)
-{
-    if (__builtin_expect(p < e && (unsigned char)*p > ' ', 1)) return p; /* the tracer writes no spaces */
-    while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-    return p;
-}
-
-static const char *fast_str(const char *p, const char *e, struct jval *v)
-{   /* p after the opening quote; NULL = not for the fast path */
-    const char *s = p;
-    /* 1: ends the fast scan ('"', '\\', control characters) */
-    static const unsigned char stop[256] = {
-        [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1,
-    };
-    while (p < e && !stop[(unsigned char)*p]) p++;
-    if (p < e && *p != '"') return NULL;
-    if (p >= e) return NULL;
-    v->type = JV_STR; v->s = s; v->n = (size_t)(p - s);
-    return p + 1;
-}
-
-static const char *fast_scalar(const char *p, const char *e, struct jval *v)
-{
-    v->big = 0;
-    if (p >= e) return NULL;
-    char c = *p;
-    if (c == '"') return fast_str(p + 1, e, v);
-    if (c == '-' || (c >= '0' && c <= '9')) {
-        int neg = c == '-';
-        if (neg) p++;
-        const char *d = p;
-        uint64_t u = 0;
-        while (p < e && *p >= '0' && *p <= '9') {
-            if (u > (UINT64_MAX - 9) / 10) return NULL;
-            u = u * 10 + (uint64_t)(*p - '0');
-            p++;
-        }
-        size_t nd = (size_t)(p - d);
-        if (nd == 0 || (nd > 1 && *d == '0')) return NULL;
-        if (p < e && (*p == '.' || *p == 'e' || *p == 'E')) return NULL;
-        v->type = JV_INT;
-        if (neg) { if (u > (uint64_t)INT64_MAX + 1) return NULL; v->i = (int64_t)(0 - u); }
-        else if (u > (uint64_t)INT64_MAX) { v->big = 1; v->u = u; v->i = INT64_MAX; }
-        else v->i = (int64_t)u;
-        return p;
-    }
-    if (e - p >= 4 && !memcmp(p, "null", 4)) { v->type = JV_NULL; return p + 4; }
-    if (e - p >= 4 && !memcmp(p, "true", 4)) { v->type = JV_BOOL; v->i = 1; return p + 4; }
-    if (e - p >= 5 && !memcmp(p, "false", 5)) { v->type = JV_BOOL; v->i = 0; return p + 5; }
-    return NULL;
-}
-
-/* ---- the head every call record starts with, as records.c writes it ------------------------
- * {"ev":"NAME","t":N,"dur":N,"tid":N,"api":"NAME","res":N|null,"dev":N  -- most of every line
- * of a real trace. Matched literally, it skips the key scans and the field() chain; anything
- * else (another order, spaces, escapes, odd values) returns NULL and the general loop parses the
- * whole line, reporting any error exactly as before. */
-#define HEAD_LIT(lit) (e - p >= (ptrdiff_t)sizeof(lit) - 1 && memcmp(p, lit, sizeof(lit) - 1) == 0 ? (p += sizeof(lit) - 1, 1) : 0)
-
-/* A JSON integer as fast_scalar accepts it, within int64 (NULL otherwise). */
-static inline const char *head_int(const char *p, const char *e, int64_t *out, int allow_neg)
-{
-    int neg = allow_neg && p < e && *p == '-';
-    if (neg) p++;
-    const char *d = p;
-    uint64_t u = 0;
-    while (p < e && (unsigned)(*p - '0') < 10 && p - d < 19) u = u * 10 + (uint64_t)(*p++ - '0');
-    size_t nd = (size_t)(p - d);
-    if (nd == 0 || (nd > 1 && *d == '0') || (p < e && ((unsigned)(*p - '0') < 10 || *p == '.' || *p == 'e' || *p == 'E')))
-        return NULL;
-    if (u > (uint64_t)INT64_MAX) return NULL;
-    *out = neg ? -(int64_t)u : (int64_t)u;
-    return p;
-}
-
-static const char *call_head(struct vt_reader *r, const char *p, const char *e, struct vt_event *ev)
-{
-    struct jval v;
-    int64_t x;
-    if (!HEAD_LIT("{\"ev\":\"") || !(p = fast_str(p, e, &v))) return NULL;
-    int t = lookup(ev_names, VT_EV__COUNT, v.s, v.n);
-    if (!HEAD_LIT(",\"t\":") || !(p = head_int(p, e, &ev->t, 0))) return NULL;
-    if (!HEAD_LIT(",\"dur\":") || !(p = head_int(p, e, &ev->dur, 0))) return NULL;
-    if (!HEAD_LIT(",\"tid\":") || !(p = head_int(p, e, &ev->tid, 0))) return NULL;
-    if (!HEAD_LIT(",\"api\":\"") || !(p = fast_str(p, e, &v))) return NULL;
-    if (!HEAD_LIT(",\"res\":")) return NULL;
-    if (HEAD_LIT("null")) ev->res_null = 1;
-    else if (!(p = head_int(p, e, &ev->res, 1))) return NULL;
-    if (!HEAD_LIT(",\"dev\":") || !(p = head_int(p, e, &x, 1)) || x < -1 || x > 4095) return NULL;
-    ev->dev = x;
-    ev->type = t < 0 ? VT_EV_UNKNOWN : (enum vt_ev_type)t;
-    ev->api = keep_str(r, v.s, v.n);
-    ev->has |= VT_F_T | VT_F_DUR | VT_F_TID | VT_F_API | VT_F_RES | VT_F_DEV;
-    r->seen_ev = 1;
-    return p;
-}
-
-/* Returns 0 parsed, FALLBACK, or a negative error from field(). */
-static int fast_parse(struct vt_reader *r, const char *p, const char *e, struct vt_event *ev,
-                      char *err, size_t errlen)
-{
-    p = ws(p, e);
-    if (p >= e || *p != '{') return FALLBACK;
-    const char *after_head = call_head(r, p, e, ev);
-    if (after_head) { p = after_head; goto next_field; }
-    p = ws(p + 1, e);
-    if (p < e && *p == '}') return ws(p + 1, e) == e ? 0 : FALLBACK;
-    for (;;) {
-        struct jval key, v;
-        if (p >= e || *p != '"' || !(p = fast_str(p + 1, e, &key))) return FALLBACK;
-        p = ws(p, e);
-        if (p >= e || *p != ':') return FALLBACK;
-        p = ws(p + 1, e);
-        if (p < e && *p == '[') {
-            size_t n = 0;
-            p = ws(p + 1, e);
-            if (p < e && *p == ']') p++;
-            else for (;;) {
-                if (n >= VT_READER_MAX_BT) return FALLBACK;
-                if (!(p = fast_scalar(p, e, &r->elems[n]))) return FALLBACK;
-                n++;
-                p = ws(p, e);
-                if (p < e && *p == ',') { p = ws(p + 1, e); continue; }
-                if (p < e && *p == ']') { p++; break; }
-                return FALLBACK;
-            }
-            v.type = JV_ARR; v.n = n; v.elems = r->elems; v.jo = NULL; v.big = 0;
-        } else if (!(p = fast_scalar(p, e, &v))) return FALLBACK;
-        int rc = field(r, ev, key.s, key.n, &v, err, errlen);
-        if (rc < 0) return rc;
-    next_field:
-        p = ws(p, e);
-        if (p < e && *p == ',') { p = ws(p + 1, e); continue; }
-        if (p < e && *p == '}') return ws(p + 1, e) == e ? 0 : FALLBACK;
-        return FALLBACK;
-    }
-}
-
 /* ---- json-c fallback ----------------------------------------------------------------------- */
 
 static void to_jval(json_object *o, struct jval *v)
@@ -558,7 +398,7 @@ static int slow_parse(struct vt_reader *r, const char *p, size_t len, struct vt_
             for (size_t i = 0; i < v.n; i++) to_jval(json_object_array_get_idx(val, i), &r->elems[i]);
             v.elems = r->elems;
         }
-        int rc = field(r, ev, key, strlen(key), &v, err, errlen);
+        int rc = vtr_rd_field(r, ev, key, strlen(key), &v, err, errlen);
         if (rc < 0) return rc;
     }
     return 0;
@@ -642,7 +482,7 @@ int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
         ev->line = r->line;
         r->alen = 0;
         r->seen_ev = 0;
-        int rc = pass == 0 ? fast_parse(r, line, line + len, ev, err, errlen)
+        int rc = pass == 0 ? vtr_rd_fast_parse(r, line, line + len, ev, err, errlen)
                            : slow_parse(r, line, len, ev, err, errlen);
         if (rc < 0) return rc;
         if (rc == FALLBACK) continue;

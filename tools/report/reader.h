@@ -96,6 +96,10 @@ int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
 struct vt_reader *vt_reader_new_mem(const char *name);
 long vt_reader_warnings(const struct vt_reader *r);
 long vt_reader_lines(const struct vt_reader *r);
+/* Continue reading at byte OFFSET, which starts line number LINE (1-based); GOT_HEADER says
+ * whether a record was already returned (the header). For the parallel reader (reader_mt.h),
+ * which hands the rest of a trace back here at its first unusual line. 0, or -1. */
+int vt_reader_seek(struct vt_reader *r, uint64_t offset, long line, int got_header);
 const char *vt_reader_path(const struct vt_reader *r);
 void vt_reader_close(struct vt_reader *r);
 

@@ -11,6 +11,7 @@
 #include "journal.h"
 #include "report/analysis.h"
 #include "report/reader.h"
+#include "report/reader_mt.h"
 #include "report/refbw.h"
 #include "report/render.h"
 
@@ -79,15 +80,15 @@ static int analyse(const char *path, struct vt_proc *p)
     long got = vt_journal_recover(path, err, sizeof err);
     if (got > 0) fprintf(stderr, "vramtrace report: %s: recovered %ld events left in %s.ring\n", path, got, path);
     else if (got < 0) fprintf(stderr, "vramtrace report: warning: %s\n", err);
-    struct vt_reader *r = vt_reader_open(path, on_warn, &w, err, sizeof err);
+    struct vt_mreader *r = vt_mreader_open(path, on_warn, &w, err, sizeof err);
     if (!r) { fprintf(stderr, "vramtrace report: %s\n", err); return 2; }
     struct vt_event ev;
     int rc;
-    while ((rc = vt_reader_next(r, &ev, err, sizeof err)) > 0)
+    while ((rc = vt_mreader_next(r, &ev, err, sizeof err)) > 0)
         if (vt_proc_feed(p, &ev, err, sizeof err) < 0) { rc = VT_RD_ENOMEM; break; }
     p->warnings = w.total;
-    p->lines = vt_reader_lines(r);
-    vt_reader_close(r);
+    p->lines = vt_mreader_lines(r);
+    vt_mreader_close(r);
     if (w.shown > MAX_WARN_SHOWN)
         fprintf(stderr, "vramtrace report: %s: %ld more warnings not shown\n", path, w.shown - MAX_WARN_SHOWN);
     if (rc < 0) {

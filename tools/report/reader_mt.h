@@ -1,0 +1,26 @@
+/* reader_mt.h - the trace reader (reader.h) spread over the machine's cores for large traces.
+ *
+ * Worker threads parse fixed-size chunks of the file (each chunk owns the lines that start in
+ * it) into batches of events; the caller takes them in file order, so it sees exactly the
+ * records, fields and line numbers vt_reader_next() gives. Only clean lines are handled here:
+ * at the first line that would need a warning or an error (NUL bytes, a parse or schema error, a
+ * missing newline at the end, an over-long line, no header first) the rest of the file is read
+ * by the sequential reader from that line, so every message is the sequential reader's own.
+ * Small traces (under 64 MiB) and one-CPU machines use the sequential reader throughout.
+ *
+ * Invariants: events returned are valid until the next call; memory is bounded by the batches in
+ * flight (about 8 MiB each, two per worker), never by the trace size.
+ */
+#ifndef VT_REPORT_READER_MT_H
+#define VT_REPORT_READER_MT_H
+#include "report/reader.h"
+
+struct vt_mreader;
+/* As vt_reader_open. VRAMTRACE_REPORT_THREADS=N caps the workers (1: sequential);
+ * VRAMTRACE_REPORT_CHUNK=BYTES sets the chunk size and drops the size threshold (tests). */
+struct vt_mreader *vt_mreader_open(const char *path, vt_reader_warn_fn warn, void *warn_ctx, char *err, size_t errlen);
+/* As vt_reader_next. */
+int vt_mreader_next(struct vt_mreader *m, struct vt_event *ev, char *err, size_t errlen);
+long vt_mreader_lines(const struct vt_mreader *m);
+void vt_mreader_close(struct vt_mreader *m);
+#endif
