@@ -31,4 +31,26 @@ static inline uint64_t vt_u64(const void *p) { return (uint64_t)(uintptr_t)p; }
 /* After a context switch (cuCtxSetCurrent/Push/Pop, cuCtxCreate): the thread's current device,
  * the `dev` of its events, from the real driver (guard held, errno kept). hooks_pool.c */
 void vt_note_current_device(void);
+
+/* The two halves of a traced launch around the real call: errno kept once for both (the program
+ * and the real launch see the errno the caller left; the caller sees the real launch's), the
+ * trace asked once (vt_launch_begin, inside `begin`, which also sets k), and t0 taken after the
+ * checks so the duration is the real launch's. */
+#define VT_LAUNCH_BEGIN(c, k, traced, api, begin)                                   \
+    VT_SAVE_ERRNO;                                                                  \
+    struct vt_call c = { .api = (api), .dev = vt_ts.cur_dev };                      \
+    vt_kernel *k = NULL;                                                            \
+    int traced = (begin);                                                           \
+    VT_RESTORE_ERRNO;                                                               \
+    c.t0 = vt_now()
+#define VT_LAUNCH_END(c, k, traced, r, grid, block, shm, stream)                    \
+    do {                                                                            \
+        VT_CALL_END(c, r);                                                          \
+        if (traced) {                                                               \
+            vt_saved_errno_ = errno;                                                \
+            vt_launch_end(&c, k, grid, block, shm, stream);                         \
+            VT_RESTORE_ERRNO;                                                       \
+        }                                                                           \
+    } while (0)
+
 #endif

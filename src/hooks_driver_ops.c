@@ -328,29 +328,13 @@ static int before_launch(struct vt_call *c, vt_kernel **k, CUfunction f, void **
 
 /* As the runtime launches (hooks_launch.c): errno kept once around both halves, the trace asked
  * once. */
-#define DRV_LAUNCH_BEGIN(c, k, traced, api, f, params, extra)                        \
-    VT_SAVE_ERRNO;                                                                   \
-    struct vt_call c = { .api = (api), .dev = vt_ts.cur_dev };                       \
-    vt_kernel *k;                                                                    \
-    int traced = before_launch(&c, &k, f, params, extra);                            \
-    VT_RESTORE_ERRNO;                                                                \
-    c.t0 = vt_now()
-#define DRV_LAUNCH_END(c, k, traced, r, grid, block, shm, stream)                    \
-    do {                                                                             \
-        VT_CALL_END(c, r);                                                           \
-        if (traced) {                                                                \
-            vt_saved_errno_ = errno;                                                 \
-            vt_launch_end(&c, k, grid, block, shm, stream);                          \
-            VT_RESTORE_ERRNO;                                                        \
-        }                                                                            \
-    } while (0)
 typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **, void **);
 static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, unsigned shm, CUstream s, void **params, void **extra)
 {
-    DRV_LAUNCH_BEGIN(c, k, traced, api, f, params, extra);
+    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, extra));
     CUresult r = ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
-    DRV_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
+    VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
     return r;
 }
 #define LAUNCH_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
@@ -362,9 +346,9 @@ typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, vo
 static CUresult launch_ex_impl(void *real, const char *api, const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
 {
     if (!cfg) return ((launch_ex_fn)real)(cfg, f, params, extra);
-    DRV_LAUNCH_BEGIN(c, k, traced, api, f, params, extra);
+    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, extra));
     CUresult r = ((launch_ex_fn)real)(cfg, f, params, extra);
-    DRV_LAUNCH_END(c, k, traced, r, ((vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ }),
+    VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ }),
                    ((vt_dim3){ cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ }), cfg->sharedMemBytes, u(cfg->hStream));
     return r;
 }

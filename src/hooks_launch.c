@@ -106,21 +106,11 @@ static inline __attribute__((always_inline)) cudaError_t launch_impl(void *real,
                                                                      dim3 b, void **args, size_t shm, cudaStream_t s)
 {
     if (vt_forward_only() || vt_in_runtime()) return ((launch_fn)real)(fn, g, b, args, shm, s);
-    VT_SAVE_ERRNO;
-    struct vt_call c = { .api = api, .dev = vt_ts.cur_dev };
-    vt_kernel *k = kernel_for(fn);
-    int traced = vt_launch_begin(&c, k, args, NULL, 0);
-    VT_RESTORE_ERRNO;
-    c.t0 = vt_now();
+    VT_LAUNCH_BEGIN(c, k, traced, api, (k = kernel_for(fn), vt_launch_begin(&c, k, args, NULL, 0)));
     vt_ts.rt_depth++;
     cudaError_t r = ((launch_fn)real)(fn, g, b, args, shm, s);
     vt_ts.rt_depth--;
-    VT_CALL_END(c, r);
-    if (traced) {
-        vt_saved_errno_ = errno;
-        vt_launch_end(&c, k, g, b, shm, u(s));
-        VT_RESTORE_ERRNO;
-    }
+    VT_LAUNCH_END(c, k, traced, r, g, b, shm, u(s));
     return r;
 }
 
@@ -138,21 +128,11 @@ typedef cudaError_t (*launch_ex_fn)(const cudaLaunchConfig_t *, const void *, vo
 static cudaError_t launch_ex_impl(void *real, const char *api, const cudaLaunchConfig_t *cfg, const void *fn, void **args)
 {
     if (vt_forward_only() || vt_in_runtime() || !cfg) return ((launch_ex_fn)real)(cfg, fn, args);
-    VT_SAVE_ERRNO;
-    struct vt_call c = { .api = api, .dev = vt_ts.cur_dev };
-    vt_kernel *k = kernel_for(fn);
-    int traced = vt_launch_begin(&c, k, args, NULL, 0);
-    VT_RESTORE_ERRNO;
-    c.t0 = vt_now();
+    VT_LAUNCH_BEGIN(c, k, traced, api, (k = kernel_for(fn), vt_launch_begin(&c, k, args, NULL, 0)));
     vt_ts.rt_depth++;
     cudaError_t r = ((launch_ex_fn)real)(cfg, fn, args);
     vt_ts.rt_depth--;
-    VT_CALL_END(c, r);
-    if (traced) {
-        vt_saved_errno_ = errno;
-        vt_launch_end(&c, k, cfg->gridDim, cfg->blockDim, cfg->dynamicSmemBytes, u(cfg->stream));
-        VT_RESTORE_ERRNO;
-    }
+    VT_LAUNCH_END(c, k, traced, r, cfg->gridDim, cfg->blockDim, cfg->dynamicSmemBytes, u(cfg->stream));
     return r;
 }
 #define LAUNCH_EX_TWIN(fn) \
