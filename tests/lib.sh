@@ -37,3 +37,15 @@ if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
     export LD_PRELOAD="$VRAMTRACE_PRELOAD_FIRST${LD_PRELOAD:+:$LD_PRELOAD}"
 fi
 no_san() { env -u LD_PRELOAD "$@"; }
+# schema_ok DESC JSON JQ_FILTER : JSON validates against docs/report-schema.json with python3
+# jsonschema when it is installed, else JQ_FILTER (run with the schema as $s) must hold
+schema_ok() {
+    printf '%s' "$2" >"$TMP/schema-in.json"
+    if python3 -c 'import jsonschema' 2>/dev/null; then
+        check "$1 (jsonschema)" python3 -c '
+import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$TMP/schema-in.json" "$ROOT/docs/report-schema.json"
+    else
+        check "$1 (jq)" jq -e --slurpfile s "$ROOT/docs/report-schema.json" "$3" "$TMP/schema-in.json"
+    fi
+}

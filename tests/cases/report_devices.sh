@@ -6,16 +6,7 @@
 . "$ROOT/tests/lib.sh"
 MiB=1048576
 devs() { printf '%s' "$1" | jq -r '[.processes[0].devices[] | "\(.dev):\(.peak_bytes)"] | join(" ")'; }
-schema_ok() { # schema_ok DESC JSON
-    printf '%s' "$2" >"$TMP/s.json"
-    if python3 -c 'import jsonschema' 2>/dev/null; then
-        check "$1 (jsonschema)" python3 -c '
-import json, sys, jsonschema
-jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))' "$TMP/s.json" "$ROOT/docs/report-schema.json"
-    else
-        check "$1 (jq)" jq -e '.processes | all(.devices | all(has("dev") and has("name") and has("total_bytes") and has("peak_bytes") and has("peak_time_ns") and has("sim")))' "$TMP/s.json"
-    fi
-}
+DEVICES_SCHEMA='.processes | all(.devices | all(has("dev") and has("name") and has("total_bytes") and has("peak_bytes") and has("peak_time_ns") and has("sim")))'
 
 # ---- hand-written ------------------------------------------------------------------------------
 al() { echo "{\"ev\":\"alloc\",\"t\":$1,\"dur\":1,\"tid\":1,\"api\":\"cudaMalloc\",\"res\":0,\"dev\":$2,\"addr\":\"$3\",\"size\":$(($4 * MiB)),\"mem\":\"device\"}"; }
@@ -41,7 +32,7 @@ check_eq "hand-written: name, total_bytes, sim from the device records (null nam
     "$(printf '%s' "$j" | jq -r '[.processes[0].devices[] | "\(.name)/\(.total_bytes)/\(.sim)"] | join(" ")')" \
     "null/0/false GPU zero/1073741824/false GPU one/2147483648/true GPU three/4096/false"
 check_eq "hand-written: process peak (10 MiB) is not the sum of device peaks" "$(printf '%s' "$j" | jq .peak_bytes)" $((10*MiB))
-schema_ok "hand-written: --json validates" "$j"
+schema_ok "hand-written: --json validates" "$j" "$DEVICES_SCHEMA"
 # two traces: each processes[] entry has its own devices
 cp "$TMP/devs.jsonl" "$TMP/devs2.jsonl"
 j2=$("$VT" report --json "$TMP/devs.jsonl" "$TMP/devs2.jsonl")
@@ -63,6 +54,6 @@ check_eq "multi: peak_time_ns = the allocation that reached each peak" \
     "$(printf '%s' "$j" | jq -r '[.processes[0].devices[] | .peak_time_ns] | join(",")')" \
     "$(jqs "$t" '[.[]|select(.ev=="alloc")] as $a | [($a[]|select(.api=="cuMemAlloc_v2" and .dev==0)|.t), ($a[]|select(.api=="cudaMallocAsync")|.t)] | join(",")')"
 check_eq "multi: process peak 6.5 MiB" "$(printf '%s' "$j" | jq .peak_bytes)" $((6*MiB + MiB/2))
-schema_ok "multi: --json validates" "$j"
+schema_ok "multi: --json validates" "$j" "$DEVICES_SCHEMA"
 out=$("$VT" report "$t")
 check "multi: text lists both device peaks" sh -c 'printf "%s\n" "$1" | grep -q "dev 0 (.*): peak 3.00 MiB" && printf "%s\n" "$1" | grep -q "dev 1 (.*): peak 4.00 MiB"' _ "$out"
