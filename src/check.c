@@ -194,7 +194,7 @@ int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
 {
     uint64_t gen = vt_registry_generation() + 1; /* +1: zeroed entries never match */
     struct vt_lc_ent *e = vt_lcache_slot(v);
-    if (e->gen == gen && v - e->base < e->size) {
+    if (vt_lcache_hit(vt_lcache, v, gen)) {
         *out = (vt_alloc_info){ e->base, e->size, e->mem, e->dev };
         return 0;
     }

@@ -59,19 +59,13 @@ static const char *fast_scalar(const char *p, const char *e, struct jval *v)
  * whole line, reporting any error exactly as before. */
 #define HEAD_LIT(lit) (e - p >= (ptrdiff_t)sizeof(lit) - 1 && memcmp(p, lit, sizeof(lit) - 1) == 0 ? (p += sizeof(lit) - 1, 1) : 0)
 
-/* A JSON integer as fast_scalar accepts it, within int64 (NULL otherwise). */
+/* An integer field of the head: fast_scalar's number, within int64, not negative unless allowed
+ * (anything else: NULL, and the general path gives its error). */
 static inline const char *head_int(const char *p, const char *e, int64_t *out, int allow_neg)
 {
-    int neg = allow_neg && p < e && *p == '-';
-    if (neg) p++;
-    const char *d = p;
-    uint64_t u = 0;
-    while (p < e && (unsigned)(*p - '0') < 10 && p - d < 19) u = u * 10 + (uint64_t)(*p++ - '0');
-    size_t nd = (size_t)(p - d);
-    if (nd == 0 || (nd > 1 && *d == '0') || (p < e && ((unsigned)(*p - '0') < 10 || *p == '.' || *p == 'e' || *p == 'E')))
-        return NULL;
-    if (u > (uint64_t)INT64_MAX) return NULL;
-    *out = neg ? -(int64_t)u : (int64_t)u;
+    struct jval v;
+    if (!(p = fast_scalar(p, e, &v)) || v.type != JV_INT || v.big || (!allow_neg && v.i < 0)) return NULL;
+    *out = v.i;
     return p;
 }
 

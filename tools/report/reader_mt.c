@@ -91,17 +91,18 @@ static const char *keep(struct batch *b, const char *s, int *ok)
 /* Copy a parsed event into the batch: its strings lived in the worker's per-line arena. */
 static int append(struct batch *b, const struct vt_event *src, long lidx, uint64_t off)
 {
-    size_t cap = b->ecap;
-    if (b->n == b->ecap) {
-        size_t need = b->n + 1;
-        if (grow((void **)&b->ev, &cap, need, sizeof *b->ev)) return -1;
-        cap = b->ecap;
-        if (grow((void **)&b->lidx, &cap, need, sizeof *b->lidx)) return -1;
-        cap = b->ecap;
-        if (grow((void **)&b->off, &cap, need, sizeof *b->off)) return -1;
-        cap = b->ecap;
-        if (grow((void **)&b->bto, &cap, need, sizeof *b->bto)) return -1;
-        b->ecap = cap;
+    if (b->n == b->ecap) { /* the four per-event arrays grow together */
+        size_t nc = b->ecap ? b->ecap * 2 : 1024;
+        void *ev_n = realloc(b->ev, nc * sizeof *b->ev);
+        if (ev_n) b->ev = ev_n;
+        void *lidx_n = realloc(b->lidx, nc * sizeof *b->lidx);
+        if (lidx_n) b->lidx = lidx_n;
+        void *off_n = realloc(b->off, nc * sizeof *b->off);
+        if (off_n) b->off = off_n;
+        void *bto_n = realloc(b->bto, nc * sizeof *b->bto);
+        if (bto_n) b->bto = bto_n;
+        if (!ev_n || !lidx_n || !off_n || !bto_n) return -1; /* ecap stays: the grown ones are just larger */
+        b->ecap = nc;
     }
     if (grow((void **)&b->bt, &b->btcap, b->nbt + src->nbt, sizeof *b->bt)) return -1;
     struct vt_event *e = &b->ev[b->n];
@@ -168,17 +169,17 @@ static void parse_chunk(struct vt_mreader *m, struct vt_reader *r, struct batch 
         }
         size_t ln = (size_t)(nl - p);
         if (memchr(p, '\0', ln)) { flag(b, b->nlines, off); return; }
-        long lidx = b->nlines++;
+        long lidx = b->nlines;
         while (ln && (p[ln - 1] == '\r' || p[ln - 1] == ' ' || p[ln - 1] == '\t')) ln--;
         if (ln) {
             struct vt_event ev;
             if (vt_reader_parse_line(r, p, ln, first, &ev, err, sizeof err) != 1 || append(b, &ev, lidx, off) != 0) {
-                b->nlines--;
                 flag(b, lidx, off);
                 return;
             }
             first = 0;
         }
+        b->nlines++;
         p = nl + 1;
     }
     b->has_end = 1;
