@@ -3,11 +3,15 @@
 
 #include "rangemap.h"
 
+#include <errno.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* Region sizes per level: 2 MiB (the driver's large-page granule: small allocations share one,
  * 2 MiB segments each get their own), then x32 each up to 64 TiB, then the whole address space.
@@ -22,14 +26,13 @@ static const unsigned lev_shift[NLEV] = { 21, 26, 31, 36, 41, 46, 64 };
 
 struct freed_ent { uint64_t base, end; uint32_t meta; };
 struct shard {
-    pthread_mutex_t lock;
+    _Atomic int lock; /* 0 free, 1 held, 2 held with waiters (futex word) */
     struct vt_rm map;
     unsigned freed_next, freed_count;
     struct freed_ent freed[FREED_RING];
 } __attribute__((aligned(128)));   /* no false sharing between shards' locks */
 
 static struct shard shards[NSHARDS];
-static pthread_once_t shards_once = PTHREAD_ONCE_INIT;
 /* bit L: level L has ever held a range; lookups skip levels never used (read-mostly word) */
 static _Atomic unsigned lev_used;
 
@@ -58,12 +61,38 @@ static inline void unpack(uint64_t base, uint64_t end, uint32_t meta, vt_alloc_i
     out->dev = (int)((meta & ~META_FREEING) >> 8) - 1;
 }
 
-/* PTHREAD_MUTEX_INITIALIZER cannot fill an array; the locks are made on first use. */
-static void init_shards(void) { for (int i = 0; i < NSHARDS; i++) pthread_mutex_init(&shards[i].lock, NULL); }
-static inline void ensure_init(void) { pthread_once(&shards_once, init_shards); }
-static void lock_shard(int s) { ensure_init(); pthread_mutex_lock(&shards[s].lock); }
+/* Shard locks are futex words, not pthread mutexes: zero is unlocked, so they need no init,
+ * and an uncontended lock/unlock pair is two atomic instructions inline (the glibc pair and its
+ * pthread_once check cost ~57 instructions, three pairs per malloc+free). Contention takes the
+ * classic three-state path (Drepper, "Futexes Are Tricky", mutex2). */
+static __attribute__((noinline)) void lock_slow(_Atomic int *l, int c)
+{
+    int saved = errno;
+    if (c != 2) c = atomic_exchange_explicit(l, 2, memory_order_acquire);
+    while (c != 0) {
+        syscall(SYS_futex, (int *)l, FUTEX_WAIT_PRIVATE, 2, NULL, NULL, 0);
+        c = atomic_exchange_explicit(l, 2, memory_order_acquire);
+    }
+    errno = saved;
+}
+static __attribute__((noinline)) void unlock_wake(_Atomic int *l)
+{
+    int saved = errno;
+    syscall(SYS_futex, (int *)l, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    errno = saved;
+}
+static inline void lock_shard(int s)
+{
+    int c = 0;
+    if (__builtin_expect(!atomic_compare_exchange_strong_explicit(&shards[s].lock, &c, 1, memory_order_acquire, memory_order_relaxed), 0))
+        lock_slow(&shards[s].lock, c);
+}
+static inline void unlock_shard(int s)
+{
+    if (__builtin_expect(atomic_exchange_explicit(&shards[s].lock, 0, memory_order_release) == 2, 0)) unlock_wake(&shards[s].lock);
+}
 void vt_registry_lock_shard(int s) { if (s >= 0 && s < NSHARDS) lock_shard(s); }
-void vt_registry_unlock_shard(int s) { if (s >= 0 && s < NSHARDS) pthread_mutex_unlock(&shards[s].lock); }
+void vt_registry_unlock_shard(int s) { if (s >= 0 && s < NSHARDS) unlock_shard(s); }
 
 static inline uint64_t region(int lev, uint64_t a) { return lev_shift[lev] >= 64 ? 0 : a >> lev_shift[lev]; }
 static inline int shard_at(int lev, uint64_t a) { return lev * NSHARD + (int)(region(lev, a) & (NSHARD - 1)); }
@@ -423,9 +452,8 @@ void vt_registry_reset(void)
     atomic_store(&span_lo, UINT64_MAX);
     atomic_store(&span_hi, 0);
     atomic_fetch_add(&vt_registry_removals, 1);
-    ensure_init();
     for (int s = 0; s < NSHARDS; s++) {
-        pthread_mutex_init(&shards[s].lock, NULL);
+        atomic_store(&shards[s].lock, 0);
         vt_rm_reset(&shards[s].map);
         shards[s].freed_count = shards[s].freed_next = 0;
     }
