@@ -40,7 +40,7 @@ void vt_fill_call(struct vt_rec_call *r, const struct vt_call *c)
     r->tid = vt_gettid();
     r->res = c->res;
     r->dev = c->dev;
-    vt_rec_set_api(r, c->api);
+    r->api = vt_api_id(c->api);
 }
 
 void vt_fmt_begin(vt_line *l, char *buf, const char *ev, const struct vt_call *c)
@@ -48,7 +48,7 @@ void vt_fmt_begin(vt_line *l, char *buf, const char *ev, const struct vt_call *c
     vt_line_init(l, buf, LINE_MAX_BYTES - 2);
     struct vt_rec_call r;
     vt_fill_call(&r, c);
-    vt_record_begin(l, ev, &r, 0);
+    vt_record_begin(l, ev, &r, vt_api_names_current(), 0);
 }
 
 /* Close the line; returns its length, or 0 when it overflowed (then it is not written). */
@@ -194,6 +194,13 @@ void vt_fmt_ensure_device(int dev)
 }
 
 
+static void emit_formatted(int type, const void *rec, size_t len)
+{
+    char buf[LINE_MAX_BYTES * 2];
+    size_t n = vt_record_format(type, rec, len, 0, vt_api_names_current(), buf, sizeof buf);
+    if (n) vt_trace_append(buf, n);
+}
+
 void vt_emit_record(int type, const void *rec, size_t len)
 {
     void *slot = vt_journal_claim(type, len);
@@ -202,9 +209,45 @@ void vt_emit_record(int type, const void *rec, size_t len)
         vt_journal_commit(slot);
         return;
     }
-    char buf[LINE_MAX_BYTES * 2];
-    size_t n = vt_record_format(type, rec, len, 0, buf, sizeof buf);
-    if (n) vt_trace_append(buf, n);
+    emit_formatted(type, rec, len);
+}
+
+/* The hot records are filled where the drainer reads them, in their claimed slot; with the
+ * journal off, in the caller's stack buffer, formatted here on publish. */
+static inline void *rec_claim(int type, size_t len, void *stack)
+{
+    void *slot = vt_journal_claim(type, len);
+    return slot ? slot : stack;
+}
+static inline void rec_publish(int type, void *rec, size_t len, const void *stack)
+{
+    if (rec != stack) vt_journal_commit(rec);
+    else emit_formatted(type, rec, len);
+}
+
+/* Every field is stored: a slot holds an older record's bytes. */
+static void fill_alloc(struct vt_rec_alloc *a, const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
+                       const struct vt_alloc_extra *x, const size_t *meminfo, const uint64_t *frames, int nf)
+{
+    static const struct vt_alloc_extra none;
+    if (!x) x = &none;
+    vt_fill_call(&a->c, c);
+    a->addr = addr;
+    a->size = size;
+    a->stream = x->stream;
+    a->pitch = x->pitch;
+    a->width = x->width;
+    a->height = x->height;
+    a->handle = x->handle;
+    a->free_b = meminfo ? meminfo[0] : 0;
+    a->total_b = meminfo ? meminfo[1] : 0;
+    a->mem = (uint8_t)mem;
+    a->has_stream = (uint8_t)x->has_stream;
+    a->is_handle = (uint8_t)x->is_handle;
+    a->has_meminfo = meminfo != NULL;
+    a->graph = (uint8_t)x->graph;
+    a->nframes = (uint16_t)nf;
+    if (nf) memcpy(a->frames, frames, (size_t)nf * sizeof frames[0]);
 }
 
 void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem, const struct vt_alloc_extra *x)
@@ -212,53 +255,35 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
     VT_SAVE_ERRNO;
     if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
     vt_fmt_ensure_device(c->dev);
-    struct { struct vt_rec_alloc a; uint64_t frames[VT_BT_MAX]; } r;
-    memset(&r.a, 0, sizeof r.a);
-    vt_fill_call(&r.a.c, c);
     int ok = c->res == 0;
-    r.a.addr = addr;
-    r.a.size = size;
-    r.a.mem = (uint8_t)mem;
-    if (x) {
-        r.a.is_handle = (uint8_t)x->is_handle;
-        r.a.handle = x->handle;
-        r.a.has_stream = (uint8_t)x->has_stream;
-        r.a.stream = x->stream;
-        r.a.graph = (uint8_t)x->graph;
-        r.a.pitch = x->pitch;
-        r.a.width = x->width;
-        r.a.height = x->height;
-    }
+    size_t info[2], *meminfo = NULL;
     if (!ok && vt_mem_counts_vram(mem)) {
         typedef CUresult (*info_fn)(size_t *, size_t *);
-        info_fn info = (info_fn)vt_real_driver("cuMemGetInfo_v2");
-        size_t fr = 0, tot = 0;
+        info_fn fn = (info_fn)vt_real_driver("cuMemGetInfo_v2");
         vt_ts.guard++;
-        CUresult res = info ? info(&fr, &tot) : CUDA_ERROR_NOT_SUPPORTED;
+        if (fn && fn(&info[0], &info[1]) == CUDA_SUCCESS) meminfo = info;
         vt_ts.guard--;
-        if (res == CUDA_SUCCESS) { r.a.has_meminfo = 1; r.a.free_b = fr; r.a.total_b = tot; }
     }
+    uint64_t frames[VT_BT_MAX];
     int nf = 0;
     if (vt_cfg.backtraces) {
-        nf = vt_backtrace(r.frames, vt_cfg.bt_depth);
-        vt_modules_cover(r.frames, nf);
+        nf = vt_backtrace(frames, vt_cfg.bt_depth);
+        vt_modules_cover(frames, nf);
     }
-    r.a.nframes = (uint16_t)nf;
     /* Insert and queue the record under the range's lock: the file's order is then the
      * registry's (registry.h). */
-    size_t len = sizeof r.a + (size_t)nf * sizeof r.frames[0];
+    struct { struct vt_rec_alloc a; uint64_t frames[VT_BT_MAX]; } stack;
+    size_t len = sizeof stack.a + (size_t)nf * sizeof frames[0];
+    int s = -1;
     if (ok && x && x->is_handle) {
         vt_registry_handle_lock();
         vt_registry_handle_insert_locked(x->handle, size, c->dev);
-        vt_emit_record(VT_R_ALLOC, &r, len);
-        vt_registry_handle_unlock();
-    } else if (ok) {
-        int s = vt_registry_insert_lock(addr, size, mem, c->dev);
-        vt_emit_record(VT_R_ALLOC, &r, len);
-        vt_registry_unlock_shard(s);
-    } else {
-        vt_emit_record(VT_R_ALLOC, &r, len);
-    }
+    } else if (ok) s = vt_registry_insert_lock(addr, size, mem, c->dev);
+    struct vt_rec_alloc *r = rec_claim(VT_R_ALLOC, len, &stack);
+    fill_alloc(r, c, addr, size, mem, x, meminfo, frames, nf);
+    rec_publish(VT_R_ALLOC, r, len, &stack);
+    if (ok && x && x->is_handle) vt_registry_handle_unlock();
+    else vt_registry_unlock_shard(s);
     VT_RESTORE_ERRNO;
 }
 
@@ -296,38 +321,47 @@ void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr,
     VT_RESTORE_ERRNO;
 }
 
+static void fill_free(struct vt_rec_free *r, const struct vt_free_pending *p)
+{
+    vt_fill_call(&r->c, &p->call);
+    r->c.dev = p->known ? p->dev : p->call.dev;
+    r->addr = p->addr;
+    r->size = p->size;
+    r->stream = p->stream;
+    r->mem = (uint8_t)p->mem;
+    r->known = (uint8_t)p->known;
+    r->is_handle = (uint8_t)p->is_handle;
+    r->has_stream = (uint8_t)p->has_stream;
+}
+
+static void emit_free(const struct vt_free_pending *p)
+{
+    struct vt_rec_free stack, *r = rec_claim(VT_R_FREE, sizeof *r, &stack);
+    fill_free(r, p);
+    rec_publish(VT_R_FREE, r, sizeof *r, &stack);
+}
+
 void vt_ev_free_end(struct vt_free_pending *p, int res)
 {
     VT_SAVE_ERRNO;
     VT_CALL_END(p->call, res);
     if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
-    struct vt_rec_free r;
-    memset(&r, 0, sizeof r);
-    vt_fill_call(&r.c, &p->call);
-    r.c.dev = p->known ? p->dev : p->call.dev;
-    r.addr = p->addr;
-    r.is_handle = (uint8_t)p->is_handle;
-    r.known = (uint8_t)p->known;
-    r.size = p->size;
-    r.mem = (uint8_t)p->mem;
-    r.has_stream = (uint8_t)p->has_stream;
-    r.stream = p->stream;
     vt_alloc_info a;
     if (p->known && p->is_handle) {
         vt_registry_handle_lock();
         if (res == 0) vt_registry_handle_remove_locked(p->addr, &a);
-        vt_emit_record(VT_R_FREE, &r, sizeof r);
+        emit_free(p);
         vt_registry_handle_unlock();
     } else if (p->known) {
         /* The line is queued before the range leaves the map: an insert of the same memory waits
          * for the range to go, so its line comes after this one. */
         vt_registry_lock_shard(p->shard);
         if (res != 0) vt_registry_set_freeing_locked(p->shard, p->addr, 0); /* nothing was freed */
-        vt_emit_record(VT_R_FREE, &r, sizeof r);
+        emit_free(p);
         if (res == 0) vt_registry_remove_locked(p->shard, p->addr, &a);
         vt_registry_unlock_shard(p->shard);
     } else {
-        vt_emit_record(VT_R_FREE, &r, sizeof r);
+        emit_free(p);
     }
     if (res != 0 && !p->known && p->addr && vt_cfg.check != VT_CHECK_OFF && !p->is_handle) {
         int was_freed = vt_registry_freed_lookup(p->addr, &a) == 0 && a.base == p->addr;

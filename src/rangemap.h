@@ -1,7 +1,7 @@
 /* rangemap.h - the sorted map of non-overlapping address ranges under registry.c.
  *
  * One map is one `struct vt_rm` (zero-initialised is empty); registry.c keeps many, each with its
- * own lock. Blocks of up to 64 sorted entries, indexed by a sorted array of each block's first base: an
+ * own lock. Blocks of up to 32 sorted entries, indexed by a sorted array of each block's first base: an
  * insert or removal moves at most one block's entries (plus, on a split or an emptied block, one
  * pointer per block), so the cost stays flat with tens of thousands of live allocations; a lookup
  * is two binary searches. Reads (vt_rm_lookup) are lock-free under the map's seqlock; every other

@@ -14,26 +14,15 @@ static const char *const host_names[] = { NULL, "pageable", "pinned", "managed" 
  * the API name is capped) always fits a buffer of LINE_MIN bytes, so it is written unchecked. */
 #define LINE_MIN 512
 
-/* The record's name field is NUL-terminated within VT_API_NAME_MAX (vt_rec_set_api): copy the
- * whole field at once and advance by the name's length. */
-static inline char *api_name(char *p, const struct vt_rec_call *c)
+/* Table names are NUL-terminated within VT_API_NAME_MAX (api_names.h): copy the whole field at
+ * once and advance by the name's length. */
+static inline char *api_name(char *p, const char *name)
 {
-    memcpy(p, c->api, VT_API_NAME_MAX);
-    return p + strnlen(c->api, VT_API_NAME_MAX - 1);
+    memcpy(p, name, VT_API_NAME_MAX);
+    return p + strnlen(name, VT_API_NAME_MAX - 1);
 }
 
-__thread __attribute__((tls_model("initial-exec"))) struct vt_api_copy vt_api_cache[1 << VT_API_CACHE_BITS];
-
-void vt_rec_set_api_slow(struct vt_rec_call *c, const char *api, struct vt_api_copy *e)
-{
-    size_t n = api ? strnlen(api, VT_API_NAME_MAX - 1) : 0;
-    memset(e->api, 0, VT_API_NAME_MAX);
-    if (n) memcpy(e->api, api, n);
-    e->name = api;
-    memcpy(c->api, e->api, VT_API_NAME_MAX);
-}
-
-void vt_record_begin(vt_line *l, const char *ev, const struct vt_rec_call *c, int res_null)
+void vt_record_begin(vt_line *l, const char *ev, const struct vt_rec_call *c, const struct vt_api_names *names, int res_null)
 {
     char *p = l->p;
     p = VT_W_LIT(p, "{\"ev\":\"");
@@ -45,7 +34,7 @@ void vt_record_begin(vt_line *l, const char *ev, const struct vt_rec_call *c, in
     p = VT_W_LIT(p, ",\"tid\":");
     p = vt_w_i64(p, c->tid);
     p = VT_W_LIT(p, ",\"api\":\"");
-    p = api_name(p, c);
+    p = api_name(p, vt_api_name(names, c->api));
     if (res_null) p = VT_W_LIT(p, "\",\"res\":null,\"dev\":");
     else {
         p = VT_W_LIT(p, "\",\"res\":");
@@ -56,9 +45,9 @@ void vt_record_begin(vt_line *l, const char *ev, const struct vt_rec_call *c, in
     l->p = p;
 }
 
-static void fmt_alloc(vt_line *l, const struct vt_rec_alloc *a)
+static void fmt_alloc(vt_line *l, const struct vt_api_names *names, const struct vt_rec_alloc *a)
 {
-    vt_record_begin(l, "alloc", &a->c, 0);
+    vt_record_begin(l, "alloc", &a->c, names, 0);
     int ok = a->c.res == 0;
     if (ok && !a->is_handle) { vt_put_key(l, "addr"); vt_put_hex(l, a->addr); }
     vt_put_key(l, "size"); vt_put_u64(l, a->size);
@@ -85,7 +74,7 @@ static void fmt_alloc(vt_line *l, const struct vt_rec_alloc *a)
     }
 }
 
-static void fmt_free(vt_line *l, const struct vt_rec_free *f)
+static void fmt_free(vt_line *l, const struct vt_api_names *names, const struct vt_rec_free *f)
 {
     char *p = l->p;
     p = VT_W_LIT(p, "{\"ev\":\"free\",\"t\":");
@@ -93,7 +82,7 @@ static void fmt_free(vt_line *l, const struct vt_rec_free *f)
     p = VT_W_LIT(p, ",\"tid\":");
     p = vt_w_i64(p, f->c.tid);
     p = VT_W_LIT(p, ",\"api\":\"");
-    p = api_name(p, &f->c);
+    p = api_name(p, vt_api_name(names, f->c.api));
     p = VT_W_LIT(p, "\",\"dev\":");
     p = vt_w_i64(p, f->c.dev);
     p = f->is_handle ? VT_W_LIT(p, ",\"handle\":") : VT_W_LIT(p, ",\"addr\":");
@@ -114,9 +103,9 @@ static void fmt_free(vt_line *l, const struct vt_rec_free *f)
     l->p = p;
 }
 
-static void fmt_copy(vt_line *l, const struct vt_rec_copy *x)
+static void fmt_copy(vt_line *l, const struct vt_api_names *names, const struct vt_rec_copy *x)
 {
-    vt_record_begin(l, "copy", &x->c, 0);
+    vt_record_begin(l, "copy", &x->c, names, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"dst\":");
     p = vt_w_hex(p, x->dst);
@@ -147,9 +136,9 @@ static void fmt_copy(vt_line *l, const struct vt_rec_copy *x)
     l->p = p;
 }
 
-static void fmt_set(vt_line *l, const struct vt_rec_set *s)
+static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct vt_rec_set *s)
 {
-    vt_record_begin(l, "set", &s->c, 0);
+    vt_record_begin(l, "set", &s->c, names, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"addr\":");
     p = vt_w_hex(p, s->addr);
@@ -162,9 +151,9 @@ static void fmt_set(vt_line *l, const struct vt_rec_set *s)
     l->p = p;
 }
 
-static void fmt_launch(vt_line *l, const struct vt_rec_launch *k)
+static void fmt_launch(vt_line *l, const struct vt_api_names *names, const struct vt_rec_launch *k)
 {
-    vt_record_begin(l, "launch", &k->c, 0);
+    vt_record_begin(l, "launch", &k->c, names, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"k\":");
     p = vt_w_u64(p, k->k);
@@ -179,9 +168,9 @@ static void fmt_launch(vt_line *l, const struct vt_rec_launch *k)
     l->p = p;
 }
 
-static void fmt_meminfo(vt_line *l, const struct vt_rec_meminfo *m)
+static void fmt_meminfo(vt_line *l, const struct vt_api_names *names, const struct vt_rec_meminfo *m)
 {
-    vt_record_begin(l, "meminfo", &m->c, 0);
+    vt_record_begin(l, "meminfo", &m->c, names, 0);
     if (m->c.res == 0) {
         char *p = l->p;
         p = VT_W_LIT(p, ",\"free_bytes\":");
@@ -192,21 +181,8 @@ static void fmt_meminfo(vt_line *l, const struct vt_rec_meminfo *m)
     }
 }
 
-void vt_record_sanitize(int type, void *rec, size_t len)
-{
-    if (type == VT_R_TEXT || len < sizeof(struct vt_rec_call)) return;
-    char *api = ((struct vt_rec_call *)rec)->api;
-    for (size_t i = 0; i < VT_API_NAME_MAX; i++) {
-        char ch = api[i];
-        if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_')) {
-            api[i] = '\0';
-            break;
-        }
-    }
-    api[VT_API_NAME_MAX - 1] = '\0';
-}
-
-size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, char *buf, size_t cap)
+size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, const struct vt_api_names *names,
+                        char *buf, size_t cap)
 {
     if (incomplete) return 0; /* its writer died while filling it: the fields cannot be trusted */
     if (type == VT_R_TEXT) {
@@ -222,15 +198,15 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
     case VT_R_ALLOC: {
         const struct vt_rec_alloc *a = rec;
         if (len < sizeof *a || a->nframes > (len - sizeof *a) / sizeof a->frames[0]) return 0;
-        fmt_alloc(&l, a);
+        fmt_alloc(&l, names, a);
         break;
     }
-    case VT_R_FREE: if (len < sizeof(struct vt_rec_free)) return 0; fmt_free(&l, rec); break;
-    case VT_R_COPY: if (len < sizeof(struct vt_rec_copy)) return 0; fmt_copy(&l, rec); break;
-    case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, rec); break;
-    case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, rec); break;
-    case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; vt_record_begin(&l, "sync", rec, 0); break;
-    case VT_R_MEMINFO: if (len < sizeof(struct vt_rec_meminfo)) return 0; fmt_meminfo(&l, rec); break;
+    case VT_R_FREE: if (len < sizeof(struct vt_rec_free)) return 0; fmt_free(&l, names, rec); break;
+    case VT_R_COPY: if (len < sizeof(struct vt_rec_copy)) return 0; fmt_copy(&l, names, rec); break;
+    case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, names, rec); break;
+    case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, names, rec); break;
+    case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; vt_record_begin(&l, "sync", rec, names, 0); break;
+    case VT_R_MEMINFO: if (len < sizeof(struct vt_rec_meminfo)) return 0; fmt_meminfo(&l, names, rec); break;
     default: return 0;
     }
     VT_PUT_LIT(&l, "}\n");

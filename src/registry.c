@@ -94,7 +94,7 @@ static inline void unlock_shard(int s)
 void vt_registry_lock_shard(int s) { if (s >= 0 && s < NSHARDS) lock_shard(s); }
 void vt_registry_unlock_shard(int s) { if (s >= 0 && s < NSHARDS) unlock_shard(s); }
 
-static inline uint64_t region(int lev, uint64_t a) { return lev_shift[lev] >= 64 ? 0 : a >> lev_shift[lev]; }
+static inline uint64_t region(int lev, uint64_t a) { return lev < NLEV - 1 ? a >> lev_shift[lev] : 0; }
 static inline int shard_at(int lev, uint64_t a) { return lev * NSHARD + (int)(region(lev, a) & (NSHARD - 1)); }
 static int home_level(uint64_t base, uint64_t last)
 {
@@ -103,6 +103,9 @@ static int home_level(uint64_t base, uint64_t last)
     return lev;
 }
 static inline unsigned used_levels(void) { return atomic_load_explicit(&lev_used, memory_order_acquire); }
+/* Visit the levels set in `mask`, lowest first: one or two are in use, of seven. */
+#define FOR_EACH_LEVEL(lev, mask) \
+    for (unsigned vt_m_ = (mask), lev; vt_m_ && (lev = (unsigned)__builtin_ctz(vt_m_), 1); vt_m_ &= vt_m_ - 1)
 
 int vt_registry_in_device_span(uint64_t addr, uint64_t slack)
 {
@@ -157,10 +160,8 @@ static int clear_shard(int s, uint64_t base, uint64_t end)
  * driver has just handed this memory out. */
 static int clear_other_levels(int home_lev, uint64_t base, uint64_t end)
 {
-    unsigned used = used_levels();
-    for (int lev = 0; lev < NLEV; lev++) {
-        if (lev == home_lev || !(used & 1u << lev)) continue;
-        if (lev > home_lev) {
+    FOR_EACH_LEVEL(lev, used_levels() & ~(1u << home_lev)) {
+        if ((int)lev > home_lev) {
             int s = shard_at(lev, base);
             struct vt_rm_ent e;
             int rc = vt_rm_floor_lockfree(&shards[s].map, end - 1, &e);
@@ -233,9 +234,8 @@ static int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out)
 {
     unsigned used = used_levels();
     int several = (used & (used - 1)) != 0;
-    for (int lev = 0; lev < NLEV; lev++) {
-        if (!(used & 1u << lev)) continue;
-        int s = shard_at(lev, base);
+    FOR_EACH_LEVEL(lev, used) {
+        int s = shard_at((int)lev, base);
         struct vt_rm_ent e;
         if (several) {
             int rc = vt_rm_lookup(&shards[s].map, base, &e);
@@ -325,10 +325,8 @@ int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out)
 
 int vt_registry_lookup(uint64_t addr, vt_alloc_info *out)
 {
-    unsigned used = used_levels();
-    for (int lev = 0; lev < NLEV; lev++) {
-        if (!(used & 1u << lev)) continue;
-        int s = shard_at(lev, addr);
+    FOR_EACH_LEVEL(lev, used_levels()) {
+        int s = shard_at((int)lev, addr);
         struct vt_rm_ent e;
         int rc = vt_rm_lookup(&shards[s].map, addr, &e);
         if (rc == -2) { /* writers kept the seqlock busy: ask under the lock */
@@ -346,10 +344,8 @@ int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out)
     if (!vt_registry_in_device_span(addr, 0)) return -1;
     int rc = -1;
     uint64_t best = UINT64_MAX;
-    unsigned used = used_levels();
-    for (int lev = 0; lev < NLEV; lev++) {
-        if (!(used & 1u << lev)) continue;
-        int s = shard_at(lev, addr);
+    FOR_EACH_LEVEL(lev, used_levels()) {
+        int s = shard_at((int)lev, addr);
         struct shard *sh = &shards[s];
         lock_shard(s);
         for (unsigned k = 1; k <= sh->freed_count; k++) { /* newest first: the latest free of this memory */
@@ -391,11 +387,9 @@ int vt_registry_nearest_device(uint64_t addr, uint64_t slack, vt_alloc_info *out
     int rc = -1;
     uint64_t best = UINT64_MAX;
     uint64_t lo = addr > slack ? addr - slack : 0, hi = addr + slack < addr ? UINT64_MAX : addr + slack;
-    unsigned used = used_levels();
     /* A range within slack of addr has a point in [lo, hi], so its home region at its level
      * overlaps [lo, hi]: those regions' shards hold every candidate. */
-    for (int lev = 0; lev < NLEV; lev++) {
-        if (!(used & 1u << lev)) continue;
+    FOR_EACH_LEVEL(lev, used_levels()) {
         uint64_t r0 = region(lev, lo), n = region(lev, hi) - r0 + 1;
         for (uint64_t k = 0; k < n && k < NSHARD; k++) {
             int s = lev * NSHARD + (int)((r0 + k) & (NSHARD - 1));

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "api_names.h"
 #include "backtrace.h"
 #include "check.h"
 #include "events.h"
@@ -261,6 +262,7 @@ static void child_after_fork(void)
 {
     /* Only this thread survives: reset every lock and forget the parent's trace. The child gets
      * its own file on its first CUDA call. */
+    vt_api_names_after_fork(); /* before the journal moves the names out of the parent's ring */
     vt_journal_forget();
     vt_writer_forget();
     forked_child = 1;

@@ -8,10 +8,12 @@
 #include "registry.h"
 #include "vt_test.h"
 
+static const struct vt_api_names *names;
+
 static json_object *format(int type, const void *rec, size_t len, size_t *n)
 {
     static char buf[8192];
-    *n = vt_record_format(type, rec, len, 0, buf, sizeof buf);
+    *n = vt_record_format(type, rec, len, 0, names, buf, sizeof buf);
     if (!*n || buf[*n - 1] != '\n') return NULL;
     buf[*n - 1] = '\0';
     return json_tokener_parse(buf);
@@ -34,12 +36,13 @@ static void call(struct vt_rec_call *c, const char *api)
     c->dur = 77;
     c->tid = 4242;
     c->dev = 1;
-    vt_rec_set_api(c, api);
+    c->api = vt_api_id(api);
 }
 
 int main(void)
 {
     size_t n;
+    names = vt_api_names_current();
     struct { struct vt_rec_alloc a; uint64_t f[2]; } al;
     memset(&al, 0, sizeof al);
     call(&al.a.c, "cudaMalloc");
@@ -61,7 +64,7 @@ int main(void)
     VT_CHECK(json_object_object_get_ex(o, "bt", &bt) && json_object_array_length(bt) == 2, "alloc: two frames");
     json_object_put(o);
     al.a.nframes = 60000;
-    VT_CHECK(vt_record_format(VT_R_ALLOC, &al, sizeof al, 0, (char[8192]){0}, 8192) == 0,
+    VT_CHECK(vt_record_format(VT_R_ALLOC, &al, sizeof al, 0, names, (char[8192]){0}, 8192) == 0,
              "alloc: a frame count larger than the record is dropped");
 
     struct vt_rec_free fr;
@@ -125,17 +128,40 @@ int main(void)
     struct vt_rec_text *t = (struct vt_rec_text *)text;
     t->len = 4;
     memcpy(t->text, "{}\n", 3);
-    VT_CHECK(vt_record_format(VT_R_TEXT, t, sizeof *t + 4, 0, (char[64]){0}, 64) == 4, "text: copied as is");
+    VT_CHECK(vt_record_format(VT_R_TEXT, t, sizeof *t + 4, 0, names, (char[64]){0}, 64) == 4, "text: copied as is");
     t->len = 1000;
-    VT_CHECK(vt_record_format(VT_R_TEXT, t, sizeof *t + 4, 0, (char[64]){0}, 64) == 0, "text: a length past the record is dropped");
-    VT_CHECK(vt_record_format(VT_R_LAUNCH, &la, sizeof la, 1, (char[1024]){0}, 1024) == 0, "a half-written record is dropped");
-    VT_CHECK(vt_record_format(99, &la, sizeof la, 0, (char[1024]){0}, 1024) == 0, "an unknown type is dropped");
-    VT_CHECK(vt_record_format(VT_R_LAUNCH, &la, 8, 0, (char[1024]){0}, 1024) == 0, "a short record is dropped");
+    VT_CHECK(vt_record_format(VT_R_TEXT, t, sizeof *t + 4, 0, names, (char[64]){0}, 64) == 0, "text: a length past the record is dropped");
+    VT_CHECK(vt_record_format(VT_R_LAUNCH, &la, sizeof la, 1, names, (char[1024]){0}, 1024) == 0, "a half-written record is dropped");
+    VT_CHECK(vt_record_format(99, &la, sizeof la, 0, names, (char[1024]){0}, 1024) == 0, "an unknown type is dropped");
+    VT_CHECK(vt_record_format(VT_R_LAUNCH, &la, 8, 0, names, (char[1024]){0}, 1024) == 0, "a short record is dropped");
 
-    memcpy(la.c.api, "evil\",\"x\":1", 12);
-    vt_record_sanitize(VT_R_LAUNCH, &la, sizeof la);
-    o = format(VT_R_LAUNCH, &la, sizeof la, &n);
-    VT_CHECK(o && !strcmp(str(o, "api"), "evil"), "sanitize: a damaged API name cannot break the JSON");
-    json_object_put(o);
+    /* a ring read back from a dead process: its name table and ids are untrusted */
+    static struct vt_api_names file_names;
+    atomic_store(&file_names.count, 100000); /* past the table */
+    memcpy(file_names.name[0], "junk", 4);
+    memcpy(file_names.name[1], "evil\",\"x\":1", 12);
+    memset(file_names.name[2], 'A', VT_API_NAME_MAX); /* no NUL */
+    vt_api_names_sanitize(&file_names);
+    VT_CHECK_EQ_INT(atomic_load(&file_names.count), VT_API_IDS, "sanitize: a count past the table is clamped");
+    static char line[1024];
+    const char *want[] = { "", "evil", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "" };
+    uint32_t ids[] = { 0, 1, 2, 5000 };
+    for (int i = 0; i < 4; i++) {
+        la.c.api = ids[i];
+        size_t len = vt_record_format(VT_R_LAUNCH, &la, sizeof la, 0, &file_names, line, sizeof line);
+        o = NULL;
+        if (len && line[len - 1] == '\n') { line[len - 1] = '\0'; o = json_tokener_parse(line); }
+        char what[96];
+        snprintf(what, sizeof what, "sanitize: name id %u formats as valid JSON with api \"%s\"", ids[i], want[i]);
+        VT_CHECK(o && !strcmp(str(o, "api"), want[i]), what);
+        json_object_put(o);
+    }
+
+    /* ids: one per distinct name, stable, shared by equal strings at different addresses */
+    char copy[] = "cudaMalloc";
+    uint32_t a = vt_api_id("cudaMalloc"), b = vt_api_id(copy), z = vt_api_id(NULL);
+    VT_CHECK(a != 0 && a == b && z == 0, "ids: equal names share an id, NULL is id 0");
+    VT_CHECK(vt_api_id("cudaFree") != a, "ids: another name, another id");
+    VT_CHECK_EQ_STR(vt_api_name(names, a), "cudaMalloc", "ids: the id names its string");
     return vt_test_finish();
 }
