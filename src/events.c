@@ -307,7 +307,7 @@ void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr,
             known = vt_registry_handle_lookup_locked(addr, &a) == 0;
             vt_registry_handle_unlock();
         } else {
-            p->shard = vt_registry_begin_free(addr, &a);
+            p->shard = vt_registry_begin_free(addr, &a, &p->at);
             known = p->shard >= 0;
         }
         if (known) {
@@ -358,7 +358,7 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
         vt_registry_lock_shard(p->shard);
         if (res != 0) vt_registry_set_freeing_locked(p->shard, p->addr, 0); /* nothing was freed */
         emit_free(p);
-        if (res == 0) vt_registry_remove_locked(p->shard, p->addr, &a);
+        if (res == 0) vt_registry_remove_locked(p->shard, p->addr, p->at, &a);
         vt_registry_unlock_shard(p->shard);
     } else {
         emit_free(p);
@@ -490,7 +490,7 @@ void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, u
     if (c->res == 0) s = map ? vt_registry_insert_lock(addr, size, VT_MEM_VMM_MAP, c->dev) : vt_registry_lock_base(addr, NULL);
     if (n) vt_trace_append(buf, n);
     vt_alloc_info a;
-    if (s >= 0 && !map) vt_registry_remove_locked(s, addr, &a); /* after its line (registry.h) */
+    if (s >= 0 && !map) vt_registry_remove_locked(s, addr, 0, &a); /* after its line (registry.h) */
     vt_registry_unlock_shard(s);
     VT_RESTORE_ERRNO;
 }

@@ -43,7 +43,8 @@ struct vt_free_pending {
     uint64_t addr, stream;
     struct vt_call call;
     int mem, dev;
-    int shard; /* the registry shard holding the range (vt_registry_lock_base) */
+    int shard;   /* the registry shard holding the range (vt_registry_begin_free) */
+    uint32_t at; /* where it sat there (vt_registry_remove_locked's hint) */
     uint64_t size;
 };
 void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr, int is_handle, uint64_t stream, int has_stream);

@@ -150,17 +150,30 @@ int vt_rm_insert(struct vt_rm *m, uint64_t base, uint64_t end, uint32_t meta)
     return 0;
 }
 
-/* block and slot of the entry starting at base (locked) */
-static int find_exact(struct vt_rm *m, uint64_t base, long *bi_out, long *pos_out)
+/* A hint is (block << 8 | slot) + 1; a block index past 2^24 gives no hint. */
+static uint32_t hint_of(long bi, long pos) { return bi < (1l << 24) ? (uint32_t)(bi << 8 | pos) + 1 : 0; }
+
+/* block and slot of the entry starting at base (locked); `at` is tried first */
+static int find_exact(struct vt_rm *m, uint64_t base, uint32_t at, long *bi_out, long *pos_out)
 {
-    struct vt_rm_index *x = atomic_load(&m->idx);
-    size_t n = atomic_load(&m->nblk);
+    struct vt_rm_index *x = atomic_load_explicit(&m->idx, memory_order_relaxed);
+    size_t n = atomic_load_explicit(&m->nblk, memory_order_relaxed);
     if (!x || !n) return -1;
-    long bi = floor_first(x, n, base);
+    long bi, pos;
+    if (at) {
+        bi = (long)((at - 1) >> 8);
+        pos = (long)((at - 1) & 0xff);
+        if ((size_t)bi < n) {
+            struct vt_rm_blk *b = LD(x->blk[bi]);
+            if (pos < (long)LD(b->n) && LD(b->e[pos].base) == base) goto found;
+        }
+    }
+    bi = floor_first(x, n, base);
     if (bi < 0) return -1;
     struct vt_rm_blk *b = LD(x->blk[bi]);
-    long pos = floor_slot(b, LD(b->n), base);
+    pos = floor_slot(b, LD(b->n), base);
     if (pos < 0 || LD(b->e[pos].base) != base) return -1;
+found:
     *bi_out = bi;
     *pos_out = pos;
     return 0;
@@ -172,12 +185,13 @@ static void fill(struct slot *s, struct vt_rm_ent *out)
     out->base = LD(s->base);
     out->end = LD(s->end);
     out->meta = LD(s->meta);
+    out->at = 0;
 }
 
-int vt_rm_remove(struct vt_rm *m, uint64_t base, struct vt_rm_ent *out)
+int vt_rm_remove(struct vt_rm *m, uint64_t base, uint32_t at, struct vt_rm_ent *out)
 {
     long bi, pos;
-    if (find_exact(m, base, &bi, &pos) != 0) return -1;
+    if (find_exact(m, base, at, &bi, &pos) != 0) return -1;
     struct vt_rm_index *x = atomic_load(&m->idx);
     struct vt_rm_blk *b = LD(x->blk[bi]);
     fill(&b->e[pos], out);
@@ -199,10 +213,11 @@ int vt_rm_remove(struct vt_rm *m, uint64_t base, struct vt_rm_ent *out)
 int vt_rm_update_meta(struct vt_rm *m, uint64_t base, uint32_t set, uint32_t clear, struct vt_rm_ent *out)
 {
     long bi, pos;
-    if (find_exact(m, base, &bi, &pos) != 0) return -1;
+    if (find_exact(m, base, 0, &bi, &pos) != 0) return -1;
     struct vt_rm_blk *b = LD(atomic_load(&m->idx)->blk[bi]);
     ST(b->e[pos].meta, (LD(b->e[pos].meta) | set) & ~clear); /* one word: readers see old or new */
     fill(&b->e[pos], out);
+    if (out) out->at = hint_of(bi, pos);
     return 0;
 }
 
@@ -263,6 +278,7 @@ int vt_rm_floor_lockfree(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out)
                     out->base = LD(b->e[pos].base);
                     out->end = LD(b->e[pos].end);
                     out->meta = LD(b->e[pos].meta);
+                    out->at = 0;
                     rc = 0;
                 }
             }

@@ -18,6 +18,7 @@
 struct vt_rm_ent {
     uint64_t base, end;
     uint32_t meta;
+    uint32_t at; /* where the entry sat (vt_rm_update_meta): a hint for vt_rm_remove; 0 none */
 };
 
 struct vt_rm_index;
@@ -31,8 +32,10 @@ struct vt_rm {
 
 /* Insert [base, end). 0, -1 out of memory, -2 it overlaps an entry (nothing changed). */
 int vt_rm_insert(struct vt_rm *m, uint64_t base, uint64_t end, uint32_t meta);
-/* Remove the entry starting exactly at base. 0 found (filled), -1 none. */
-int vt_rm_remove(struct vt_rm *m, uint64_t base, struct vt_rm_ent *out);
+/* Remove the entry starting exactly at base. `at`: an earlier vt_rm_update_meta's out->at for the
+ * same entry (0: none), which skips the search while the entry has not moved (checked: a stale
+ * hint costs the search). 0 found (filled), -1 none. */
+int vt_rm_remove(struct vt_rm *m, uint64_t base, uint32_t at, struct vt_rm_ent *out);
 /* meta = (meta | set) & ~clear for the entry starting at base; fills *out (after) when not
  * NULL. 0 found, -1 none. */
 int vt_rm_update_meta(struct vt_rm *m, uint64_t base, uint32_t set, uint32_t clear, struct vt_rm_ent *out);

@@ -138,7 +138,7 @@ static int clear_locked(struct vt_rm *m, uint64_t base, uint64_t end)
         if (e.base == 0) break;
     }
     while (vt_rm_floor(m, end - 1, &e) == 0 && e.end > base) {
-        vt_rm_remove(m, e.base, NULL);
+        vt_rm_remove(m, e.base, 0, NULL);
         atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
     }
     return 0;
@@ -230,7 +230,7 @@ int vt_registry_insert(uint64_t base, uint64_t size, int mem, int dev)
 /* Lock the home shard of the range starting at base and set `set` in its meta: the shard, or -1
  * (nothing locked). With one level in use the shard is known from base alone; with several, a
  * lock-free probe keeps the other levels' locks untouched. */
-static int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out)
+static int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out, uint32_t *at)
 {
     unsigned used = used_levels();
     int several = (used & (used - 1)) != 0;
@@ -244,6 +244,7 @@ static int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out)
         lock_shard(s);
         if (vt_rm_update_meta(&shards[s].map, base, set, 0, &e) == 0) {
             if (out) unpack(e.base, e.end, e.meta, out);
+            if (at) *at = e.at;
             return s;
         }
         vt_registry_unlock_shard(s);
@@ -251,11 +252,11 @@ static int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out)
     return -1;
 }
 
-int vt_registry_lock_base(uint64_t base, vt_alloc_info *out) { return lock_base_set(base, 0, out); }
+int vt_registry_lock_base(uint64_t base, vt_alloc_info *out) { return lock_base_set(base, 0, out, NULL); }
 
-int vt_registry_begin_free(uint64_t base, vt_alloc_info *out)
+int vt_registry_begin_free(uint64_t base, vt_alloc_info *out, uint32_t *at)
 {
-    int s = lock_base_set(base, META_FREEING, out);
+    int s = lock_base_set(base, META_FREEING, out, at);
     vt_registry_unlock_shard(s);
     return s;
 }
@@ -265,10 +266,10 @@ int vt_registry_set_freeing_locked(int s, uint64_t base, int on)
     return vt_rm_update_meta(&shards[s].map, base, on ? META_FREEING : 0, on ? 0 : META_FREEING, NULL);
 }
 
-int vt_registry_remove_locked(int s, uint64_t base, vt_alloc_info *out)
+int vt_registry_remove_locked(int s, uint64_t base, uint32_t at, vt_alloc_info *out)
 {
     struct vt_rm_ent e;
-    if (vt_rm_remove(&shards[s].map, base, &e) != 0) return -1;
+    if (vt_rm_remove(&shards[s].map, base, at, &e) != 0) return -1;
     atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
     unpack(e.base, e.end, e.meta, out);
     remember_freed(&shards[s], e.base, e.end, e.meta);
@@ -279,7 +280,7 @@ int vt_registry_remove(uint64_t base, vt_alloc_info *out)
 {
     int s = vt_registry_lock_base(base, NULL);
     if (s < 0) return -1;
-    int rc = vt_registry_remove_locked(s, base, out);
+    int rc = vt_registry_remove_locked(s, base, 0, out);
     vt_registry_unlock_shard(s);
     return rc;
 }

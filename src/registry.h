@@ -63,13 +63,15 @@ int vt_registry_try_insert(uint64_t base, uint64_t size, int mem, int dev);
  * NULL), or -1 when no live range starts there (nothing is locked then). */
 int vt_registry_lock_base(uint64_t base, vt_alloc_info *out);
 /* Mark the live range starting at base as being freed (lock_base + set_freeing + unlock, one
- * search): its shard (for vt_registry_lock_shard after the real free), or -1 when not live. */
-int vt_registry_begin_free(uint64_t base, vt_alloc_info *out);
+ * search): its shard (for vt_registry_lock_shard after the real free), or -1 when not live.
+ * *at (may be NULL) gets where the range sat, for vt_registry_remove_locked. */
+int vt_registry_begin_free(uint64_t base, vt_alloc_info *out, uint32_t *at);
 /* With that shard locked: mark (on=1) or unmark the range as being freed (it stays valid for
  * lookups while the real free runs). 0, -1 not live. */
 int vt_registry_set_freeing_locked(int shard, uint64_t base, int on);
-/* With that shard locked: remove the range starting at base and remember it as freed. 0, -1. */
-int vt_registry_remove_locked(int shard, uint64_t base, vt_alloc_info *out);
+/* With that shard locked: remove the range starting at base and remember it as freed. `at`:
+ * vt_registry_begin_free's hint, or 0 (a stale one only costs a search). 0, -1. */
+int vt_registry_remove_locked(int shard, uint64_t base, uint32_t at, vt_alloc_info *out);
 /* lock_base + remove + unlock: 0 removed (*out filled), -1 not live. */
 int vt_registry_remove(uint64_t base, vt_alloc_info *out);
 

@@ -2,6 +2,7 @@
  * across block splits and emptied blocks, floor/next/prev, lookups of every kind of address. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rangemap.h"
 #include "vt_test.h"
@@ -18,7 +19,7 @@ int main(void)
     for (int step = 0; step < 200000 && ok; step++) {
         int i = rand() % SLOTS;
         if (!live[i]) { ok = vt_rm_insert(&m, base_of(i), base_of(i) + 0x100, (uint32_t)i) == 0; live[i] = 1; nlive++; }
-        else if (rand() % 3 == 0) { struct vt_rm_ent e; ok = vt_rm_remove(&m, base_of(i), &e) == 0 && e.meta == (uint32_t)i; live[i] = 0; nlive--; }
+        else if (rand() % 3 == 0) { struct vt_rm_ent e; ok = vt_rm_remove(&m, base_of(i), 0, &e) == 0 && e.meta == (uint32_t)i; live[i] = 0; nlive--; }
     }
     VT_CHECK(ok, "200000 random inserts/removals succeed (%d live)", nlive);
     ok = 1;
@@ -49,7 +50,7 @@ int main(void)
     VT_CHECK(ok, "prev() walks them backwards");
     int count = 0;
     for (int i = 0; i < SLOTS; i++)
-        if (live[i]) { struct vt_rm_ent e; if (vt_rm_remove(&m, base_of(i), &e) == 0) count++; }
+        if (live[i]) { struct vt_rm_ent e; if (vt_rm_remove(&m, base_of(i), 0, &e) == 0) count++; }
     VT_CHECK_EQ_INT(count, nlive, "removing everything removes each live range once");
     struct vt_rm_ent e;
     VT_CHECK(vt_rm_lookup(&m, base_of(5) + 1, &e) != 0 && vt_rm_floor(&m, ~0ull, &e) != 0, "the map is empty again");
@@ -61,5 +62,21 @@ int main(void)
     VT_CHECK_EQ_INT(vt_rm_insert(&m, 0x2000, 0x3000, 9), 0, "nor one starting exactly at its end");
     VT_CHECK(vt_rm_update_meta(&m, 0x2000, 0x100, 0x1, &e) == 0 && e.meta == 0x108, "update_meta sets and clears bits");
     VT_CHECK(vt_rm_update_meta(&m, 0x2001, 0x100, 0, &e) == -1, "only for an entry starting exactly there");
+
+    /* removal hints: a fresh one, one made stale by an insert before the entry, a bogus one */
+    struct vt_rm h;
+    memset(&h, 0, sizeof h);
+    for (uint64_t i = 0; i < 100; i++) vt_rm_insert(&h, 0x100000 + i * 0x1000, 0x100000 + i * 0x1000 + 0x800, (uint32_t)i);
+    struct vt_rm_ent a, b;
+    VT_CHECK(vt_rm_update_meta(&h, 0x100000 + 50 * 0x1000, 0, 0, &a) == 0 && a.at != 0, "update_meta gives a hint");
+    VT_CHECK(vt_rm_remove(&h, 0x100000 + 50 * 0x1000, a.at, &b) == 0 && b.meta == 50, "remove with its hint");
+    VT_CHECK(vt_rm_lookup(&h, 0x100000 + 50 * 0x1000, &b) != 0, "and it is gone");
+    VT_CHECK(vt_rm_update_meta(&h, 0x100000 + 70 * 0x1000, 0, 0, &a) == 0, "hint for another entry");
+    VT_CHECK_EQ_INT(vt_rm_insert(&h, 0x10, 0x20, 999), 0, "an insert before it moves it");
+    VT_CHECK(vt_rm_remove(&h, 0x100000 + 70 * 0x1000, a.at, &b) == 0 && b.meta == 70, "a stale hint still removes the right entry");
+    VT_CHECK(vt_rm_lookup(&h, 0x100000 + 69 * 0x1000, &b) == 0 && b.meta == 69 && vt_rm_lookup(&h, 0x10, &b) == 0 && b.meta == 999,
+             "and only it");
+    VT_CHECK(vt_rm_remove(&h, 0x100000 + 71 * 0x1000, 0xffffffffu, &b) == 0 && b.meta == 71, "a bogus hint is ignored");
+    VT_CHECK(vt_rm_remove(&h, 0x100000 + 71 * 0x1000, 0, &b) == -1, "removing twice fails");
     return vt_test_finish();
 }
