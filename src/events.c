@@ -272,16 +272,16 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
     }
     /* Insert and queue the record under the range's lock: the file's order is then the
      * registry's (registry.h). */
-    struct { struct vt_rec_alloc a; uint64_t frames[VT_BT_MAX]; } stack;
-    size_t len = sizeof stack.a + (size_t)nf * sizeof frames[0];
+    _Alignas(struct vt_rec_alloc) unsigned char stack[sizeof(struct vt_rec_alloc) + sizeof frames];
+    size_t len = sizeof(struct vt_rec_alloc) + (size_t)nf * sizeof frames[0];
     int s = -1;
     if (ok && x && x->is_handle) {
         vt_registry_handle_lock();
         vt_registry_handle_insert_locked(x->handle, size, c->dev);
     } else if (ok) s = vt_registry_insert_lock(addr, size, mem, c->dev);
-    struct vt_rec_alloc *r = rec_claim(VT_R_ALLOC, len, &stack);
+    struct vt_rec_alloc *r = rec_claim(VT_R_ALLOC, len, stack);
     fill_alloc(r, c, addr, size, mem, x, meminfo, frames, nf);
-    rec_publish(VT_R_ALLOC, r, len, &stack);
+    rec_publish(VT_R_ALLOC, r, len, stack);
     if (ok && x && x->is_handle) vt_registry_handle_unlock();
     else vt_registry_unlock_shard(s);
     VT_RESTORE_ERRNO;
