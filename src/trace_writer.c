@@ -21,6 +21,11 @@
 #define VT_MAP_RESERVE_MIN ((size_t)64 << 20) /* smallest span tried (ulimit -v, valgrind) */
 #define VT_CHUNK_MIN ((size_t)1 << 20)
 #define VT_CHUNK_MAX ((size_t)64 << 20)
+/* Written pages are unmapped from the process (MADV_DONTNEED) in steps of this size, one step
+ * behind the write offset: the page cache keeps the data (a dirty shared page stays dirty), but
+ * the trace stops counting in the program's VmRSS, which a long run would otherwise grow by the
+ * whole trace. A late writer into a released page only faults it back in. */
+#define VT_RELEASE_STEP ((size_t)8 << 20)
 
 enum { W_CLOSED = 0, W_OPEN = 1, W_FAILED = 2 };
 
@@ -31,6 +36,7 @@ static struct {
     size_t span;              /* bytes mapped; the trace's size limit */
     _Atomic size_t off;       /* bytes claimed so far */
     _Atomic size_t file_size; /* bytes backed by the file (fallocated) */
+    _Atomic size_t released;  /* [0, released) is unmapped from this process (VT_RELEASE_STEP) */
     _Atomic uint64_t lines, dropped;
     pthread_mutex_t grow_lock;
     char error[256];
@@ -76,6 +82,7 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
     W.error[0] = '\0';
     atomic_store(&W.off, 0);
     atomic_store(&W.file_size, 0);
+    atomic_store(&W.released, 0);
     atomic_store(&W.lines, 0);
     atomic_store(&W.dropped, 0);
     atomic_store(&W.state, W_OPEN);
@@ -112,6 +119,19 @@ static int grow_to(size_t need)
     return rc;
 }
 
+/* A claim crossed a VT_RELEASE_STEP boundary at `o`: release what lies a whole step behind it. */
+static __attribute__((noinline)) void release_behind(size_t o)
+{
+    size_t end = o / VT_RELEASE_STEP * VT_RELEASE_STEP;
+    if (end < 2 * VT_RELEASE_STEP) return;
+    end -= VT_RELEASE_STEP;
+    size_t from = atomic_load_explicit(&W.released, memory_order_relaxed);
+    if (from >= end || !atomic_compare_exchange_strong(&W.released, &from, end)) return; /* another thread has it */
+    int saved = errno;
+    (void)madvise(W.map + from, end - from, MADV_DONTNEED);
+    errno = saved;
+}
+
 char *vt_writer_reserve(size_t len)
 {
     if (atomic_load(&W.state) != W_OPEN) { atomic_fetch_add_explicit(&W.dropped, 1, memory_order_relaxed); return NULL; }
@@ -125,6 +145,7 @@ char *vt_writer_reserve(size_t len)
         return NULL;
     }
     atomic_fetch_add_explicit(&W.lines, 1, memory_order_relaxed);
+    if (__builtin_expect(o / VT_RELEASE_STEP != (o + len) / VT_RELEASE_STEP, 0)) release_behind(o + len);
     return W.map + o;
 }
 
@@ -160,6 +181,7 @@ void vt_writer_forget(void)
     atomic_store(&W.state, W_CLOSED);
     atomic_store(&W.off, 0);
     atomic_store(&W.file_size, 0);
+    atomic_store(&W.released, 0);
     pthread_mutex_init(&W.grow_lock, NULL);
 }
 

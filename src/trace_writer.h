@@ -4,6 +4,8 @@
  * byte belongs to the kernel's page cache immediately: SIGKILL/SIGSEGV/abort/_exit lose only lines
  * being formatted at that instant. Writers claim space with one atomic add; only growing the file
  * takes a mutex. Unwritten space is NUL bytes, which readers skip (docs/trace-format.md).
+ * Written pages are unmapped from the process a step behind the writer (the page cache keeps
+ * them), so a long trace does not grow the program's RSS.
  *
  * Invariants: vt_writer_reserve never blocks except while the file grows, never allocates, never
  * prints; once closed or failed it returns NULL and counts the line as dropped. Errors are

@@ -110,3 +110,15 @@ for v in trace_drv trace_drv_dl; do
         "$(rc_of $v free_again),double_free;"
     check_eq "$v: nothing recorded under a runtime name" "$(q $v '[.[] | select(.api? and (.api | startswith("cuda")))] | length')" "0;"
 done
+
+# ---- a long run's trace does not stay in the process's memory ---------------------------------
+# Written pages are unmapped one 8 MiB step behind the writer (the page cache keeps the data), so
+# RssFile stays bounded while the trace grows to ~100 MB; without that it is the whole trace.
+trace many "" "$PROGS/trace_rt" many
+check_eq "long trace: exit status" "$(cat "$TMP/many.rc")" 0
+check_eq "long trace: every launch recorded" "$(grep -c '"ev":"launch"' "$TMP/many.jsonl")" 600000
+kb=$(sed -n 's/^rss_file_kb=//p' "$TMP/many.out")
+sz=$(($(wc -c <"$TMP/many.jsonl") / 1024))
+check "long trace: RssFile ${kb:-?} kB for a $sz kB trace (at most two steps, the ring and the libraries)" \
+    test "${kb:-999999}" -lt 49152 -a "$sz" -gt 81920
+rm -f "$TMP/many.jsonl"

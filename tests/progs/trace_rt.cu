@@ -2,6 +2,7 @@
 // check_*.sh). Usage: trace_rt MODE...; each mode runs in order and prints what it did, so the
 // case scripts compare the trace with the program's own view:
 //   alloc ADDR SIZE | free ADDR | copy DIR SIZE DST SRC | launch MANGLED | rc NAME VALUE
+//   rss_file_kb=N (mode many: the process's RssFile after a ~100 MB trace)
 //   expect KIND SEVERITY KERNEL ARG OFFSET VALUE   (one line per finding the tracer must report;
 //                                                   "-" where the field does not apply)
 // A launch with a bad pointer makes the simulated device's context sticky-fail (700), so each
@@ -241,6 +242,18 @@ static int mode(const char *m)
         dmalloc(12345);
         void *f = dmalloc(4096);
         dfree(f);
+        return 0;
+    }
+    if (!strcmp(m, "many")) { // 600000 launches (~100 MB of trace), then this process's RssFile
+        float *d = (float *)dmalloc(4096);
+        for (int i = 0; i < 600000; i++) k_ptr<<<1, 1>>>(d, 1);
+        cudaDeviceSynchronize();
+        dfree(d);
+        FILE *f = fopen("/proc/self/status", "r");
+        char line[256];
+        while (f && fgets(line, sizeof line, f))
+            if (!strncmp(line, "RssFile:", 8)) printf("rss_file_kb=%ld\n", atol(line + 8));
+        if (f) fclose(f);
         return 0;
     }
     fprintf(stderr, "trace_rt: unknown mode %s\n", m);
