@@ -290,13 +290,8 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
 void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr, int is_handle, uint64_t stream, int has_stream)
 {
     VT_SAVE_ERRNO;
-    memset(p, 0, sizeof *p);
-    p->addr = addr;
-    p->is_handle = is_handle;
-    p->call.api = api;
-    p->call.dev = vt_ts.cur_dev;
-    p->stream = stream;
-    p->has_stream = has_stream;
+    *p = (struct vt_free_pending){ .is_handle = is_handle, .has_stream = has_stream, .addr = addr, .stream = stream,
+                                   .call = { .api = api, .dev = vt_ts.cur_dev }, .shard = -1 };
     if (vt_trace_ready() && addr) {
         /* The range stays live (and valid for launches) while the real free runs; marking it
          * makes a thread that gets the same memory back wait for this free's line. */
@@ -358,7 +353,7 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
         vt_registry_lock_shard(p->shard);
         if (res != 0) vt_registry_set_freeing_locked(p->shard, p->addr, 0); /* nothing was freed */
         emit_free(p);
-        if (res == 0) vt_registry_remove_locked(p->shard, p->addr, p->at, &a);
+        if (res == 0) vt_registry_remove_locked(p->shard, p->addr, p->at, NULL);
         vt_registry_unlock_shard(p->shard);
     } else {
         emit_free(p);

@@ -271,7 +271,7 @@ int vt_registry_remove_locked(int s, uint64_t base, uint32_t at, vt_alloc_info *
     struct vt_rm_ent e;
     if (vt_rm_remove(&shards[s].map, base, at, &e) != 0) return -1;
     atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
-    unpack(e.base, e.end, e.meta, out);
+    if (out) unpack(e.base, e.end, e.meta, out);
     remember_freed(&shards[s], e.base, e.end, e.meta);
     return 0;
 }

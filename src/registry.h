@@ -70,7 +70,7 @@ int vt_registry_begin_free(uint64_t base, vt_alloc_info *out, uint32_t *at);
  * lookups while the real free runs). 0, -1 not live. */
 int vt_registry_set_freeing_locked(int shard, uint64_t base, int on);
 /* With that shard locked: remove the range starting at base and remember it as freed. `at`:
- * vt_registry_begin_free's hint, or 0 (a stale one only costs a search). 0, -1. */
+ * vt_registry_begin_free's hint, or 0 (a stale one only costs a search). `out` may be NULL. 0, -1. */
 int vt_registry_remove_locked(int shard, uint64_t base, uint32_t at, vt_alloc_info *out);
 /* lock_base + remove + unlock: 0 removed (*out filled), -1 not live. */
 int vt_registry_remove(uint64_t base, vt_alloc_info *out);
