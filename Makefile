@@ -44,7 +44,8 @@ deps:
 lib: $(BUILD)/libvramtrace.so $(BUILD)/libvtcore.a
 cli: $(BUILD)/vramtrace
 
-$(BUILD)/obj/%.o: %.c
+# Order-only: under `make -j` on a fresh machine the headers must be installed before any compile.
+$(BUILD)/obj/%.o: %.c | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 

@@ -103,24 +103,51 @@ static void index_insert(struct vt_rm *m, struct vt_rm_index *x, size_t at, stru
     atomic_store_explicit(&m->nblk, n + 1, memory_order_relaxed);
 }
 
-/* One search finds the insert position and both neighbours; a block is taken from the free list
+/* A hint is (block << 8 | slot) + 1; a block index past 2^24 gives no hint. */
+static uint32_t hint_of(long bi, long pos) { return bi < (1l << 24) ? (uint32_t)(bi << 8 | pos) + 1 : 0; }
+
+/* Base of the entry after slot pos of block bi (the next block's first), or UINT64_MAX. */
+static uint64_t next_base(struct vt_rm_index *x, size_t n, long bi, struct vt_rm_blk *b, uint32_t cnt, long pos)
+{
+    return pos + 1 < (long)cnt ? LD(b->e[pos + 1].base)
+         : (size_t)bi + 1 < n ? LD(LD(x->blk[bi + 1])->e[0].base) : UINT64_MAX;
+}
+
+/* Is slot `at` of the hinted block a place where [base, end) fits between its neighbours? Any
+ * such place keeps the map sorted, so the hint needs no other trust. */
+static int hint_fits(struct vt_rm_index *x, size_t n, uint32_t hint, uint64_t base, uint64_t end, long *bi_out, long *pos_out)
+{
+    long bi = (long)((hint - 1) >> 8), at = (long)((hint - 1) & 0xff);
+    if ((size_t)bi >= n) return 0;
+    struct vt_rm_blk *b = LD(x->blk[bi]);
+    uint32_t cnt = LD(b->n);
+    if (at > (long)cnt || (at == 0 && bi > 0)) return 0; /* a block's first entry: leave it to the search */
+    if (at > 0 && LD(b->e[at - 1].end) > base) return 0;  /* also covers prev.base >= base */
+    if (next_base(x, n, bi, b, cnt, at - 1) < end) return 0;
+    *bi_out = bi;
+    *pos_out = at - 1;
+    return 1;
+}
+
+/* One search finds the insert position and both neighbours (none when `hint` fits: a removal's
+ * out->at, where memory handed out again usually goes back); a block is taken from the free list
  * only when the map is empty or the target block is full (the common insert needs none). */
-int vt_rm_insert(struct vt_rm *m, uint64_t base, uint64_t end, uint32_t meta)
+int vt_rm_insert(struct vt_rm *m, uint64_t base, uint64_t end, uint32_t meta, uint32_t hint, uint32_t *at_out)
 {
     struct vt_rm_index *x = atomic_load_explicit(&m->idx, memory_order_relaxed);
     size_t n = atomic_load_explicit(&m->nblk, memory_order_relaxed);
     long bi = 0, pos = -1; /* insert after slot pos of block bi */
     struct vt_rm_blk *b = NULL;
-    if (x && n) {
+    if (x && n && hint && hint_fits(x, n, hint, base, end, &bi, &pos)) {
+        b = LD(x->blk[bi]);
+    } else if (x && n) {
         bi = floor_first(x, n, base);
         if (bi < 0) bi = 0;
         b = LD(x->blk[bi]);
         uint32_t cnt = LD(b->n);
         pos = floor_slot(b, cnt, base);
         if (pos >= 0 && LD(b->e[pos].end) > base) return -2;
-        uint64_t next = pos + 1 < (long)cnt ? LD(b->e[pos + 1].base)
-                      : (size_t)bi + 1 < n ? LD(LD(x->blk[bi + 1])->e[0].base) : UINT64_MAX;
-        if (next < end) return -2;
+        if (next_base(x, n, bi, b, cnt, pos) < end) return -2;
     }
     struct vt_rm_blk *spare = NULL;
     if (!b || LD(b->n) == BLK) { /* allocate before writing: readers never see a half change */
@@ -147,36 +174,41 @@ int vt_rm_insert(struct vt_rm *m, uint64_t base, uint64_t end, uint32_t meta)
     ST(b->n, cnt + 1);
     if (at == 0) ST(x->first[bi], base);
     write_end(m);
+    if (at_out) *at_out = hint_of(bi, at);
     return 0;
 }
 
-/* A hint is (block << 8 | slot) + 1; a block index past 2^24 gives no hint. */
-static uint32_t hint_of(long bi, long pos) { return bi < (1l << 24) ? (uint32_t)(bi << 8 | pos) + 1 : 0; }
+static __attribute__((noinline)) int search_exact(struct vt_rm_index *x, size_t n, uint64_t base, long *bi_out, long *pos_out)
+{
+    long bi = floor_first(x, n, base);
+    if (bi < 0) return -1;
+    struct vt_rm_blk *b = LD(x->blk[bi]);
+    long pos = floor_slot(b, LD(b->n), base);
+    if (pos < 0 || LD(b->e[pos].base) != base) return -1;
+    *bi_out = bi;
+    *pos_out = pos;
+    return 0;
+}
 
-/* block and slot of the entry starting at base (locked); `at` is tried first */
-static int find_exact(struct vt_rm *m, uint64_t base, uint32_t at, long *bi_out, long *pos_out)
+/* block and slot of the entry starting at base (locked); `at` is tried first (inline: a hit is a
+ * few loads, a miss the search) */
+static inline __attribute__((always_inline)) int find_exact(struct vt_rm *m, uint64_t base, uint32_t at, long *bi_out, long *pos_out)
 {
     struct vt_rm_index *x = atomic_load_explicit(&m->idx, memory_order_relaxed);
     size_t n = atomic_load_explicit(&m->nblk, memory_order_relaxed);
     if (!x || !n) return -1;
-    long bi, pos;
     if (at) {
-        bi = (long)((at - 1) >> 8);
-        pos = (long)((at - 1) & 0xff);
+        long bi = (long)((at - 1) >> 8), pos = (long)((at - 1) & 0xff);
         if ((size_t)bi < n) {
             struct vt_rm_blk *b = LD(x->blk[bi]);
-            if (pos < (long)LD(b->n) && LD(b->e[pos].base) == base) goto found;
+            if (pos < (long)LD(b->n) && LD(b->e[pos].base) == base) {
+                *bi_out = bi;
+                *pos_out = pos;
+                return 0;
+            }
         }
     }
-    bi = floor_first(x, n, base);
-    if (bi < 0) return -1;
-    struct vt_rm_blk *b = LD(x->blk[bi]);
-    pos = floor_slot(b, LD(b->n), base);
-    if (pos < 0 || LD(b->e[pos].base) != base) return -1;
-found:
-    *bi_out = bi;
-    *pos_out = pos;
-    return 0;
+    return search_exact(x, n, base, bi_out, pos_out);
 }
 
 static void fill(struct slot *s, struct vt_rm_ent *out)
@@ -195,6 +227,7 @@ int vt_rm_remove(struct vt_rm *m, uint64_t base, uint32_t at, struct vt_rm_ent *
     struct vt_rm_index *x = atomic_load(&m->idx);
     struct vt_rm_blk *b = LD(x->blk[bi]);
     fill(&b->e[pos], out);
+    if (out) out->at = hint_of(bi, pos);
     write_begin(m);
     uint32_t cnt = LD(b->n);
     for (uint32_t i = (uint32_t)pos; i + 1 < cnt; i++) copy_slot(&b->e[i], &b->e[i + 1]);
@@ -210,10 +243,10 @@ int vt_rm_remove(struct vt_rm *m, uint64_t base, uint32_t at, struct vt_rm_ent *
     return 0;
 }
 
-int vt_rm_update_meta(struct vt_rm *m, uint64_t base, uint32_t set, uint32_t clear, struct vt_rm_ent *out)
+int vt_rm_update_meta(struct vt_rm *m, uint64_t base, uint32_t at, uint32_t set, uint32_t clear, struct vt_rm_ent *out)
 {
     long bi, pos;
-    if (find_exact(m, base, 0, &bi, &pos) != 0) return -1;
+    if (find_exact(m, base, at, &bi, &pos) != 0) return -1;
     struct vt_rm_blk *b = LD(atomic_load(&m->idx)->blk[bi]);
     ST(b->e[pos].meta, (LD(b->e[pos].meta) | set) & ~clear); /* one word: readers see old or new */
     fill(&b->e[pos], out);

@@ -18,7 +18,7 @@
 struct vt_rm_ent {
     uint64_t base, end;
     uint32_t meta;
-    uint32_t at; /* where the entry sat (vt_rm_update_meta): a hint for vt_rm_remove; 0 none */
+    uint32_t at; /* where the entry sits (vt_rm_update_meta) or sat (vt_rm_remove): a hint; 0 none */
 };
 
 struct vt_rm_index;
@@ -30,15 +30,19 @@ struct vt_rm {
     struct vt_rm_blk *free_blks;
 };
 
-/* Insert [base, end). 0, -1 out of memory, -2 it overlaps an entry (nothing changed). */
-int vt_rm_insert(struct vt_rm *m, uint64_t base, uint64_t end, uint32_t meta);
-/* Remove the entry starting exactly at base. `at`: an earlier vt_rm_update_meta's out->at for the
- * same entry (0: none), which skips the search while the entry has not moved (checked: a stale
- * hint costs the search). 0 found (filled), -1 none. */
+/* Position hints (`at`, 0 none) skip a search while the map has not moved the entry; every use
+ * checks the hint against the entries it names (a stale or bogus hint only costs the search).
+ *
+ * Insert [base, end). `hint`: where an entry of this map sat (vt_rm_remove's out->at), tried as the
+ * insert position. *at_out (may be NULL) gets where the entry now sits. 0, -1 out of memory,
+ * -2 it overlaps an entry (nothing changed). */
+int vt_rm_insert(struct vt_rm *m, uint64_t base, uint64_t end, uint32_t meta, uint32_t hint, uint32_t *at_out);
+/* Remove the entry starting exactly at base; `at`: where it sits (vt_rm_insert's *at_out or
+ * vt_rm_update_meta's out->at). 0 found (filled, out->at where it sat), -1 none. */
 int vt_rm_remove(struct vt_rm *m, uint64_t base, uint32_t at, struct vt_rm_ent *out);
-/* meta = (meta | set) & ~clear for the entry starting at base; fills *out (after) when not
- * NULL. 0 found, -1 none. */
-int vt_rm_update_meta(struct vt_rm *m, uint64_t base, uint32_t set, uint32_t clear, struct vt_rm_ent *out);
+/* meta = (meta | set) & ~clear for the entry starting at base (`at` as for remove); fills *out
+ * (after, out->at where it sits) when not NULL. 0 found, -1 none. */
+int vt_rm_update_meta(struct vt_rm *m, uint64_t base, uint32_t at, uint32_t set, uint32_t clear, struct vt_rm_ent *out);
 /* The last entry with base <= addr (locked). 0 found, -1 none. */
 int vt_rm_floor(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out);
 /* The last entry with base < before, the first with base > after (locked). 0 / -1. */

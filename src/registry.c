@@ -33,6 +33,18 @@ struct shard {
 } __attribute__((aligned(128)));   /* no false sharing between shards' locks */
 
 static struct shard shards[NSHARDS];
+
+/* Per-thread position hints (rangemap.h): where this thread's recent inserts went, so their free
+ * finds its range without probing levels or searching; and where its last removal was, which is
+ * where the driver's next allocation usually goes back. Checked before use: wrong ones cost a search. */
+struct recent_ins { uint64_t base; int shard; uint32_t at; };
+#define RECENT_BITS 4
+static __thread __attribute__((tls_model("initial-exec"))) struct recent_ins recent[1 << RECENT_BITS];
+static __thread __attribute__((tls_model("initial-exec"))) struct { int shard; uint32_t at; } last_removal;
+static inline struct recent_ins *recent_slot(uint64_t base)
+{
+    return &recent[(base * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS)];
+}
 /* bit L: level L has ever held a range; lookups skip levels never used (read-mostly word) */
 static _Atomic unsigned lev_used;
 
@@ -96,11 +108,13 @@ void vt_registry_unlock_shard(int s) { if (s >= 0 && s < NSHARDS) unlock_shard(s
 
 static inline uint64_t region(int lev, uint64_t a) { return lev < NLEV - 1 ? a >> lev_shift[lev] : 0; }
 static inline int shard_at(int lev, uint64_t a) { return lev * NSHARD + (int)(region(lev, a) & (NSHARD - 1)); }
-static int home_level(uint64_t base, uint64_t last)
+/* The smallest level whose one region holds base and last: level L < NLEV-1 splits at bit 21+5L. */
+static inline int home_level(uint64_t base, uint64_t last)
 {
-    int lev = 0;
-    while (lev < NLEV - 1 && region(lev, base) != region(lev, last)) lev++;
-    return lev;
+    uint64_t d = base ^ last;
+    if (d >> lev_shift[0] == 0) return 0;
+    int lev = (64 - __builtin_clzll(d) - (int)lev_shift[0] + 4) / 5;
+    return lev < NLEV - 1 ? lev : NLEV - 1;
 }
 static inline unsigned used_levels(void) { return atomic_load_explicit(&lev_used, memory_order_acquire); }
 /* Visit the levels set in `mask`, lowest first: one or two are in use, of seven. */
@@ -175,6 +189,24 @@ static int clear_other_levels(int home_lev, uint64_t base, uint64_t end)
     return 0;
 }
 
+/* With home shard s (level lev) locked: insert. 0, -1 out of memory (not recorded), -2 a free of
+ * overlapping memory is in flight (the caller unlocks and waits). Stale overlaps are evicted. */
+static inline int insert_home_locked(int s, int lev, uint64_t base, uint64_t end, int mem, int dev)
+{
+    struct shard *sh = &shards[s];
+    if (!(used_levels() & 1u << lev)) atomic_fetch_or(&lev_used, 1u << lev); /* before the range is visible */
+    uint32_t at = 0;
+    int rc = vt_rm_insert(&sh->map, base, end, pack_meta(mem, dev), last_removal.shard == s ? last_removal.at : 0, &at);
+    if (rc == -2) {
+        if (clear_locked(&sh->map, base, end) != 0) return -2;
+        rc = vt_rm_insert(&sh->map, base, end, pack_meta(mem, dev), 0, &at);
+    }
+    if (rc != 0) return -1;
+    *recent_slot(base) = (struct recent_ins){ base, s, at };
+    if (vt_mem_is_device(mem)) widen_span(base, end);
+    return 0;
+}
+
 /* One attempt. On 0 and -1 the home shard is left locked when keep_lock; on -2 nothing is. */
 static int insert_once(uint64_t base, uint64_t size, int mem, int dev, int keep_lock, int *home)
 {
@@ -182,18 +214,10 @@ static int insert_once(uint64_t base, uint64_t size, int mem, int dev, int keep_
     uint64_t end = base + size < base ? UINT64_MAX : base + size;
     int lev = home_level(base, end - 1), s = shard_at(lev, base);
     *home = s;
-    if (clear_other_levels(lev, base, end) != 0) return -2;
+    if ((used_levels() & ~(1u << lev)) && clear_other_levels(lev, base, end) != 0) return -2;
     lock_shard(s);
-    struct shard *sh = &shards[s];
-    if (!(used_levels() & 1u << lev)) atomic_fetch_or(&lev_used, 1u << lev); /* before the range is visible */
-    int rc = vt_rm_insert(&sh->map, base, end, pack_meta(mem, dev));
-    if (rc == -2) { /* overlaps in the home shard: wait for a free in flight, or evict stale ranges */
-        if (clear_locked(&sh->map, base, end) != 0) { vt_registry_unlock_shard(s); return -2; }
-        rc = vt_rm_insert(&sh->map, base, end, pack_meta(mem, dev));
-    }
-    rc = rc == 0 ? 0 : -1;
-    if (rc == 0 && vt_mem_is_device(mem)) widen_span(base, end);
-    if (!keep_lock) vt_registry_unlock_shard(s);
+    int rc = insert_home_locked(s, lev, base, end, mem, dev);
+    if (rc == -2 || !keep_lock) unlock_shard(s);
     return rc;
 }
 
@@ -203,7 +227,7 @@ int vt_registry_try_insert(uint64_t base, uint64_t size, int mem, int dev)
     return insert_once(base, size, mem, dev, 0, &s);
 }
 
-static int insert_wait(uint64_t base, uint64_t size, int mem, int dev, int *rc)
+static __attribute__((noinline)) int insert_wait(uint64_t base, uint64_t size, int mem, int dev, int *rc)
 {
     int s = 0;
     for (int tries = 0; tries < INSERT_TRIES; tries++) {
@@ -216,6 +240,15 @@ static int insert_wait(uint64_t base, uint64_t size, int mem, int dev, int *rc)
 
 int vt_registry_insert_lock(uint64_t base, uint64_t size, int mem, int dev)
 {
+    /* The common case in one try: a range within one 2 MiB region while no other level holds
+     * ranges (so none to clear there); its home is level 0. */
+    uint64_t end = base + (size ? size : 1);
+    if (end > base && ((base ^ (end - 1)) >> lev_shift[0]) == 0 && used_levels() <= 1u) {
+        int s = shard_at(0, base);
+        lock_shard(s);
+        if (insert_home_locked(s, 0, base, end, mem, dev) != -2) return s;
+        unlock_shard(s);
+    }
     int rc;
     return insert_wait(base, size, mem, dev, &rc);
 }
@@ -227,22 +260,19 @@ int vt_registry_insert(uint64_t base, uint64_t size, int mem, int dev)
     return rc == 0 ? 0 : -1;
 }
 
-/* Lock the home shard of the range starting at base and set `set` in its meta: the shard, or -1
- * (nothing locked). With one level in use the shard is known from base alone; with several, a
- * lock-free probe keeps the other levels' locks untouched. */
-static int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out, uint32_t *at)
+static __attribute__((noinline)) int lock_base_search(uint64_t base, uint32_t set, vt_alloc_info *out, uint32_t *at)
 {
+    struct vt_rm_ent e;
     unsigned used = used_levels();
     int several = (used & (used - 1)) != 0;
     FOR_EACH_LEVEL(lev, used) {
         int s = shard_at((int)lev, base);
-        struct vt_rm_ent e;
         if (several) {
             int rc = vt_rm_lookup(&shards[s].map, base, &e);
             if (rc == -1 || (rc == 0 && e.base != base)) continue;
         }
         lock_shard(s);
-        if (vt_rm_update_meta(&shards[s].map, base, set, 0, &e) == 0) {
+        if (vt_rm_update_meta(&shards[s].map, base, 0, set, 0, &e) == 0) {
             if (out) unpack(e.base, e.end, e.meta, out);
             if (at) *at = e.at;
             return s;
@@ -252,24 +282,47 @@ static int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out, uint32
     return -1;
 }
 
+/* Lock the home shard of the range starting at base and set `set` in its meta: the shard, or -1
+ * (nothing locked). A range this thread inserted lately is found from its recent hint; otherwise
+ * with one level in use the shard is known from base alone, with several a lock-free probe keeps
+ * the other levels' locks untouched. */
+static inline __attribute__((always_inline)) int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out, uint32_t *at)
+{
+    struct recent_ins *r = recent_slot(base);
+    int s = r->shard;
+    if (r->base == base && s >= 0 && s < NSHARDS) {
+        struct vt_rm_ent e;
+        lock_shard(s);
+        if (vt_rm_update_meta(&shards[s].map, base, r->at, set, 0, &e) == 0) {
+            if (out) unpack(e.base, e.end, e.meta, out);
+            if (at) *at = e.at;
+            return s;
+        }
+        unlock_shard(s);
+    }
+    return lock_base_search(base, set, out, at);
+}
+
 int vt_registry_lock_base(uint64_t base, vt_alloc_info *out) { return lock_base_set(base, 0, out, NULL); }
 
 int vt_registry_begin_free(uint64_t base, vt_alloc_info *out, uint32_t *at)
 {
     int s = lock_base_set(base, META_FREEING, out, at);
-    vt_registry_unlock_shard(s);
+    if (s >= 0) unlock_shard(s);
     return s;
 }
 
 int vt_registry_set_freeing_locked(int s, uint64_t base, int on)
 {
-    return vt_rm_update_meta(&shards[s].map, base, on ? META_FREEING : 0, on ? 0 : META_FREEING, NULL);
+    return vt_rm_update_meta(&shards[s].map, base, 0, on ? META_FREEING : 0, on ? 0 : META_FREEING, NULL);
 }
 
 int vt_registry_remove_locked(int s, uint64_t base, uint32_t at, vt_alloc_info *out)
 {
     struct vt_rm_ent e;
     if (vt_rm_remove(&shards[s].map, base, at, &e) != 0) return -1;
+    last_removal.shard = s;
+    last_removal.at = e.at;
     atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
     if (out) unpack(e.base, e.end, e.meta, out);
     remember_freed(&shards[s], e.base, e.end, e.meta);
