@@ -33,16 +33,6 @@ void vt_events_reset_after_fork(void)
     for (int i = 0; i < VT_F_COUNT; i++) atomic_store(&vt_finding_counts[i], 0);
 }
 
-void vt_fill_call(struct vt_rec_call *r, const struct vt_call *c)
-{
-    r->t0 = c->t0;
-    r->dur = c->dur;
-    r->tid = vt_gettid();
-    r->res = c->res;
-    r->dev = c->dev;
-    r->api = vt_api_id(c->api);
-}
-
 void vt_fmt_begin(vt_line *l, char *buf, const char *ev, const struct vt_call *c)
 {
     vt_line_init(l, buf, LINE_MAX_BYTES - 2);
