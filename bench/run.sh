@@ -81,6 +81,21 @@ if command -v valgrind >/dev/null 2>&1; then
              valgrind --tool=callgrind --toggle-collect=vt_bench_measured --callgrind-out-file="$TMP/cg.$1.$2.out" \
              "$B/bench_calls" "$1" 1 "$n" 2>&1 >/dev/null | sed -n 's/.*Collected : *//p' | tr -d ,)
         [ -n "$ir" ] && echo "INSTR $2 $1 $calls $ir" >>"$R"
+        # The malloc loop's pair split into its two calls: what the tracer adds inside each hook
+        # (the runtime hook's inclusive count minus the real runtime function's, plus the same
+        # for the driver hook the runtime calls through).
+        if [ "$1" = malloc ] && [ "$2" != untraced ] && command -v callgrind_annotate >/dev/null 2>&1; then
+            callgrind_annotate --inclusive=yes --threshold=100 "$TMP/cg.$1.$2.out" 2>/dev/null | awk -v cfg="$2" -v calls="$calls" '
+                { obj = "" } NF >= 3 { gsub(",", "", $1); obj = $NF; fn = $(NF - 1); sub(/.*:/, "", fn); sub(/.*\//, "", obj); sub(/\]$/, "", obj) }
+                $1 ~ /^[0-9]+$/ && obj == "libvramtrace.so" { hook[fn] = $1 }
+                $1 ~ /^[0-9]+$/ && (obj == "libcudart.so.13" || obj == "libcuda.so.1") { real[fn] = $1 }
+                END {
+                    if (calls > 0 && ("cudaMalloc" in hook) && ("cudaFree" in hook)) {
+                        printf "SPLIT %s cudaMalloc %d %d\n", cfg, calls, hook["cudaMalloc"] - real["cudaMalloc"] + hook["cuMemAlloc_v2"] - real["cuMemAlloc_v2"]
+                        printf "SPLIT %s cudaFree %d %d\n", cfg, calls, hook["cudaFree"] - real["cudaFree"] + hook["cuMemFree_v2"] - real["cuMemFree_v2"]
+                    }
+                }' >>"$R"
+        fi
         rm -f "$TMP"/cg-*.jsonl
     }
     say "instructions: callgrind"
@@ -136,6 +151,7 @@ $1 == "untraced" || $1 == "nobt" || $1 == "check" || $1 == "default" {
 $1 == "REG" { k = $2 SUBSEP $3; if (!(k in reg) || $5 < reg[k]) reg[k] = $5; if ($6 != 0) regbad = 1 }
 $1 == "SIZE" { sz_n[$2] = $3; sz_b[$2] = $4; tot_n += $3; tot_b += $4 }
 $1 == "INSTR" { ir[$2, $3] = $5 / $4 }
+$1 == "SPLIT" { split_ir[$2, $3] = $5 / $4 }
 $1 == "REPORT" { rep_ev[$2] = $3; rep_b[$2] = $4; rep_s[$2] = $5; rep_kb[$2] = $6 }
 function row(name, base, meas, unit, fmt) {
     if (base == "" || meas == "") { printf "  %-58s %14s %14s %12s %8s\n", name, "n/a", "n/a", "", ""; return }
@@ -171,6 +187,12 @@ END {
         o = ops[i]; c = cgcfgs[j]
         if (!((c, o) in ir)) continue
         row(sprintf("%-26s %s", label[o], cl[c]), ir["untraced", o], ir[c, o], "in", ".0f")
+    }
+    print "  of which, added inside each call of the malloc+free pair (hook minus the real function it wraps):"
+    split("nobt default", spcfgs, " ")
+    for (j = 1; j <= 2; j++) for (f = 1; f <= 2; f++) {
+        c = spcfgs[j]; fn = f == 1 ? "cudaMalloc" : "cudaFree"
+        if ((c, fn) in split_ir) printf "  %-58s %14s %11.0f in\n", sprintf("%-26s %s", fn, cl[c]), "", split_ir[c, fn]
     }
     print "trace size per event (bytes/line, default config, the traced run above)"
     for (k in sz_n) printf "  %-58s %14s %11.1f B  %s lines\n", "ev=" k, "", sz_b[k] / sz_n[k], sz_n[k]

@@ -111,6 +111,15 @@ for v in trace_drv trace_drv_dl; do
     check_eq "$v: nothing recorded under a runtime name" "$(q $v '[.[] | select(.api? and (.api | startswith("cuda")))] | length')" "0;"
 done
 
+# ---- launch geometry at and past the one-slot launch record's limits ---------------------------
+# Launches whose grid y/z or block dimensions reach 2^16, or whose shmem needs 32 bits, take the
+# full record; the others the one-slot one (records.h). Both must show exactly what was launched.
+trace geometry "" "$PROGS/trace_drv" geometry
+check_eq "launch geometry: exit status" "$(cat "$TMP/geometry.rc")" 0
+check_eq "launch geometry: every launch as launched, in either record form" \
+    "$(q geometry '.[] | select(.ev=="launch") | "launch \(.grid|join("x")) \(.block|join("x")) \(.shmem) \(.res)"')" \
+    "$(out geometry launch)"
+
 # ---- a long run's trace does not stay in the process's memory ---------------------------------
 # Written pages are unmapped one 8 MiB step behind the writer (the page cache keeps the data), so
 # RssFile stays bounded while the trace grows to ~100 MB; without that it is the whole trace.

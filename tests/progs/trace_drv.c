@@ -154,6 +154,29 @@ int main(int argc, char **argv)
         printf("rc sync_bad %d\n", (int)p_cuCtxSynchronize());
         return 0;
     }
-    printf("usage: trace_drv mem | launch fatbin|ptx|FILE params|extra\n");
+    if (!strcmp(mode, "geometry")) {
+        /* Launch geometries at and past the limits of the tracer's one-slot launch record
+         * (grid y/z and block dimensions < 2^16, shmem < 2^32): each is printed as the trace
+         * must show it, whatever the device then says of it. */
+        CUmodule mod;
+        CUfunction fp;
+        p_cuModuleLoadData(&mod, trace_fatbin);
+        p_cuModuleGetFunction(&fp, mod, "drv_ptr");
+        CUdeviceptr d;
+        p_cuMemAlloc(&d, 4096);
+        float *dp = (float *)(size_t)d;
+        int n = 1;
+        void *params[] = { &dp, &n };
+        static const unsigned g[][7] = { /* grid x y z, block x y z, shmem */
+            { 7, 3, 2, 128, 2, 1, 1024 }, { 2147483647u, 65535, 65535, 1024, 1, 1, 0 }, { 1, 65536, 1, 32, 1, 1, 0 },
+            { 1, 1, 70000, 32, 1, 1, 0 }, { 1, 1, 1, 65536, 1, 1, 0 }, { 1, 1, 1, 1, 1, 1, 4294967295u },
+        };
+        for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+            CUresult r = p_cuLaunchKernel(fp, g[i][0], g[i][1], g[i][2], g[i][3], g[i][4], g[i][5], g[i][6], NULL, params, NULL);
+            printf("launch %ux%ux%u %ux%ux%u %u %d\n", g[i][0], g[i][1], g[i][2], g[i][3], g[i][4], g[i][5], g[i][6], (int)r);
+        }
+        return 0;
+    }
+    printf("usage: trace_drv mem | launch fatbin|ptx|FILE params|extra | geometry\n");
     return 2;
 }
