@@ -24,3 +24,20 @@ if [ -x "$EXAMPLES/oom" ] && [ -f "$SIM/libcudart.so.13" ]; then
     VRAMTRACE_SIM_MEM=4G "$VT" run --sim -o "$TMP/oom.jsonl" -- "$EXAMPLES/oom" >/dev/null 2>&1
     checks "$TMP/oom.jsonl" "fresh recording"
 else skip "simulated device or examples not built: fresh recording"; fi
+
+# src/unwind.c must record exactly the stacks glibc backtrace() gives: the same programs (one
+# threaded) traced with VRAMTRACE_UNWIND=glibc and with the default, address randomization off.
+if [ -x "$EXAMPLES/oom" ] && [ -x "$PROGS/rel_stress" ] && [ -f "$SIM/libcudart.so.13" ] && setarch -R true 2>/dev/null; then
+    for u in default glibc; do
+        VRAMTRACE_UNWIND=$u VRAMTRACE_SIM_MEM=4G setarch -R "$VT" run --sim -q -o "$TMP/uw-oom-$u.jsonl" -- "$EXAMPLES/oom" >/dev/null 2>&1
+        VRAMTRACE_UNWIND=$u setarch -R "$VT" run --sim -q -o "$TMP/uw-mt-$u.jsonl" -- "$PROGS/rel_stress" 4 20 >/dev/null 2>&1
+    done
+    bts() { jqs "$1" '.[] | select(.ev == "alloc") | .bt | join(",")' | sort; }
+    for t in oom mt; do
+        bts "$TMP/uw-$t-default.jsonl" >"$TMP/uw-$t-default.bt"
+        bts "$TMP/uw-$t-glibc.jsonl" >"$TMP/uw-$t-glibc.bt"
+        n=$(grep -c ',.*,' "$TMP/uw-$t-glibc.bt")
+        check "unwinder: $t: $n alloc stacks of 3+ frames recorded" test "$n" -gt 10
+        check "unwinder: $t: alloc stacks identical with VRAMTRACE_UNWIND=glibc" cmp -s "$TMP/uw-$t-default.bt" "$TMP/uw-$t-glibc.bt"
+    done
+else skip "simulated device, examples or setarch -R missing: unwinder against glibc"; fi
