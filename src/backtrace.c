@@ -50,11 +50,16 @@ static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
     }
     return 0;
 }
-static void find_self(void) { dl_iterate_phdr(find_self_cb, (void *)(uintptr_t)&find_self); }
+static _Atomic int self_found; /* set after self_lo/hi: no pthread_once call per frame after that */
+static void find_self(void)
+{
+    dl_iterate_phdr(find_self_cb, (void *)(uintptr_t)&find_self);
+    atomic_store_explicit(&self_found, 1, memory_order_release);
+}
 
 int vt_addr_is_self(uint64_t addr)
 {
-    pthread_once(&self_once, find_self);
+    if (__builtin_expect(!atomic_load_explicit(&self_found, memory_order_acquire), 0)) pthread_once(&self_once, find_self);
     return addr >= self_lo && addr < self_hi;
 }
 
