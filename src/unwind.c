@@ -14,7 +14,7 @@
 
 /* Per-thread: the stack bounds (asked once) and the counters. */
 static VT_TLS struct {
-    uint64_t hi;
+    uint64_t lo, hi;
     int state; /* 0: not asked yet, 1: known, -1: unknown (always fall back) */
     struct vt_unwind_stats st;
 } uw_tls;
@@ -441,7 +441,7 @@ static uint64_t derive(uint64_t key)
 
 /* ---- the walk ------------------------------------------------------------------------------- */
 
-static int stack_top(uint64_t *hi)
+static int stack_bounds(uint64_t *lo, uint64_t *hi)
 {
     if (__builtin_expect(uw_tls.state == 0, 0)) {
         uw_tls.state = -1;
@@ -450,12 +450,14 @@ static int stack_top(uint64_t *hi)
             void *addr;
             size_t size;
             if (pthread_attr_getstack(&attr, &addr, &size) == 0 && size) {
-                uw_tls.hi = (uint64_t)(uintptr_t)addr + size;
+                uw_tls.lo = (uint64_t)(uintptr_t)addr;
+                uw_tls.hi = uw_tls.lo + size;
                 uw_tls.state = 1;
             }
             pthread_attr_destroy(&attr);
         }
     }
+    *lo = uw_tls.lo;
     *hi = uw_tls.hi;
     return uw_tls.state > 0 ? 0 : -1;
 }
@@ -474,14 +476,15 @@ static uint64_t rule_for(uint64_t key, uint32_t gen)
 }
 
 /* Stack slots lie in [lo, hi): from the walker's own stack pointer to the top of the thread's
- * stack, so every load is from memory that is mapped and belongs to this thread's live frames. */
+ * stack, so every load is from memory that is mapped and belongs to this thread's live frames.
+ * Running on another stack (sigaltstack, coroutines) gives -1. */
 __attribute__((no_sanitize_address)) static int walk(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t *frames,
                                                      int max)
 {
-    uint64_t hi;
+    uint64_t lo, hi;
     if (max <= 0) return 0;
-    if (stack_top(&hi) || sp >= hi) return -1;
-    const uint64_t lo = sp;
+    if (stack_bounds(&lo, &hi) || sp < lo || sp >= hi) return -1;
+    lo = sp;
     const uint32_t gen = atomic_load_explicit(&uw_gen, memory_order_acquire) & GEN_MASK;
     uint64_t key = pc, prev_cfa = 0;
     int n = 0;

@@ -2,7 +2,8 @@
  * RBP-based frames (alloca, VLA), frames with and without a frame pointer (one that uses RBP as
  * a scratch register), a libc qsort callback, several threads at once, the cut at max, the
  * cache (hit the second time, dropped by vt_unwind_invalidate), and the fallbacks: a signal
- * frame and a hand-written frame whose CFA is based on R12. */
+ * frame, a handler on sigaltstack, a makecontext stack and a hand-written frame whose CFA is
+ * based on R12. */
 #include <alloca.h>
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucontext.h>
 
 #include "unwind.h"
 #include "vt_test.h"
@@ -194,6 +196,10 @@ static void on_signal(int sig)
     capture(&sig_bt);
 }
 
+static struct bt co_bt;
+static ucontext_t uc_main, uc_co;
+static void co_main(void) { capture(&co_bt); }
+
 struct worker { int id, ok, fast; };
 static void *worker_main(void *p)
 {
@@ -273,6 +279,26 @@ int main(void)
     vt_unwind_get_stats(&s1);
     VT_CHECK(sig_bt.nf == -1 && s1.fallbacks == s0.fallbacks + 1 && sig_bt.ng > 3,
              "from a signal handler: falls back to backtrace() (%d, %d glibc frames)", sig_bt.nf, sig_bt.ng);
+    static char altstack[64 * 1024];
+    stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
+    struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_ONSTACK };
+    sig_bt = (struct bt){ .max = 64 };
+    if (sigaltstack(&ss, NULL) == 0 && sigaction(SIGUSR2, &sa, NULL) == 0) {
+        raise(SIGUSR2);
+        VT_CHECK(sig_bt.nf == -1 && sig_bt.ng > 3, "from a handler on sigaltstack: falls back (%d glibc frames)",
+                 sig_bt.ng);
+    }
+#ifndef __SANITIZE_ADDRESS__ /* ASan does not follow swapcontext */
+    static char co_stack[128 * 1024];
+    co_bt.max = 64;
+    getcontext(&uc_co);
+    uc_co.uc_stack.ss_sp = co_stack;
+    uc_co.uc_stack.ss_size = sizeof co_stack;
+    uc_co.uc_link = &uc_main;
+    makecontext(&uc_co, co_main, 0);
+    swapcontext(&uc_main, &uc_co);
+    VT_CHECK(co_bt.nf == -1 && co_bt.ng >= 2, "on a makecontext stack: falls back (%d glibc frames)", co_bt.ng);
+#endif
     b = (struct bt){ .max = 64 };
     vt_test_r12_frame(capture, &b);
     VT_CHECK(b.nf == -1 && b.ng > 3, "CFA from another register: falls back (%d)", b.nf);
