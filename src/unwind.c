@@ -129,7 +129,7 @@ static int get_sleb(struct cur *c, int64_t *v)
 }
 static int skip_block(struct cur *c)
 {
-    uint64_t n;
+    uint64_t n = 0;
     if (get_uleb(c, &n) || n > (uint64_t)(c->end - c->p)) return -1;
     c->p += n;
     return 0;
@@ -140,8 +140,8 @@ static int skip_block(struct cur *c)
 static int get_encoded(struct cur *c, uint8_t enc, uint64_t datarel, uint64_t *out)
 {
     uint64_t base = (uint64_t)(uintptr_t)c->p, v = 0;
-    union { uint16_t u16; int16_t s16; uint32_t u32; int32_t s32; uint64_t u64; } x;
-    int64_t sv;
+    union { uint16_t u16; int16_t s16; uint32_t u32; int32_t s32; uint64_t u64; } x = { .u64 = 0 };
+    int64_t sv = 0;
     int rc;
     switch (enc & 0x0f) {
     case 0x00: case 0x04: case 0x0c: rc = get_bytes(c, &x.u64, 8); v = x.u64; break;
@@ -202,8 +202,8 @@ static const uint8_t *find_eh_frame_hdr(uint64_t pc)
 static int record(const uint8_t *at, struct cur *body, const uint8_t **id_field)
 {
     struct cur c = { at, at + 12 };
-    uint32_t len32;
-    uint64_t len;
+    uint32_t len32 = 0;
+    uint64_t len = 0;
     if (get_bytes(&c, &len32, 4)) return -1;
     len = len32;
     if (len32 == 0xffffffffu && get_bytes(&c, &len, 8)) return -1;
@@ -219,8 +219,8 @@ static int record(const uint8_t *at, struct cur *body, const uint8_t **id_field)
 static const uint8_t *find_fde(const uint8_t *hdr, uint64_t pc, struct cur *fde_body)
 {
     struct cur c = { hdr, hdr + 4 + 2 * 9 };
-    uint8_t h[4];
-    uint64_t ignored, count;
+    uint8_t h[4] = { 0 };
+    uint64_t ignored = 0, count = 0;
     if (get_bytes(&c, h, 4) || h[0] != 1 || h[3] != 0x3b /* datarel|sdata4 */) return NULL;
     if (h[1] == 0xff || get_encoded(&c, h[1], (uint64_t)(uintptr_t)hdr, &ignored)) return NULL;
     if (h[2] == 0xff || get_encoded(&c, h[2], (uint64_t)(uintptr_t)hdr, &count) || count == 0) return NULL;
@@ -236,7 +236,7 @@ static const uint8_t *find_fde(const uint8_t *hdr, uint64_t pc, struct cur *fde_
     int32_t fde_rel;
     memcpy(&fde_rel, table + lo * 8 + 4, 4);
     const uint8_t *fde = (const uint8_t *)(uintptr_t)(base + (uint64_t)(int64_t)fde_rel), *id;
-    uint32_t cie_ptr;
+    uint32_t cie_ptr = 0;
     if (record(fde, fde_body, &id) || get_bytes(fde_body, &cie_ptr, 4) || cie_ptr == 0) return NULL;
     return id - cie_ptr;
 }
@@ -285,11 +285,11 @@ static int run_cfa(struct prog *s, struct cur c, uint64_t target)
 {
     s->depth = 0; /* remember/restore do not cross from the CIE to the FDE (libgcc) */
     while (c.p < c.end && s->loc <= target) {
-        uint8_t op, b;
-        uint64_t reg, u;
-        int64_t sv;
-        uint16_t u16;
-        uint32_t u32;
+        uint8_t op = 0, b = 0;
+        uint64_t reg = 0, u = 0;
+        int64_t sv = 0;
+        uint16_t u16 = 0;
+        uint32_t u32 = 0;
         if (get_u8(&c, &op)) return -1;
         switch (op & 0xc0) {
         case 0x40: s->loc += (uint64_t)(op & 0x3f) * s->code_align; continue;
@@ -362,9 +362,9 @@ static int parse_cie(const uint8_t *cie, struct prog *s, struct cur *insns, int 
 {
     struct cur c;
     const uint8_t *id;
-    uint32_t cie_id;
-    uint8_t version, ra8;
-    uint64_t ra;
+    uint32_t cie_id = 1;
+    uint8_t version = 0, ra8 = 0;
+    uint64_t ra = 0;
     if (record(cie, &c, &id) || get_bytes(&c, &cie_id, 4) || cie_id != 0 || get_u8(&c, &version)) return -1;
     if (version != 1 && version != 3 && version != 4) return -1;
     const char *aug = (const char *)c.p;
@@ -372,7 +372,7 @@ static int parse_cie(const uint8_t *cie, struct prog *s, struct cur *insns, int 
     if (alen == (size_t)(c.end - c.p)) return -1;
     c.p += alen + 1;
     if (version == 4) {
-        uint8_t asz, ssz;
+        uint8_t asz = 0, ssz = 0;
         if (get_u8(&c, &asz) || get_u8(&c, &ssz) || asz != 8 || ssz != 0) return -1;
     }
     if (get_uleb(&c, &s->code_align) || get_sleb(&c, &s->data_align)) return -1;
@@ -383,13 +383,13 @@ static int parse_cie(const uint8_t *cie, struct prog *s, struct cur *insns, int 
     s->fde_enc = 0;
     *has_z = aug[0] == 'z';
     if (*has_z) {
-        uint64_t n;
+        uint64_t n = 0;
         if (get_uleb(&c, &n) || n > (uint64_t)(c.end - c.p)) return -1;
         struct cur a = { c.p, c.p + n };
         c.p += n;
         for (const char *ch = aug + 1; *ch; ch++) {
-            uint8_t enc;
-            uint64_t ignored;
+            uint8_t enc = 0;
+            uint64_t ignored = 0;
             if (*ch == 'R') { if (get_u8(&a, &s->fde_enc)) return -1; }
             else if (*ch == 'L') { if (get_u8(&a, &enc)) return -1; }
             else if (*ch == 'P') { if (get_u8(&a, &enc) || get_encoded(&a, enc & 0x7f, 0, &ignored)) return -1; }
@@ -413,7 +413,7 @@ static uint64_t derive(uint64_t key)
     int has_z;
     memset(&s, 0, sizeof s);
     if (!cie || parse_cie(cie, &s, &cie_insns, &has_z)) return K_UNSUP;
-    uint64_t begin, range;
+    uint64_t begin = 0, range = 0;
     if ((s.fde_enc & 0x80) || get_encoded(&fde, s.fde_enc, 0, &begin) ||
         get_encoded(&fde, s.fde_enc & 0x0f, 0, &range))
         return K_UNSUP;

@@ -196,9 +196,11 @@ static void on_signal(int sig)
     capture(&sig_bt);
 }
 
+#ifndef __SANITIZE_ADDRESS__ /* ASan does not follow swapcontext */
 static struct bt co_bt;
 static ucontext_t uc_main, uc_co;
 static void co_main(void) { capture(&co_bt); }
+#endif
 
 struct worker { int id, ok, fast; };
 static void *worker_main(void *p)
@@ -288,7 +290,7 @@ int main(void)
         VT_CHECK(sig_bt.nf == -1 && sig_bt.ng > 3, "from a handler on sigaltstack: falls back (%d glibc frames)",
                  sig_bt.ng);
     }
-#ifndef __SANITIZE_ADDRESS__ /* ASan does not follow swapcontext */
+#ifndef __SANITIZE_ADDRESS__
     static char co_stack[128 * 1024];
     co_bt.max = 64;
     getcontext(&uc_co);
