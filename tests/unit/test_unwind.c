@@ -1,11 +1,13 @@
 /* test_unwind.c - src/unwind.c against glibc backtrace() taken at the same place: deep recursion,
  * RBP-based frames (alloca, VLA), frames with and without a frame pointer (one that uses RBP as
- * a scratch register), a libc qsort callback, several threads at once, the cut at max, the
+ * a scratch register), callbacks from libc (qsort, pthread_once, atexit) and the dynamic loader
+ * (dl_iterate_phdr), several threads at once, the cut at max, the
  * cache (hit the second time, dropped by vt_unwind_invalidate), and the fallbacks: a signal
  * frame, a handler on sigaltstack, a makecontext stack and a hand-written frame whose CFA is
  * based on R12. */
 #include <alloca.h>
 #include <dlfcn.h>
+#include <link.h>
 #include <execinfo.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <ucontext.h>
 
 #include "unwind.h"
@@ -166,6 +169,29 @@ static int cmp_int(const void *a, const void *b)
     return *(const int *)a - *(const int *)b;
 }
 
+static struct bt phdr_bt, once_bt, atexit_bt;
+static int phdr_cb(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)info;
+    (void)size;
+    (void)data;
+    capture(&phdr_bt);
+    return 1;
+}
+static void once_fn(void) { capture(&once_bt); }
+static void at_exit(void)
+{
+    capture(&atexit_bt);
+    if (!same(&atexit_bt, 1)) {
+        dump(&atexit_bt);
+        printf("not ok - at exit (atexit handler): same frames\n");
+        fflush(stdout);
+        _exit(1);
+    }
+    printf("ok - at exit (atexit handler, %d frames): same frames\n", atexit_bt.nf);
+    fflush(stdout);
+}
+
 /* Hand-written CFI: CFA = R12 + 16 while the callback runs, which the cached rules cannot say. */
 int vt_test_r12_frame(void (*fn)(struct bt *), struct bt *b);
 __asm__(".text\n"
@@ -262,6 +288,14 @@ int main(void)
     qsort_bt.max = 64;
     qsort(v, 64, sizeof v[0], cmp_int);
     VT_CHECK(qsort_captured && same(&qsort_bt, 1), "through libc (qsort callback): same frames (%d)", qsort_bt.nf);
+
+    phdr_bt.max = once_bt.max = atexit_bt.max = 64;
+    dl_iterate_phdr(phdr_cb, NULL);
+    VT_CHECK(same(&phdr_bt, 1), "through the dynamic loader (dl_iterate_phdr callback): same frames (%d)", phdr_bt.nf);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, once_fn);
+    VT_CHECK(same(&once_bt, 1), "pthread_once callback: same frames (%d)", once_bt.nf);
+    atexit(at_exit);
 
     /* the cache: the same stack again is all hits (one call site: the loop must not unroll) */
     for (volatile int i = 0; i < 2; i++) counted(&b, &s0, &s1);
