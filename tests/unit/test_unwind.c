@@ -1,10 +1,9 @@
 /* test_unwind.c - src/unwind.c against glibc backtrace() taken at the same place: deep recursion,
  * RBP-based frames (alloca, VLA), frames with and without a frame pointer (one that uses RBP as
  * a scratch register), callbacks from libc (qsort, pthread_once, atexit) and the dynamic loader
- * (dl_iterate_phdr), several threads at once, the cut at max, the
- * cache (hit the second time, dropped by vt_unwind_invalidate), and the fallbacks: a signal
- * frame, a handler on sigaltstack, a makecontext stack and a hand-written frame whose CFA is
- * based on R12. */
+ * (dl_iterate_phdr), several threads at once, the cut at max, the cache (hit the second time,
+ * dropped by vt_unwind_invalidate), and the fallbacks: a signal frame, a handler on sigaltstack,
+ * a makecontext stack and a hand-written frame whose CFA is based on R12. */
 #include <alloca.h>
 #include <dlfcn.h>
 #include <link.h>
