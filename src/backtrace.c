@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include "events.h"
+#include "tracer.h"
+#include "unwind.h"
 
 #define VT_MAX_MODULES 4096
 
@@ -48,25 +50,47 @@ static int find_self_cb(struct dl_phdr_info *info, size_t size, void *data)
     }
     return 0;
 }
-static void find_self(void) { dl_iterate_phdr(find_self_cb, (void *)(uintptr_t)&find_self); }
+static _Atomic int self_found; /* set after self_lo/hi: no pthread_once call per frame after that */
+static void find_self(void)
+{
+    dl_iterate_phdr(find_self_cb, (void *)(uintptr_t)&find_self);
+    atomic_store_explicit(&self_found, 1, memory_order_release);
+}
 
 int vt_addr_is_self(uint64_t addr)
 {
-    pthread_once(&self_once, find_self);
+    if (__builtin_expect(!atomic_load_explicit(&self_found, memory_order_acquire), 0)) pthread_once(&self_once, find_self);
     return addr >= self_lo && addr < self_hi;
+}
+
+/* The first call loads libgcc for backtrace() (it allocates): the fast path falls back to it
+ * later, inside a hook. Idempotent, so a flag rather than pthread_once on every call. */
+static _Atomic int glibc_loaded;
+static void load_glibc_unwinder(void)
+{
+    void *one[1];
+    backtrace(one, 1);
+    atomic_store_explicit(&glibc_loaded, 1, memory_order_release);
 }
 
 int vt_backtrace(uint64_t *frames, int max)
 {
-    void *raw[VT_BT_MAX + 8];
+    uint64_t raw[VT_BT_MAX + 8];
     if (max > VT_BT_MAX) max = VT_BT_MAX;
-    int n = backtrace(raw, max + 8);
+    if (__builtin_expect(!atomic_load_explicit(&glibc_loaded, memory_order_acquire), 0)) load_glibc_unwinder();
+    /* Same frames as backtrace() (unwind.h), or -1 when only glibc can tell. */
+    int n = vt_cfg.unwind_glibc ? -1 : vt_unwind(raw, max + 8);
+    if (n < 0) {
+        void *g[VT_BT_MAX + 8];
+        n = backtrace(g, max + 8);
+        for (int j = 0; j < n; j++) raw[j] = (uint64_t)(uintptr_t)g[j];
+    }
     /* Start after the last of the tracer's own frames near the top: a sanitizer runtime's
      * backtrace interceptor may sit above them. */
     int out = 0, i = 0;
     for (int j = 0; j < n && j < 8; j++)
-        if (vt_addr_is_self((uint64_t)(uintptr_t)raw[j])) i = j + 1;
-    for (; i < n && out < max; i++) frames[out++] = (uint64_t)(uintptr_t)raw[i];
+        if (vt_addr_is_self(raw[j])) i = j + 1;
+    for (; i < n && out < max; i++) frames[out++] = raw[i];
     return out;
 }
 

@@ -1,8 +1,10 @@
 /* backtrace.h - native call stacks for allocations and findings, and the map of loaded modules the
  * report needs to symbolize them offline (no symbolization ever happens in the traced process).
  *
- * Invariants: vt_backtrace never allocates after the first call (which loads the unwinder) and
- * drops the tracer's own frames; module records are emitted once per loaded object. */
+ * Invariants: vt_backtrace gives the frames glibc backtrace() gives (through unwind.h, or glibc
+ * itself with VRAMTRACE_UNWIND=glibc and wherever the fast walk cannot tell), less the tracer's
+ * own; it allocates only on its first call (libgcc is loaded for backtrace()) and on the first
+ * call in each thread (the thread's stack bounds). Module records are emitted once per object. */
 #ifndef VT_BACKTRACE_H
 #define VT_BACKTRACE_H
 #include <stdint.h>

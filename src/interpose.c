@@ -1,5 +1,6 @@
 /* interpose.c - the exported dlsym: how driver entry points reached with dlopen/dlsym (static
- * cudart, cuBLAS, NCCL, JAX, PyTorch) are swapped for hook wrappers. */
+ * cudart, cuBLAS, NCCL, JAX, PyTorch) are swapped for hook wrappers; and the exported dlclose,
+ * which tells the unwinder that code may have been unmapped. */
 #include <dlfcn.h>
 #include <link.h>
 #include <stdatomic.h>
@@ -7,6 +8,9 @@
 
 #include "resolve.h"
 #include "tracer.h"
+#include "unwind.h"
+
+static int dlclose_hook(void *handle);
 
 /* Hand-written compare: a sanitizer runtime calls dlsym while it sets up its interceptors, when
  * calling its (intercepted) strcmp/strncmp would jump through a null pointer. */
@@ -45,7 +49,8 @@ VT_EARLY static void *next_after(const void *caller, const char *name)
     if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
         return vt_real_dlsym(RTLD_NEXT, name);
     for (struct link_map *l = lm->l_next; l && self; l = l->l_next)
-        if (l == self) return vt_real_dlsym(RTLD_NEXT, name);
+        if (l == self) /* a sanitizer's dlclose interceptor must still reach ours */
+            return prefix(name, "dlclose") && !name[7] ? (void *)dlclose_hook : vt_real_dlsym(RTLD_NEXT, name);
     for (struct link_map *l = lm->l_next; l; l = l->l_next) {
         /* A link_map is a valid dlsym handle only for a dlopen()ed object (the lookup scope of one
          * loaded at start-up is empty and glibc crashes in it): take a real handle. */
@@ -71,3 +76,25 @@ VT_EARLY void *dlsym(void *handle, const char *name)
     errno = saved;
     return r;
 }
+
+/* dlclose may unmap code, and a later dlopen may put other code, with other CFI, at the same
+ * addresses: the unwinder's cached rules go stale. The real dlclose is called untouched. */
+typedef int (*dlclose_fn)(void *);
+static _Atomic(dlclose_fn) real_dlclose;
+
+VT_EARLY static int dlclose_hook(void *handle)
+{
+    dlclose_fn f = atomic_load_explicit(&real_dlclose, memory_order_acquire);
+    if (!f) { /* idempotent lazy init, as for dlsym */
+        f = (dlclose_fn)vt_real_dlsym(RTLD_NEXT, "dlclose");
+        if (!f) return -1;
+        atomic_store_explicit(&real_dlclose, f, memory_order_release);
+    }
+    int r = f(handle);
+    int saved = errno;
+    vt_unwind_invalidate();
+    errno = saved;
+    return r;
+}
+
+VT_EARLY int dlclose(void *handle) { return dlclose_hook(handle); }

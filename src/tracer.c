@@ -54,6 +54,8 @@ static void read_config(void)
     vt_cfg.backtraces = env_flag("VRAMTRACE_BACKTRACE", 1);
     const char *d = getenv("VRAMTRACE_BT_DEPTH");
     if (d && atoi(d) > 0) vt_cfg.bt_depth = atoi(d) > VT_BT_MAX ? VT_BT_MAX : atoi(d);
+    const char *u = getenv("VRAMTRACE_UNWIND");
+    vt_cfg.unwind_glibc = u && !strcmp(u, "glibc");
     const char *c = getenv("VRAMTRACE_CHECK");
     if (c && !strcmp(c, "off")) vt_cfg.check = VT_CHECK_OFF;
     else if (c && !strcmp(c, "abort")) vt_cfg.check = VT_CHECK_ABORT;
