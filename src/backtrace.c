@@ -94,11 +94,28 @@ int vt_backtrace(uint64_t *frames, int max)
     return out;
 }
 
+/* The recorded modules this thread's frames fell in lately: a stack's frames lie in a few
+ * objects, while a program like PyTorch maps hundreds. Entries of an earlier module list (a fork
+ * child's reset) do not count. */
+#define HIT_WAYS 4
+static _Atomic unsigned mods_gen = 1;
+static VT_TLS struct { uint64_t lo, size; unsigned gen; } hits[HIT_WAYS];
+static VT_TLS unsigned hit_next;
+
 static int known(uint64_t addr)
 {
+    unsigned gen = atomic_load_explicit(&mods_gen, memory_order_relaxed);
+    for (int i = 0; i < HIT_WAYS; i++)
+        if (addr - hits[i].lo < hits[i].size && hits[i].gen == gen) return 1;
     int n = atomic_load_explicit(&nmods, memory_order_acquire);
     for (int i = 0; i < n; i++)
-        if (addr >= mods[i].lo && addr < mods[i].hi) return 1;
+        if (addr >= mods[i].lo && addr < mods[i].hi) {
+            unsigned w = hit_next++ % HIT_WAYS;
+            hits[w].lo = mods[i].lo;
+            hits[w].size = mods[i].hi - mods[i].lo;
+            hits[w].gen = gen;
+            return 1;
+        }
     return 0;
 }
 
@@ -140,6 +157,7 @@ void vt_modules_cover(const uint64_t *frames, int n)
 
 void vt_modules_reset(void)
 {
+    atomic_fetch_add(&mods_gen, 1);
     atomic_store(&nmods, 0);
     pthread_mutex_init(&mod_lock, NULL);
 }

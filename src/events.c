@@ -269,19 +269,9 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
         vt_registry_handle_lock();
         vt_registry_handle_insert_locked(x->handle, size, c->dev);
     } else if (ok) s = vt_registry_insert_lock(addr, size, mem, c->dev);
-    if (nf == 0 && !meminfo && (!x || (!x->pitch && !x->is_handle && !x->handle)) && vt_call_fits_s(c, c->dev)) {
-        struct vt_rec_alloc_s *a = rec_claim(VT_R_ALLOC_S, sizeof *a, stack);
-        int flags = (x && x->has_stream ? VT_S_STREAM : 0) | (x && x->graph ? VT_S_GRAPH : 0);
-        vt_fill_call_s(&a->c, c, c->dev, mem, flags);
-        a->addr = addr;
-        a->size = size;
-        a->stream = x ? x->stream : 0;
-        rec_publish(VT_R_ALLOC_S, a, sizeof *a, stack);
-    } else {
-        struct vt_rec_alloc *r = rec_claim(VT_R_ALLOC, len, stack);
-        fill_alloc(r, c, addr, size, mem, x, meminfo, frames, nf);
-        rec_publish(VT_R_ALLOC, r, len, stack);
-    }
+    struct vt_rec_alloc *r = rec_claim(VT_R_ALLOC, len, stack);
+    fill_alloc(r, c, addr, size, mem, x, meminfo, frames, nf);
+    rec_publish(VT_R_ALLOC, r, len, stack);
     if (ok && x && x->is_handle) vt_registry_handle_unlock();
     else vt_registry_unlock_shard(s);
     VT_RESTORE_ERRNO;
@@ -331,17 +321,6 @@ static void fill_free(struct vt_rec_free *r, const struct vt_free_pending *p)
 
 static void emit_free(const struct vt_free_pending *p)
 {
-    int dev = p->known ? p->dev : p->call.dev;
-    if (vt_call_fits_s(&p->call, dev)) {
-        struct vt_rec_free_s stack, *r = rec_claim(VT_R_FREE_S, sizeof *r, &stack);
-        int flags = (p->known ? VT_S_KNOWN : 0) | (p->is_handle ? VT_S_HANDLE : 0) | (p->has_stream ? VT_S_STREAM : 0);
-        vt_fill_call_s(&r->c, &p->call, dev, p->mem, flags);
-        r->addr = p->addr;
-        r->size = p->size;
-        r->stream = p->stream;
-        rec_publish(VT_R_FREE_S, r, sizeof *r, &stack);
-        return;
-    }
     struct vt_rec_free stack, *r = rec_claim(VT_R_FREE, sizeof *r, &stack);
     fill_free(r, p);
     rec_publish(VT_R_FREE, r, sizeof *r, &stack);

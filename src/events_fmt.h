@@ -2,7 +2,6 @@
 #ifndef VT_EVENTS_FMT_H
 #define VT_EVENTS_FMT_H
 #include <stdatomic.h>
-#include <stdint.h>
 #include "events.h"
 #include "jsonl.h"
 #include "records.h"
@@ -22,22 +21,6 @@ static inline void vt_fill_call(struct vt_rec_call *r, const struct vt_call *c)
     r->res = c->res;
     r->dev = c->dev;
     r->api = vt_api_id(c->api);
-}
-/* The call head of a one-slot record (records.h), when the call's values fit it. */
-static inline int vt_call_fits_s(const struct vt_call *c, int dev)
-{
-    return c->dur <= UINT32_MAX && c->res >= INT16_MIN && c->res <= INT16_MAX && dev >= INT16_MIN && dev <= INT16_MAX;
-}
-static inline void vt_fill_call_s(struct vt_rec_call_s *r, const struct vt_call *c, int dev, int mem, int flags)
-{
-    r->t0 = c->t0;
-    r->dur = (uint32_t)c->dur;
-    r->tid = vt_gettid();
-    r->res = (int16_t)c->res;
-    r->dev = (int16_t)dev;
-    r->api = (uint16_t)vt_api_id(c->api);
-    r->mem = (uint8_t)mem;
-    r->flags = (uint8_t)flags;
 }
 /* Close the line; its length, or 0 when it overflowed (then it must not be written). */
 size_t vt_fmt_finish(vt_line *l);

@@ -25,19 +25,17 @@
 #define SLOT 64
 #define RING_SLOTS_DEFAULT (1u << 16) /* 4 MiB; a power of two (slot_at masks) */
 #define HDR_BYTES 65536               /* multiple of every page size Linux uses */
-#define RING_MAGIC "VTRING3" /* 2: API names as ids into the header's table; 3: 8-byte slot headers */
+#define RING_MAGIC "VTRING2" /* 2: API names as ids into the header's table */
 
 enum { S_EMPTY = 0, S_CLAIMED = 1, S_READY = 2 };
 
-/* 8 bytes, so a slot carries 56 of payload: the one-slot records (records.h) fit. A record's slot
- * count follows from its size, its position from its address. */
 struct slot_hdr {
-    _Atomic uint16_t state;
+    _Atomic uint32_t state;
     uint16_t type;
+    uint16_t nslots;
     uint32_t bytes; /* payload bytes */
+    uint32_t pos;   /* low bits of the claim position (commit's wake test) */
 };
-_Static_assert(SLOT - sizeof(struct slot_hdr) == VT_REC_SLOT_PAYLOAD, "records.h sizes its one-slot records for this");
-static inline uint64_t slots_for(uint64_t bytes) { return (sizeof(struct slot_hdr) + bytes + SLOT - 1) / SLOT; }
 
 struct ring_file_hdr {
     char magic[8];
@@ -108,8 +106,8 @@ static long drain_locked(int take_incomplete)
         struct slot_hdr *s = slot_at(t);
         uint32_t st = atomic_load_explicit(&s->state, memory_order_acquire);
         if (st != S_READY && !(take_incomplete && st == S_CLAIMED)) break;
-        uint64_t n = slots_for(s->bytes);
-        if (n > J.nslots / 4) n = 1; /* damaged: step over one slot */
+        uint32_t n = s->nslots;
+        if (n == 0 || n > J.nslots / 4) n = 1; /* damaged: step over one slot */
         size_t len = vt_record_format(s->type, s + 1, s->bytes, st != S_READY, &h->names, J.line, sizeof J.line);
         char *dst = len ? vt_writer_reserve(len) : NULL;
         if (dst) {
@@ -122,7 +120,7 @@ static long drain_locked(int take_incomplete)
             }
             memcpy(dst, J.line, len);
         }
-        for (uint64_t i = 0; i < n; i++) atomic_store_explicit(&slot_at(t + i)->state, S_EMPTY, memory_order_relaxed);
+        for (uint32_t i = 0; i < n; i++) atomic_store_explicit(&slot_at(t + i)->state, S_EMPTY, memory_order_relaxed);
         t += n;
         atomic_store_explicit(&h->tail, t, memory_order_release);
         done++;
@@ -255,14 +253,16 @@ static __attribute__((noinline)) void wait_for_room(struct ring_file_hdr *h, uin
 void *vt_journal_claim(int type, size_t bytes)
 {
     if (!atomic_load_explicit(&J.on, memory_order_acquire)) return NULL;
-    uint64_t n = slots_for(bytes);
+    uint32_t n = (uint32_t)((sizeof(struct slot_hdr) + bytes + SLOT - 1) / SLOT);
     if (n > J.nslots / 4) return NULL;
     struct ring_file_hdr *h = J.hdr;
     uint64_t pos = atomic_fetch_add_explicit(&h->head, n, memory_order_acq_rel);
     if (pos + n - seen_tail > J.nslots || seen_tail > pos) wait_for_room(h, pos, n);
     struct slot_hdr *s = slot_at(pos);
     s->type = (uint16_t)type;
+    s->nslots = (uint16_t)n;
     s->bytes = (uint32_t)bytes;
+    s->pos = (uint32_t)pos;
     atomic_store_explicit(&s->state, S_CLAIMED, memory_order_release);
     return s + 1;
 }
@@ -274,8 +274,8 @@ void vt_journal_commit(void *payload)
     if (J.sync) { drain_try(); return; }
     /* Each time the head passes an eighth of the ring, make sure the drainer is awake (it also
      * polls); no shared line is read on the other commits. */
-    uint64_t eighth = J.nslots / 8, n = slots_for(s->bytes), end = (uint64_t)((char *)s - J.data) / SLOT + n;
-    if ((end & (eighth - 1)) < n && atomic_load_explicit(&J.sleeping, memory_order_relaxed)) {
+    uint32_t eighth = J.nslots / 8;
+    if (((s->pos + s->nslots) & (eighth - 1)) < s->nslots && atomic_load_explicit(&J.sleeping, memory_order_relaxed)) {
         atomic_store(&J.sleeping, 0);
         futex_wake(&J.wake);
     }
@@ -396,10 +396,9 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     out = 0;
     while (t < head) {
         const struct slot_hdr *s = (const struct slot_hdr *)(data + (t % h->nslots) * SLOT);
-        uint32_t state = s->state;
-        uint64_t n = slots_for(s->bytes);
-        if (state == S_EMPTY || n > h->nslots / 4) { t++; continue; } /* never filled */
-        size_t bytes = s->bytes;
+        uint32_t state = s->state, n = s->nslots;
+        if (state == S_EMPTY || n == 0 || n > h->nslots / 4) { t++; continue; } /* never filled */
+        size_t bytes = s->bytes < (size_t)n * SLOT - sizeof *s ? s->bytes : (size_t)n * SLOT - sizeof *s;
         if (bytes > sizeof rec) bytes = sizeof rec;
         /* copy out, unwrapping (this mapping is not doubled) */
         for (size_t off = 0; off < bytes; off++) {

@@ -266,11 +266,10 @@ static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c,
     w->stream = stream;
 }
 
-/* The full record: for launches whose values do not fit the one-slot form, and when the ring is
- * off (then the line is formatted at once, either form would do). Rare, out of line. */
-static __attribute__((noinline)) void launch_end_full(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block,
-                                                      uint64_t shmem, uint64_t stream)
+void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
 {
+    vt_fmt_ensure_device(c->dev);
+    /* The hottest record: filled in place in the ring, no copy (a stack one when it is off). */
     struct vt_rec_launch *r = vt_journal_claim(VT_R_LAUNCH, sizeof *r);
     if (r) {
         fill_launch(r, c, k, grid, block, shmem, stream);
@@ -280,29 +279,4 @@ static __attribute__((noinline)) void launch_end_full(const struct vt_call *c, v
         fill_launch(&stack_rec, c, k, grid, block, shmem, stream);
         vt_emit_record(VT_R_LAUNCH, &stack_rec, sizeof stack_rec);
     }
-}
-
-void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
-{
-    vt_fmt_ensure_device(c->dev);
-    if (__builtin_expect(((grid.y | grid.z | block.x | block.y | block.z) >> 16) != 0 || shmem > UINT32_MAX ||
-                         !vt_call_fits_s(c, c->dev), 0)) {
-        launch_end_full(c, k, grid, block, shmem, stream);
-        return;
-    }
-    /* The hottest record: one slot (records.h). Built in registers and stored with one copy, so
-     * no argument has to live across the claim. */
-    struct vt_rec_launch_s w;
-    vt_fill_call_s(&w.c, c, c->dev, 0, 0);
-    w.k = k->id;
-    w.grid_x = grid.x;
-    w.grid_y = (uint16_t)grid.y;
-    w.grid_z = (uint16_t)grid.z;
-    w.block[0] = (uint16_t)block.x;
-    w.block[1] = (uint16_t)block.y;
-    w.block[2] = (uint16_t)block.z;
-    w.pad = 0;
-    w.shmem = (uint32_t)shmem;
-    w.stream = stream;
-    vt_emit_record(VT_R_LAUNCH_S, &w, sizeof w);
 }

@@ -181,41 +181,6 @@ static void fmt_meminfo(vt_line *l, const struct vt_api_names *names, const stru
     }
 }
 
-static void expand_call(struct vt_rec_call *d, const struct vt_rec_call_s *s)
-{
-    d->t0 = s->t0;
-    d->dur = s->dur;
-    d->tid = s->tid;
-    d->res = s->res;
-    d->dev = s->dev;
-    d->api = s->api;
-}
-
-static void fmt_alloc_s(vt_line *l, const struct vt_api_names *names, const struct vt_rec_alloc_s *s)
-{
-    struct vt_rec_alloc a = { .addr = s->addr, .size = s->size, .stream = s->stream, .mem = s->c.mem,
-                              .has_stream = (s->c.flags & VT_S_STREAM) != 0, .graph = (s->c.flags & VT_S_GRAPH) != 0 };
-    expand_call(&a.c, &s->c);
-    fmt_alloc(l, names, &a);
-}
-
-static void fmt_free_s(vt_line *l, const struct vt_api_names *names, const struct vt_rec_free_s *s)
-{
-    struct vt_rec_free f = { .addr = s->addr, .size = s->size, .stream = s->stream, .mem = s->c.mem,
-                             .known = (s->c.flags & VT_S_KNOWN) != 0, .is_handle = (s->c.flags & VT_S_HANDLE) != 0,
-                             .has_stream = (s->c.flags & VT_S_STREAM) != 0 };
-    expand_call(&f.c, &s->c);
-    fmt_free(l, names, &f);
-}
-
-static void fmt_launch_s(vt_line *l, const struct vt_api_names *names, const struct vt_rec_launch_s *s)
-{
-    struct vt_rec_launch k = { .k = s->k, .grid = { s->grid_x, s->grid_y, s->grid_z },
-                               .block = { s->block[0], s->block[1], s->block[2] }, .shmem = s->shmem, .stream = s->stream };
-    expand_call(&k.c, &s->c);
-    fmt_launch(l, names, &k);
-}
-
 size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, const struct vt_api_names *names,
                         char *buf, size_t cap)
 {
@@ -242,9 +207,6 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
     case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, names, rec); break;
     case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; vt_record_begin(&l, "sync", rec, names, 0); break;
     case VT_R_MEMINFO: if (len < sizeof(struct vt_rec_meminfo)) return 0; fmt_meminfo(&l, names, rec); break;
-    case VT_R_ALLOC_S: if (len < sizeof(struct vt_rec_alloc_s)) return 0; fmt_alloc_s(&l, names, rec); break;
-    case VT_R_FREE_S: if (len < sizeof(struct vt_rec_free_s)) return 0; fmt_free_s(&l, names, rec); break;
-    case VT_R_LAUNCH_S: if (len < sizeof(struct vt_rec_launch_s)) return 0; fmt_launch_s(&l, names, rec); break;
     default: return 0;
     }
     VT_PUT_LIT(&l, "}\n");

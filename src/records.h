@@ -15,7 +15,6 @@
 
 enum vt_rec_type {
     VT_R_TEXT = 1, VT_R_ALLOC, VT_R_FREE, VT_R_COPY, VT_R_SET, VT_R_LAUNCH, VT_R_SYNC, VT_R_MEMINFO,
-    VT_R_ALLOC_S, VT_R_FREE_S, VT_R_LAUNCH_S, /* one-slot forms, below */
 };
 
 struct vt_rec_call {
@@ -67,39 +66,6 @@ struct vt_rec_text {
     uint32_t len;
     char text[];
 };
-
-/* One-slot forms of the three most frequent records. A ring slot is 64 bytes with 56 of payload
- * (journal.c), and every slot a record takes is a cache line that moves from the program's core
- * to the drainer's: the full alloc, free and launch records take two. A hook writes the short form
- * when every value fits (vt_call_fits_s and the record's own limits); the formatter expands it to
- * the full form first, so the line is the same either way. */
-#define VT_REC_SLOT_PAYLOAD 56
-struct vt_rec_call_s {
-    uint64_t t0;
-    uint32_t dur;       /* < 2^32 ns */
-    int32_t tid;
-    int16_t res, dev;
-    uint16_t api;       /* api_names.h id (< VT_API_IDS) */
-    uint8_t mem, flags; /* the record's own small fields */
-};
-enum { VT_S_STREAM = 1, VT_S_GRAPH = 2, VT_S_KNOWN = 4, VT_S_HANDLE = 8 };
-struct vt_rec_alloc_s { /* a plain allocation: no backtrace, pitch, VMM handle or meminfo */
-    struct vt_rec_call_s c; /* mem; flags VT_S_STREAM, VT_S_GRAPH */
-    uint64_t addr, size, stream;
-};
-struct vt_rec_free_s {
-    struct vt_rec_call_s c; /* mem; flags VT_S_KNOWN, VT_S_HANDLE, VT_S_STREAM */
-    uint64_t addr, size, stream;
-};
-struct vt_rec_launch_s { /* grid y, z and block dimensions < 2^16 (CUDA's limits), shmem < 2^32 */
-    struct vt_rec_call_s c;
-    uint32_t k, grid_x;
-    uint16_t grid_y, grid_z, block[3], pad;
-    uint32_t shmem;
-    uint64_t stream;
-};
-_Static_assert(sizeof(struct vt_rec_alloc_s) <= VT_REC_SLOT_PAYLOAD && sizeof(struct vt_rec_free_s) <= VT_REC_SLOT_PAYLOAD &&
-               sizeof(struct vt_rec_launch_s) <= VT_REC_SLOT_PAYLOAD, "a short record outgrew its slot");
 
 /* The common head of a call line, {"ev":..,"t":..,"dur":..,"tid":..,"api":..,"res":..,"dev":..
  * without the closing brace, into a line with at least 512 bytes of room (written unchecked). */

@@ -155,9 +155,9 @@ int main(int argc, char **argv)
         return 0;
     }
     if (!strcmp(mode, "geometry")) {
-        /* Launch geometries at and past the limits of the tracer's one-slot launch record
-         * (grid y/z and block dimensions < 2^16, shmem < 2^32): each is printed as the trace
-         * must show it, whatever the device then says of it. */
+        /* Launch geometries at and past CUDA's limits (grid y/z and block dimensions < 2^16,
+         * shmem < 2^32): each is printed as the trace must show it, whatever the device then
+         * says of it. */
         CUmodule mod;
         CUfunction fp;
         p_cuModuleLoadData(&mod, trace_fatbin);

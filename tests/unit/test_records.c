@@ -29,17 +29,6 @@ static long long num(json_object *o, const char *k)
     return json_object_object_get_ex(o, k, &v) ? (long long)json_object_get_int64(v) : -12345;
 }
 
-/* A full record and its one-slot form format to the same line. */
-static void check_same(const char *what, int variant, int full_type, const void *full, size_t full_len, int short_type,
-                       const void *shrt, size_t short_len)
-{
-    static char full_line[1024], short_line[1024];
-    size_t lf = vt_record_format(full_type, full, full_len, 0, names, full_line, sizeof full_line);
-    size_t ls = vt_record_format(short_type, shrt, short_len, 0, names, short_line, sizeof short_line);
-    VT_CHECK(lf && lf == ls && !memcmp(full_line, short_line, lf), "%s, one-slot form %d: the same line (%.*s)", what, variant,
-             (int)(lf ? lf - 1 : 0), full_line);
-}
-
 static void call(struct vt_rec_call *c, const char *api)
 {
     memset(c, 0, sizeof *c);
@@ -145,54 +134,6 @@ int main(void)
     VT_CHECK(vt_record_format(VT_R_LAUNCH, &la, sizeof la, 1, names, (char[1024]){0}, 1024) == 0, "a half-written record is dropped");
     VT_CHECK(vt_record_format(99, &la, sizeof la, 0, names, (char[1024]){0}, 1024) == 0, "an unknown type is dropped");
     VT_CHECK(vt_record_format(VT_R_LAUNCH, &la, 8, 0, names, (char[1024]){0}, 1024) == 0, "a short record is dropped");
-
-    /* one-slot forms format exactly as the full records with the same values */
-    static char short_line[1024];
-    struct vt_rec_call_s cs = { .t0 = 1234567890123ull, .dur = 4000000000u, .tid = 4242, .res = -2, .dev = 3,
-                                .api = (uint16_t)vt_api_id("cudaMallocAsync") };
-    struct { struct vt_rec_alloc a; } fa;
-    memset(&fa, 0, sizeof fa);
-    fa.a.c = (struct vt_rec_call){ .t0 = cs.t0, .dur = cs.dur, .tid = cs.tid, .res = cs.res, .dev = cs.dev, .api = cs.api };
-    struct vt_rec_alloc_s sa = { .c = cs, .addr = 0x7e0000001000ull, .size = 4096, .stream = 0x5a };
-    for (int variant = 0; variant < 4; variant++) {
-        fa.a.addr = sa.addr; fa.a.size = sa.size; fa.a.stream = sa.stream;
-        fa.a.c.res = sa.c.res = variant & 1 ? 0 : 2; /* a failed one prints no addr */
-        fa.a.mem = sa.c.mem = variant & 2 ? VT_MEM_ASYNC : VT_MEM_MANAGED;
-        fa.a.has_stream = variant & 2; fa.a.graph = variant == 3;
-        sa.c.flags = (uint8_t)((variant & 2 ? VT_S_STREAM : 0) | (variant == 3 ? VT_S_GRAPH : 0));
-        check_same("alloc", variant, VT_R_ALLOC, &fa, sizeof fa, VT_R_ALLOC_S, &sa, sizeof sa);
-    }
-    struct vt_rec_free ff;
-    memset(&ff, 0, sizeof ff);
-    ff.c = fa.a.c;
-    ff.c.res = cs.res;
-    struct vt_rec_free_s sf = { .c = cs };
-    for (int variant = 0; variant < 8; variant++) {
-        ff.addr = sf.addr = 0x7e0000002000ull + (uint64_t)variant;
-        ff.known = variant & 1; ff.is_handle = (variant & 2) != 0; ff.has_stream = (variant & 4) != 0;
-        ff.size = sf.size = ff.known ? 8192 : 0;
-        ff.mem = sf.c.mem = ff.known ? VT_MEM_PINNED : 0;
-        ff.stream = sf.stream = ff.has_stream ? 0x77 : 0;
-        sf.c.flags = (uint8_t)((ff.known ? VT_S_KNOWN : 0) | (ff.is_handle ? VT_S_HANDLE : 0) | (ff.has_stream ? VT_S_STREAM : 0));
-        check_same("free", variant, VT_R_FREE, &ff, sizeof ff, VT_R_FREE_S, &sf, sizeof sf);
-    }
-    struct vt_rec_launch fl;
-    memset(&fl, 0, sizeof fl);
-    fl.c = fa.a.c;
-    fl.c.res = 0;
-    fl.k = 0xfffffffeu;
-    fl.grid[0] = 0x7fffffffu; fl.grid[1] = 65535; fl.grid[2] = 65535;
-    fl.block[0] = 1024; fl.block[1] = 65535; fl.block[2] = 1;
-    fl.shmem = 0xffffffffu;
-    fl.stream = 0xdeadbeef00ull;
-    struct vt_rec_launch_s sl = { .c = cs, .k = fl.k, .grid_x = fl.grid[0], .grid_y = 65535, .grid_z = 65535,
-                                  .block = { 1024, 65535, 1 }, .shmem = 0xffffffffu, .stream = fl.stream };
-    sl.c.res = 0;
-    check_same("launch at its limits", 0, VT_R_LAUNCH, &fl, sizeof fl, VT_R_LAUNCH_S, &sl, sizeof sl);
-    VT_CHECK(vt_record_format(VT_R_LAUNCH_S, &sl, sizeof sl - 1, 0, names, short_line, sizeof short_line) == 0 &&
-             vt_record_format(VT_R_FREE_S, &sf, 8, 0, names, short_line, sizeof short_line) == 0 &&
-             vt_record_format(VT_R_ALLOC_S, &sa, sizeof sa - 8, 0, names, short_line, sizeof short_line) == 0,
-             "a short one-slot record is dropped");
 
     /* a ring read back from a dead process: its name table and ids are untrusted */
     static struct vt_api_names file_names;
