@@ -5,6 +5,8 @@
 #include <string.h>
 
 __thread __attribute__((tls_model("initial-exec"))) struct vt_api_memo vt_api_memo[1 << VT_API_MEMO_BITS];
+static __thread __attribute__((tls_model("initial-exec"))) uint64_t misses;
+uint64_t vt_api_id_misses(void) { return misses; }
 
 static struct vt_api_names own = { .count = 1, .cap = VT_API_IDS }; /* id 0: "" */
 static _Atomic(struct vt_api_names *) cur = &own;
@@ -27,6 +29,7 @@ static void cut_name(char *dst, const char *src)
 uint32_t vt_api_id_slow(const char *api, struct vt_api_memo *e)
 {
     uint32_t id = 0;
+    misses++;
     if (api) {
         char want[VT_API_NAME_MAX];
         cut_name(want, api);
@@ -42,8 +45,10 @@ uint32_t vt_api_id_slow(const char *api, struct vt_api_memo *e)
         }
         pthread_mutex_unlock(&lock);
     }
-    e->name = api;
-    e->id = id;
+    e->name[1] = e->name[0]; /* the older way goes */
+    e->id[1] = e->id[0];
+    e->name[0] = api;
+    e->id[0] = id;
     return id;
 }
 

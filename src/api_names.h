@@ -9,7 +9,9 @@
  *
  * Interning locks only the first time a thread meets a name: the per-thread memo is keyed by the
  * string's address, hence `api` must be a string whose bytes never change (the hooks pass
- * literals). Reading a name never locks: an id reaches a reader through a record published after
+ * literals). The memo is two-way set associative: two hot names whose addresses hash alike
+ * (cudaMalloc and cudaFree in an allocation loop, say) must not evict each other on every call,
+ * since a miss costs the lock and a search of the table. Reading a name never locks: an id reaches a reader through a record published after
  * the name was stored. Not async-signal-safe, like the hooks.
  */
 #ifndef VT_API_NAMES_H
@@ -27,17 +29,20 @@ struct vt_api_names {
     char name[VT_API_IDS][VT_API_NAME_MAX];
 };
 
-struct vt_api_memo { const char *name; uint32_t id; };
-#define VT_API_MEMO_BITS 3
+struct vt_api_memo { const char *name[2]; uint32_t id[2]; }; /* way 0 the most recent */
+#define VT_API_MEMO_BITS 4
 extern __thread __attribute__((tls_model("initial-exec"))) struct vt_api_memo vt_api_memo[1 << VT_API_MEMO_BITS];
 uint32_t vt_api_id_slow(const char *api, struct vt_api_memo *e);
 static inline uint32_t vt_api_id(const char *api)
 {
     /* A zeroed entry (name NULL, id 0) is already the right answer for NULL. */
     struct vt_api_memo *e = &vt_api_memo[((uintptr_t)api * 0x9E3779B97F4A7C15ull) >> (64 - VT_API_MEMO_BITS)];
-    if (__builtin_expect(e->name == api, 1)) return e->id;
+    if (__builtin_expect(e->name[0] == api, 1)) return e->id[0];
+    if (e->name[1] == api) return e->id[1];
     return vt_api_id_slow(api, e);
 }
+/* Memo misses of the calling thread (tests). */
+uint64_t vt_api_id_misses(void);
 
 /* The table names are read from in this process. */
 const struct vt_api_names *vt_api_names_current(void);

@@ -163,5 +163,25 @@ int main(void)
     VT_CHECK(a != 0 && a == b && z == 0, "ids: equal names share an id, NULL is id 0");
     VT_CHECK(vt_api_id("cudaFree") != a, "ids: another name, another id");
     VT_CHECK_EQ_STR(vt_api_name(names, a), "cudaMalloc", "ids: the id names its string");
+
+    /* Two hot names whose addresses fall in the same memo set (as cudaMalloc and cudaFree may in
+     * an allocation loop) both stay memoized: alternating them misses only the first time. */
+    static char pool[64][16];
+    int x = -1, y = -1;
+    for (int i = 0; i < 64 && y < 0; i++) {
+        snprintf(pool[i], sizeof pool[i], "apiName%d", i);
+        for (int j = 0; j < i && y < 0; j++)
+            if (((uintptr_t)pool[i] * 0x9E3779B97F4A7C15ull) >> (64 - VT_API_MEMO_BITS) ==
+                ((uintptr_t)pool[j] * 0x9E3779B97F4A7C15ull) >> (64 - VT_API_MEMO_BITS)) { x = j; y = i; }
+    }
+    VT_CHECK(y >= 0, "memo: two names in one set found");
+    if (y >= 0) {
+        uint32_t ix = vt_api_id(pool[x]), iy = vt_api_id(pool[y]);
+        uint64_t m0 = vt_api_id_misses();
+        int same = 1;
+        for (int r = 0; r < 1000; r++) same &= vt_api_id(pool[x]) == ix && vt_api_id(pool[y]) == iy;
+        VT_CHECK(same && ix != iy, "memo: alternating names keep their ids");
+        VT_CHECK_EQ_INT((long long)(vt_api_id_misses() - m0), 0, "memo: alternating two names of one set never misses");
+    }
     return vt_test_finish();
 }
