@@ -207,8 +207,9 @@ static inline int insert_home_locked(int s, int lev, uint64_t base, uint64_t end
     return 0;
 }
 
-/* One attempt. On 0 and -1 the home shard is left locked when keep_lock; on -2 nothing is. */
-static int insert_once(uint64_t base, uint64_t size, int mem, int dev, int keep_lock, int *home)
+/* One attempt. On 0 and -1 the home shard is left locked when keep_lock; on -2 nothing is.
+ * Inline: the common insert (one level in use, no free in flight) is this one try. */
+static inline int insert_once(uint64_t base, uint64_t size, int mem, int dev, int keep_lock, int *home)
 {
     if (size == 0) size = 1;
     uint64_t end = base + size < base ? UINT64_MAX : base + size;
@@ -227,6 +228,7 @@ int vt_registry_try_insert(uint64_t base, uint64_t size, int mem, int dev)
     return insert_once(base, size, mem, dev, 0, &s);
 }
 
+/* Retries while a free of overlapping memory is in flight. */
 static __attribute__((noinline)) int insert_wait(uint64_t base, uint64_t size, int mem, int dev, int *rc)
 {
     int s = 0;
@@ -240,15 +242,8 @@ static __attribute__((noinline)) int insert_wait(uint64_t base, uint64_t size, i
 
 int vt_registry_insert_lock(uint64_t base, uint64_t size, int mem, int dev)
 {
-    /* The common case in one try: a range within one 2 MiB region while no other level holds
-     * ranges (so none to clear there); its home is level 0. */
-    uint64_t end = base + (size ? size : 1);
-    if (end > base && ((base ^ (end - 1)) >> lev_shift[0]) == 0 && used_levels() <= 1u) {
-        int s = shard_at(0, base);
-        lock_shard(s);
-        if (insert_home_locked(s, 0, base, end, mem, dev) != -2) return s;
-        unlock_shard(s);
-    }
+    int s;
+    if (insert_once(base, size, mem, dev, 1, &s) != -2) return s;
     int rc;
     return insert_wait(base, size, mem, dev, &rc);
 }
@@ -260,24 +255,33 @@ int vt_registry_insert(uint64_t base, uint64_t size, int mem, int dev)
     return rc == 0 ? 0 : -1;
 }
 
-static __attribute__((noinline)) int lock_base_search(uint64_t base, uint32_t set, vt_alloc_info *out, uint32_t *at)
+/* Lock shard s and set `set` in the meta of its range starting at base (`hint`: where it sits,
+ * 0 none): s, left locked, or -1 with nothing locked when the shard has no such range. */
+static inline int lock_shard_set(int s, uint64_t base, uint32_t hint, uint32_t set, vt_alloc_info *out, uint32_t *at)
 {
     struct vt_rm_ent e;
+    lock_shard(s);
+    if (vt_rm_update_meta(&shards[s].map, base, hint, set, 0, &e) != 0) {
+        unlock_shard(s);
+        return -1;
+    }
+    if (out) unpack(e.base, e.end, e.meta, out);
+    if (at) *at = e.at;
+    return s;
+}
+
+static __attribute__((noinline)) int lock_base_search(uint64_t base, uint32_t set, vt_alloc_info *out, uint32_t *at)
+{
     unsigned used = used_levels();
     int several = (used & (used - 1)) != 0;
     FOR_EACH_LEVEL(lev, used) {
         int s = shard_at((int)lev, base);
         if (several) {
+            struct vt_rm_ent e;
             int rc = vt_rm_lookup(&shards[s].map, base, &e);
             if (rc == -1 || (rc == 0 && e.base != base)) continue;
         }
-        lock_shard(s);
-        if (vt_rm_update_meta(&shards[s].map, base, 0, set, 0, &e) == 0) {
-            if (out) unpack(e.base, e.end, e.meta, out);
-            if (at) *at = e.at;
-            return s;
-        }
-        vt_registry_unlock_shard(s);
+        if (lock_shard_set(s, base, 0, set, out, at) >= 0) return s;
     }
     return -1;
 }
@@ -289,17 +293,8 @@ static __attribute__((noinline)) int lock_base_search(uint64_t base, uint32_t se
 static inline __attribute__((always_inline)) int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out, uint32_t *at)
 {
     struct recent_ins *r = recent_slot(base);
-    int s = r->shard;
-    if (r->base == base && s >= 0 && s < NSHARDS) {
-        struct vt_rm_ent e;
-        lock_shard(s);
-        if (vt_rm_update_meta(&shards[s].map, base, r->at, set, 0, &e) == 0) {
-            if (out) unpack(e.base, e.end, e.meta, out);
-            if (at) *at = e.at;
-            return s;
-        }
-        unlock_shard(s);
-    }
+    if (r->base == base && r->shard >= 0 && r->shard < NSHARDS && lock_shard_set(r->shard, base, r->at, set, out, at) >= 0)
+        return r->shard;
     return lock_base_search(base, set, out, at);
 }
 
