@@ -12,9 +12,9 @@ $(BENCH_DIR)/gen_trace: bench/gen_trace.c
 $(BENCH_DIR)/jsonc_floor: bench/jsonc_floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -ljson-c
-$(BENCH_DIR)/bench_registry: bench/bench_registry.c src/registry.c src/rangemap.c src/registry.h src/rangemap.h
+$(BENCH_DIR)/bench_registry: bench/bench_registry.c src/registry.c src/rangemap.c src/inflight.c src/registry.h src/rangemap.h src/inflight.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -Isrc -o $@ bench/bench_registry.c src/registry.c src/rangemap.c -lpthread
+	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -Isrc -o $@ bench/bench_registry.c src/registry.c src/rangemap.c src/inflight.c -lpthread
 $(BENCH_DIR)/vg_mmap_shim.so: bench/vg_mmap_shim.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<

@@ -283,8 +283,8 @@ void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr,
     *p = (struct vt_free_pending){ .is_handle = is_handle, .has_stream = has_stream, .addr = addr, .stream = stream,
                                    .call = { .api = api, .dev = vt_ts.cur_dev }, .shard = -1 };
     if (vt_trace_ready() && addr) {
-        /* The range stays live (and valid for launches) while the real free runs; marking it
-         * makes a thread that gets the same memory back wait for this free's line. */
+        /* The range stays live (and valid for launches) while the real free runs; announcing the
+         * free makes a thread that gets the same memory back wait for this free's line. */
         vt_alloc_info a;
         int known;
         if (is_handle) {
@@ -292,7 +292,9 @@ void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr,
             known = vt_registry_handle_lookup_locked(addr, &a) == 0;
             vt_registry_handle_unlock();
         } else {
-            p->shard = vt_registry_begin_free(addr, &a, &p->at);
+            int rc = vt_registry_free_announce(addr, &a, &p->shard, &p->at);
+            p->announced = rc >= 0;
+            if (rc < 0) p->shard = vt_registry_begin_free(addr, &a, &p->at);
             known = p->shard >= 0;
         }
         if (known) {
@@ -330,7 +332,11 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
 {
     VT_SAVE_ERRNO;
     VT_CALL_END(p->call, res);
-    if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
+    if (!vt_trace_ready()) {
+        if (p->announced) vt_registry_free_retire();
+        VT_RESTORE_ERRNO;
+        return;
+    }
     vt_alloc_info a;
     if (p->known && p->is_handle) {
         vt_registry_handle_lock();
@@ -341,13 +347,14 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
         /* The line is queued before the range leaves the map: an insert of the same memory waits
          * for the range to go, so its line comes after this one. */
         vt_registry_lock_shard(p->shard);
-        if (res != 0) vt_registry_set_freeing_locked(p->shard, p->addr, 0); /* nothing was freed */
+        if (res != 0 && !p->announced) vt_registry_set_freeing_locked(p->shard, p->addr, 0); /* nothing was freed */
         emit_free(p);
         if (res == 0) vt_registry_remove_locked(p->shard, p->addr, p->at, NULL);
         vt_registry_unlock_shard(p->shard);
     } else {
         emit_free(p);
     }
+    if (p->announced) vt_registry_free_retire();
     if (res != 0 && !p->known && p->addr && vt_cfg.check != VT_CHECK_OFF && !p->is_handle) {
         int was_freed = vt_registry_freed_lookup(p->addr, &a) == 0 && a.base == p->addr;
         struct vt_finding f = { .kind = was_freed ? VT_F_DOUBLE_FREE : VT_F_INVALID_FREE, .error = 1,

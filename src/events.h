@@ -36,10 +36,11 @@ struct vt_alloc_extra {
 
 void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem, const struct vt_alloc_extra *x);
 
-/* Free: begin before the real call (marks the range so a reuse of the memory waits for this
- * free's line), end after (the line, the registry update). */
+/* Free: begin before the real call (announces the free so a reuse of the memory waits for this
+ * free's line), end after (the line, the registry update, the announcement withdrawn). */
 struct vt_free_pending {
     int known, is_handle, has_stream;
+    int announced; /* vt_registry_free_announce took it (else the range is marked in the map) */
     uint64_t addr, stream;
     struct vt_call call;
     int mem, dev;

@@ -100,7 +100,8 @@ static void index_insert(struct vt_rm *m, struct vt_rm_index *x, size_t at, stru
     for (size_t i = n; i > at; i--) { ST(x->first[i], LD(x->first[i - 1])); ST(x->blk[i], LD(x->blk[i - 1])); }
     ST(x->first[at], first);
     ST(x->blk[at], b);
-    atomic_store_explicit(&m->nblk, n + 1, memory_order_relaxed);
+    /* release: a lock-free reader that sees the new count sees the entry (it dereferences it) */
+    atomic_store_explicit(&m->nblk, n + 1, memory_order_release);
 }
 
 /* A hint is (block << 8 | slot) + 1; a block index past 2^24 gives no hint. */
@@ -298,7 +299,7 @@ int vt_rm_floor_lockfree(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out)
         if (s1 & 1) continue;
         int rc = -1;
         struct vt_rm_index *x = atomic_load_explicit(&m->idx, memory_order_acquire);
-        size_t n = atomic_load_explicit(&m->nblk, memory_order_relaxed);
+        size_t n = atomic_load_explicit(&m->nblk, memory_order_acquire);
         if (x) {
             if (n > x->cap) n = x->cap; /* torn read: the seq check below rejects it */
             long bi = floor_first(x, n, addr);
@@ -320,6 +321,38 @@ int vt_rm_floor_lockfree(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out)
         if (atomic_load_explicit(&m->seq, memory_order_relaxed) == s1) return rc;
     }
     return -2; /* writers kept it busy: the caller takes the lock */
+}
+
+static __attribute__((noinline)) int get_search_lockfree(struct vt_rm *m, uint64_t base, struct vt_rm_ent *out)
+{
+    struct vt_rm_ent e;
+    int rc = vt_rm_floor_lockfree(m, base, &e);
+    if (rc != 0) return rc;
+    if (e.base != base) return -1;
+    *out = e; /* out->at 0: the remove under the lock searches again */
+    return 0;
+}
+
+int vt_rm_get_lockfree(struct vt_rm *m, uint64_t base, uint32_t at, struct vt_rm_ent *out)
+{
+    /* The hinted slot alone, one seqlock read; anything else takes the floor search. */
+    uint64_t s1 = atomic_load_explicit(&m->seq, memory_order_acquire);
+    struct vt_rm_index *x = atomic_load_explicit(&m->idx, memory_order_acquire);
+    size_t n = atomic_load_explicit(&m->nblk, memory_order_acquire);
+    size_t bi = (size_t)(at - 1) >> 8, pos = (at - 1) & 0xff;
+    if (at && !(s1 & 1) && x && bi < n && bi < x->cap) {
+        struct vt_rm_blk *b = LD(x->blk[bi]);
+        if (pos < LD(b->n) && pos < BLK && LD(b->e[pos].base) == base) {
+            uint64_t end = LD(b->e[pos].end);
+            uint32_t meta = LD(b->e[pos].meta);
+            atomic_thread_fence(memory_order_acquire);
+            if (atomic_load_explicit(&m->seq, memory_order_relaxed) == s1) {
+                *out = (struct vt_rm_ent){ base, end, meta, at };
+                return 0;
+            }
+        }
+    }
+    return get_search_lockfree(m, base, out);
 }
 
 int vt_rm_lookup(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out)

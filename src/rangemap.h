@@ -51,6 +51,9 @@ int vt_rm_next(struct vt_rm *m, uint64_t after, struct vt_rm_ent *out);
 /* The entry containing addr, without the lock. 0 found, -1 none, -2 writers kept the seqlock
  * busy (ask vt_rm_floor under the lock). */
 int vt_rm_lookup(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out);
+/* The entry starting exactly at base, without the lock; `at` as for remove (out->at: where it
+ * sits). 0 found, -1 none, -2 as vt_rm_lookup. */
+int vt_rm_get_lockfree(struct vt_rm *m, uint64_t base, uint32_t at, struct vt_rm_ent *out);
 /* vt_rm_floor without the lock: 0, -1, or -2 as vt_rm_lookup. */
 int vt_rm_floor_lockfree(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out);
 void vt_rm_foreach(struct vt_rm *m, void (*fn)(const struct vt_rm_ent *, void *), void *ctx);

@@ -1,6 +1,7 @@
 /* registry.c - live allocation map sharded by address (see registry.h), freed rings, VMM handles. */
 #include "registry.h"
 
+#include "inflight.h"
 #include "rangemap.h"
 
 #include <errno.h>
@@ -141,6 +142,41 @@ static void remember_freed(struct shard *sh, uint64_t base, uint64_t end, uint32
     if (sh->freed_count < FREED_RING) sh->freed_count++;
 }
 
+/* The range starting exactly at base, without a lock: its shard (*out, *at filled), or -1. */
+static int find_base_lockfree(uint64_t base, vt_alloc_info *out, uint32_t *at)
+{
+    struct vt_rm_ent e;
+    struct recent_ins *r = recent_slot(base);
+    if (r->base == base && r->shard >= 0 && r->shard < NSHARDS && vt_rm_get_lockfree(&shards[r->shard].map, base, r->at, &e) == 0) {
+        unpack(e.base, e.end, e.meta, out);
+        *at = e.at;
+        return r->shard;
+    }
+    FOR_EACH_LEVEL(lev, used_levels()) {
+        int s = shard_at((int)lev, base), rc = vt_rm_get_lockfree(&shards[s].map, base, 0, &e);
+        if (rc == -2) { /* writers kept the seqlock busy: ask under the lock */
+            lock_shard(s);
+            rc = vt_rm_update_meta(&shards[s].map, base, 0, 0, 0, &e);
+            unlock_shard(s);
+        }
+        if (rc == 0) {
+            unpack(e.base, e.end, e.meta, out);
+            *at = e.at;
+            return s;
+        }
+    }
+    return -1;
+}
+
+int vt_registry_free_announce(uint64_t base, vt_alloc_info *out, int *shard, uint32_t *at)
+{
+    if (vt_inflight_announce(base) != 0) return -1;
+    *shard = find_base_lockfree(base, out, at);
+    return *shard >= 0;
+}
+
+void vt_registry_free_retire(void) { vt_inflight_retire(); }
+
 /* Ranges of one shard's map overlapping [base, end) are contiguous, ending with floor(end - 1)
  * (a map's ranges never overlap). One in flight: -2, the caller waits for that free's line.
  * Otherwise they are stale (frees never seen) and are evicted. Shard locked. */
@@ -148,7 +184,7 @@ static int clear_locked(struct vt_rm *m, uint64_t base, uint64_t end)
 {
     struct vt_rm_ent e;
     for (uint64_t at = end - 1; vt_rm_floor(m, at, &e) == 0 && e.end > base; at = e.base - 1) {
-        if (e.meta & META_FREEING) return -2;
+        if ((e.meta & META_FREEING) || vt_inflight_has(e.base)) return -2;
         if (e.base == 0) break;
     }
     while (vt_rm_floor(m, end - 1, &e) == 0 && e.end > base) {
@@ -502,4 +538,5 @@ void vt_registry_reset(void)
     }
     pthread_mutex_init(&handle_lock, NULL);
     for (size_t i = 0; i < handles_cap; i++) handles[i].used = 0;
+    vt_inflight_reset();
 }

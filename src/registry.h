@@ -11,9 +11,10 @@
  * pointer-sized argument. A change takes its home shard's lock. Callers that must order a trace
  * line with the change (an address can be reused the moment it is freed) keep that shard locked
  * while they queue the line: vt_registry_insert_lock / vt_registry_lock_base return the locked
- * shard, vt_registry_unlock_shard releases it. A free is marked in flight (set_freeing) before the
- * real free runs; an insert that overlaps a range in flight waits until that free's line is
- * queued and the range removed, so the file never shows a reuse before its free.
+ * shard, vt_registry_unlock_shard releases it. A free is announced (free_announce: a per-thread
+ * slot, no lock) or marked in the map (set_freeing) before the real free runs; an insert that
+ * overlaps a range in flight waits until that free's line is queued and the range removed, so
+ * the file never shows a reuse before its free.
  *
  * Invariants: ranges in the live map never overlap (an insert evicts stale overlapping entries,
  * in any shard); a free's line is queued before its range leaves the map; the registry never
@@ -62,6 +63,14 @@ int vt_registry_try_insert(uint64_t base, uint64_t size, int mem, int dev);
 /* Lock the home shard of the live range starting exactly at `base`: the shard (fills *out when not
  * NULL), or -1 when no live range starts there (nothing is locked then). */
 int vt_registry_lock_base(uint64_t base, vt_alloc_info *out);
+/* Announce a free of the range starting at base before the real free runs, without a lock: an
+ * insert that overlaps it waits until vt_registry_free_retire, as for a marked range. 1 announced
+ * and live (*out, *shard, *at filled: lock that shard after the real free, queue the line, then
+ * vt_registry_remove_locked with `at`), 0 announced but no live range starts there, -1 not
+ * announced (every slot taken): use vt_registry_begin_free. */
+int vt_registry_free_announce(uint64_t base, vt_alloc_info *out, int *shard, uint32_t *at);
+/* After the free's line is queued and its range removed (or the free failed). inflight.h */
+void vt_registry_free_retire(void);
 /* Mark the live range starting at base as being freed (lock_base + set_freeing + unlock, one
  * search): its shard (for vt_registry_lock_shard after the real free), or -1 when not live.
  * *at (may be NULL) gets where the range sat, for vt_registry_remove_locked. */

@@ -5,7 +5,7 @@ if [ -z "${VT_TSAN_LIB:-}" ]; then echo "skip - rel_tsan_registry: run by make t
 . tests/lib.sh
 bin=$TMP/test_registry_tsan
 if cc -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread -Wno-tsan -Isrc -Itests/unit -o "$bin" \
-      tests/unit/test_registry.c src/registry.c src/rangemap.c -lpthread 2>"$TMP/cc.err"; then
+      tests/unit/test_registry.c src/registry.c src/rangemap.c src/inflight.c -lpthread 2>"$TMP/cc.err"; then
     ok "tsan-registry: test_registry builds with -fsanitize=thread"
 else
     not_ok "tsan-registry: test_registry builds with -fsanitize=thread: $(head -3 "$TMP/cc.err")"
@@ -16,3 +16,4 @@ check_eq "tsan-registry: exits 0 (every check passed, no race)" "$?" 0
 check_eq "tsan-registry: ThreadSanitizer reports nothing" "$(grep -c 'WARNING: ThreadSanitizer' "$TMP/err")" 0
 check_eq "tsan-registry: no failed check" "$(grep -c '^not ok' "$TMP/out")" 0
 check "tsan-registry: the 8-thread check ran" grep -q '^ok - 8 threads' "$TMP/out"
+check "tsan-registry: the announced-free reuse check ran" grep -q "^ok - the reusing thread's insert waited" "$TMP/out"

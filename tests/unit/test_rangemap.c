@@ -96,6 +96,18 @@ int main(void)
     VT_CHECK(vt_rm_remove(&h, 0x100000 + 71 * 0x1000, 0xffffffffu, &b) == 0 && b.meta == 71, "a bogus hint is ignored");
     VT_CHECK(vt_rm_remove(&h, 0x100000 + 71 * 0x1000, 0, &b) == -1, "removing twice fails");
 
+    /* the lock-free exact get: right, stale, bogus and no hint; never an interior or missing base */
+    VT_CHECK(vt_rm_update_meta(&h, 0x100000 + 80 * 0x1000, 0, 0, 0, &a) == 0, "hint for entry 80");
+    VT_CHECK(vt_rm_get_lockfree(&h, 0x100000 + 80 * 0x1000, a.at, &b) == 0 && b.meta == 80 && b.at == a.at &&
+             b.end == 0x100000 + 80 * 0x1000 + 0x800, "get with its hint");
+    VT_CHECK(vt_rm_get_lockfree(&h, 0x100000 + 81 * 0x1000, a.at, &b) == 0 && b.meta == 81, "get with another entry's hint");
+    VT_CHECK(vt_rm_get_lockfree(&h, 0x100000 + 82 * 0x1000, 0xffffffffu, &b) == 0 && b.meta == 82, "get with a bogus hint");
+    VT_CHECK(vt_rm_get_lockfree(&h, 0x100000 + 83 * 0x1000, 0, &b) == 0 && b.meta == 83, "get without a hint");
+    VT_CHECK(vt_rm_get_lockfree(&h, 0x100000 + 83 * 0x1000 + 8, 0, &b) == -1, "no entry starts at an interior address");
+    VT_CHECK(vt_rm_get_lockfree(&h, 0x100000 + 80 * 0x1000 + 8, a.at, &b) == -1, "not even with the hint of its entry");
+    VT_CHECK(vt_rm_get_lockfree(&h, 0x100000 + 71 * 0x1000, 0, &b) == -1, "nor at a removed one");
+    VT_CHECK(vt_rm_get_lockfree(&h, 0x1, 0, &b) == -1, "nor before the first entry");
+
     /* insert hints: the removal's hint puts the same range back without a search, and a hint
      * whose neighbours do not bracket the range is not followed */
     uint32_t at = 0;

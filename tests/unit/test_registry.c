@@ -1,8 +1,12 @@
 /* test_registry.c - src/registry.c: range lookups across shards and levels, frees in flight,
  * eviction (within a shard and across levels), freed rings, spans, concurrent inserts. */
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <unistd.h>
 #include <stdio.h>
 
+#include "inflight.h"
 #include "registry.h"
 #include "vt_test.h"
 
@@ -23,6 +27,35 @@ static void *churn(void *p)
                 info.base == a && vt_registry_remove(a, &info) == 0 && vt_registry_lookup(a, &info) != 0;
     }
     return NULL;
+}
+
+/* A free announced by one thread (no lock held) while another gets the same memory back. */
+struct reuse { uint64_t base; _Atomic int announced, removed, inserted_after_removal; };
+static void *reuser(void *p)
+{
+    struct reuse *r = p;
+    while (!atomic_load(&r->announced)) sched_yield();
+    int rc = vt_registry_insert(r->base, 4096, VT_MEM_DEVICE, 0); /* must wait for the free's removal */
+    atomic_store(&r->inserted_after_removal, rc == 0 && atomic_load(&r->removed));
+    return NULL;
+}
+
+struct announce_try { uint64_t base; int rc, shard; vt_alloc_info a; };
+static void *announce_in_thread(void *p)
+{
+    struct announce_try *t = p;
+    uint32_t at;
+    t->rc = vt_registry_free_announce(t->base, &t->a, &t->shard, &at);
+    if (t->rc >= 0) vt_registry_free_retire();
+    return NULL;
+}
+static int announce_from_new_thread(uint64_t base, struct announce_try *t)
+{
+    pthread_t th;
+    *t = (struct announce_try){ .base = base, .rc = -9 };
+    pthread_create(&th, NULL, announce_in_thread, t);
+    pthread_join(th, NULL);
+    return t->rc;
 }
 
 int main(void)
@@ -81,6 +114,69 @@ int main(void)
              "is found from both sides of the boundary");
     VT_CHECK_EQ_INT(vt_registry_remove(0x50000000 + 2 * MiB - 0x100, &a), 0, "and removed by its base");
     VT_CHECK(vt_registry_freed_lookup(0x50000000 + 2 * MiB, &a) == 0 && a.size == 0x200, "its freed record is found");
+
+
+    /* Announced frees: no lock, no mark in the map, the same waiting for inserts. */
+    VT_CHECK_EQ_INT(vt_registry_insert(0x11000000, 4096, VT_MEM_DEVICE, 0), 0, "insert a range to free");
+    int sh = -1;
+    uint32_t at = 0;
+    VT_CHECK(vt_registry_free_announce(0x11000000, &a, &sh, &at) == 1 && sh >= 0 && a.base == 0x11000000 && a.size == 4096 &&
+             a.mem == VT_MEM_DEVICE && a.dev == 0, "announcing a free finds the live range, its kind and its shard");
+    VT_CHECK_EQ_INT(vt_registry_try_insert(0x11000000, 4096, VT_MEM_DEVICE, 0), -2, "reusing memory whose free is announced must wait");
+    VT_CHECK_EQ_INT(vt_registry_try_insert(0x10fff000, 8192, VT_MEM_DEVICE, 0), -2, "so must an overlapping range");
+    VT_CHECK(vt_registry_lookup(0x11000010, &a) == 0, "an announced range is still valid for lookups");
+    vt_registry_lock_shard(sh);
+    VT_CHECK_EQ_INT(vt_registry_remove_locked(sh, 0x11000000, at, &a), 0, "remove it in its shard with the announced hint");
+    vt_registry_unlock_shard(sh);
+    vt_registry_free_retire();
+    VT_CHECK_EQ_INT(vt_registry_try_insert(0x11000000, 4096, VT_MEM_DEVICE, 0), 0, "reuse once the free is retired");
+    VT_CHECK_EQ_INT(vt_registry_free_announce(0x11000000, &a, &sh, &at), 1, "announce again");
+    VT_CHECK_EQ_INT(vt_registry_free_announce(0x11000000 + 8192, &a, &sh, &at), -1,
+                    "a second free in flight on one thread (nested) is not announced: it marks the map");
+    VT_CHECK_EQ_INT(vt_registry_try_insert(0x11000000, 4096, VT_MEM_DEVICE, 0), -2, "and the first stays announced");
+    vt_registry_free_retire();
+    VT_CHECK_EQ_INT(vt_registry_try_insert(0x11000800, 16, VT_MEM_DEVICE, 0), 0,
+                    "a retired announcement (a failed free) no longer protects the range: it is evicted as stale");
+    VT_CHECK_EQ_INT(vt_registry_remove(0x11000800, &a), 0, "clean up");
+    VT_CHECK(vt_registry_free_announce(0x12000000, &a, &sh, &at) == 0 && sh == -1, "announcing a free of unknown memory: 0");
+    vt_registry_free_retire();
+    VT_CHECK_EQ_INT(vt_registry_insert(0x12000000, 4096, VT_MEM_DEVICE, 0), 0, "and it never blocks an insert after retiring");
+    VT_CHECK_EQ_INT(vt_registry_remove(0x12000000, &a), 0, "clean up");
+    for (uint32_t bogus = 1; bogus < 5000; bogus += 97) {
+        VT_CHECK_EQ_INT(vt_registry_insert(0x13000000, 4096, VT_MEM_DEVICE, 0), 0, "insert");
+        int ok = vt_registry_free_announce(0x13000000, &a, &sh, &at) == 1 && a.base == 0x13000000;
+        vt_registry_free_retire();
+        vt_registry_lock_shard(sh);
+        ok &= vt_registry_remove_locked(sh, 0x13000000, bogus, &a) == 0 && a.base == 0x13000000;
+        vt_registry_unlock_shard(sh);
+        if (!ok) { VT_CHECK(0, "a wrong position hint only costs a search"); break; }
+    }
+
+    /* The order across threads: the reuse's insert completes only after the free's removal. */
+    struct reuse ru = { .base = 0x14000000 };
+    VT_CHECK_EQ_INT(vt_registry_insert(ru.base, 4096, VT_MEM_DEVICE, 0), 0, "insert a range another thread will get back");
+    pthread_t rth;
+    pthread_create(&rth, NULL, reuser, &ru);
+    VT_CHECK_EQ_INT(vt_registry_free_announce(ru.base, &a, &sh, &at), 1, "announce its free");
+    atomic_store(&ru.announced, 1);
+    usleep(20000); /* the other thread is now retrying its insert */
+    vt_registry_lock_shard(sh);
+    atomic_store(&ru.removed, 1);
+    vt_registry_remove_locked(sh, ru.base, at, NULL);
+    vt_registry_unlock_shard(sh);
+    vt_registry_free_retire();
+    pthread_join(rth, NULL);
+    VT_CHECK(atomic_load(&ru.inserted_after_removal), "the reusing thread's insert waited for the announced free's removal");
+    VT_CHECK_EQ_INT(vt_registry_remove(ru.base, &a), 0, "clean up");
+
+    /* Slots: a thread that exits gives its slot back; with none left a free marks the map. */
+    struct announce_try t;
+    vt_inflight_test_limit(2); /* the main thread holds slot 0 */
+    VT_CHECK_EQ_INT(announce_from_new_thread(0x15000000, &t), 0, "a new thread gets a slot");
+    VT_CHECK_EQ_INT(announce_from_new_thread(0x15000000, &t), 0, "and gives it back when it exits (the next thread gets it)");
+    vt_inflight_test_limit(1);
+    VT_CHECK_EQ_INT(announce_from_new_thread(0x15000000, &t), -1, "no slot left: not announced (the caller marks the map)");
+    vt_inflight_test_limit(256);
 
     for (uint64_t i = 0; i < 5000; i++) vt_registry_insert(0x30000000 + i * 0x1000, 0x800, VT_MEM_ASYNC, 1);
     int found = 1;
