@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,27 +40,59 @@ int vt_gettid_slow(void)
     return vt_ts.tid;
 }
 
+/* A knob set to a value it does not take: one line on stderr, and the default. A typo would
+ * otherwise trace silently with other settings than the ones asked for. */
+static void bad_knob(const char *name, const char *v, const char *takes)
+{
+    if (!vt_cfg.quiet) fprintf(stderr, "vramtrace: %s=%s not understood (takes %s); using the default\n", name, v, takes);
+}
+
+/* 1/0, on/off, yes/no, true/false (any case), or a whole number (non-zero: on). */
+static int flag_value(const char *v, int *out)
+{
+    static const char *const on[] = { "on", "yes", "true" }, *const off[] = { "off", "no", "false" };
+    for (int i = 0; i < 3; i++) {
+        if (!strcasecmp(v, on[i])) return *out = 1, 0;
+        if (!strcasecmp(v, off[i])) return *out = 0, 0;
+    }
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end) return -1;
+    *out = n != 0;
+    return 0;
+}
+
 static int env_flag(const char *name, int dflt)
 {
     const char *v = getenv(name);
+    int on;
     if (!v || !*v) return dflt;
-    return !(v[0] == '0' || !strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false"));
+    if (flag_value(v, &on) == 0) return on;
+    bad_knob(name, v, "1, 0, on, off, yes, no, true, false");
+    return dflt;
 }
 
 static void child_after_fork(void);
 
 static void read_config(void)
 {
+    vt_cfg.quiet = env_flag("VRAMTRACE_QUIET", 0); /* first: it silences the warnings below */
     vt_cfg.enabled = !env_flag("VRAMTRACE_DISABLE", 0);
     vt_cfg.backtraces = env_flag("VRAMTRACE_BACKTRACE", 1);
     const char *d = getenv("VRAMTRACE_BT_DEPTH");
-    if (d && atoi(d) > 0) vt_cfg.bt_depth = atoi(d) > VT_BT_MAX ? VT_BT_MAX : atoi(d);
+    if (d && *d) {
+        char *end;
+        long depth = strtol(d, &end, 10);
+        if (end != d && !*end && depth > 0) vt_cfg.bt_depth = depth > VT_BT_MAX ? VT_BT_MAX : (int)depth;
+        else bad_knob("VRAMTRACE_BT_DEPTH", d, "a number of frames above 0");
+    }
     const char *u = getenv("VRAMTRACE_UNWIND");
     vt_cfg.unwind_glibc = u && !strcmp(u, "glibc");
+    if (u && *u && !vt_cfg.unwind_glibc && strcmp(u, "default")) bad_knob("VRAMTRACE_UNWIND", u, "default, glibc");
     const char *c = getenv("VRAMTRACE_CHECK");
     if (c && !strcmp(c, "off")) vt_cfg.check = VT_CHECK_OFF;
     else if (c && !strcmp(c, "abort")) vt_cfg.check = VT_CHECK_ABORT;
-    vt_cfg.quiet = env_flag("VRAMTRACE_QUIET", 0);
+    else if (c && *c && strcmp(c, "record")) bad_knob("VRAMTRACE_CHECK", c, "record, abort, off");
     const char *o = getenv("VRAMTRACE_OUTPUT");
     snprintf(vt_cfg.output, sizeof vt_cfg.output, "%s", o && *o ? o : "vramtrace-%e-%p.jsonl");
     const char *r = getenv("VRAMTRACE_ROOT_PID");
@@ -228,7 +261,9 @@ int vt_trace_open(void)
             note_in_manifest();
             char jerr[512];
             const char *sm = getenv("VRAMTRACE_SYNC");
-            int mode = sm && !strcmp(sm, "defer") ? 2 : env_flag("VRAMTRACE_SYNC", 0);
+            int mode = 0;
+            if (sm && !strcmp(sm, "defer")) mode = 2;
+            else if (sm && *sm && flag_value(sm, &mode) != 0) bad_knob("VRAMTRACE_SYNC", sm, "0, 1, defer");
             /* A fork child of a threaded parent may only make async-signal-safe calls until it
              * execs (POSIX): it formats in its own threads rather than start a drain thread. */
             if (forked_child && mode == 0) mode = 1;
