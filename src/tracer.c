@@ -44,7 +44,9 @@ int vt_gettid_slow(void)
  * otherwise trace silently with other settings than the ones asked for. */
 static void bad_knob(const char *name, const char *v, const char *takes)
 {
-    if (!vt_cfg.quiet) fprintf(stderr, "vramtrace: %s=%s not understood (takes %s); using the default\n", name, v, takes);
+    /* Once per run, not once per process a launcher spawns: the process `run` started says it. */
+    if (!vt_cfg.quiet && (vt_cfg.root_pid == 0 || vt_cfg.root_pid == getpid()))
+        fprintf(stderr, "vramtrace: %s=%s not understood (takes %s); using the default\n", name, v, takes);
 }
 
 /* 1/0, on/off, yes/no, true/false (any case), or a whole number (non-zero: on). */
@@ -76,6 +78,8 @@ static void child_after_fork(void);
 
 static void read_config(void)
 {
+    const char *r = getenv("VRAMTRACE_ROOT_PID");
+    vt_cfg.root_pid = r ? atol(r) : 0;
     vt_cfg.quiet = env_flag("VRAMTRACE_QUIET", 0); /* first: it silences the warnings below */
     vt_cfg.enabled = !env_flag("VRAMTRACE_DISABLE", 0);
     vt_cfg.backtraces = env_flag("VRAMTRACE_BACKTRACE", 1);
@@ -95,8 +99,6 @@ static void read_config(void)
     else if (c && *c && strcmp(c, "record")) bad_knob("VRAMTRACE_CHECK", c, "record, abort, off");
     const char *o = getenv("VRAMTRACE_OUTPUT");
     snprintf(vt_cfg.output, sizeof vt_cfg.output, "%s", o && *o ? o : "vramtrace-%e-%p.jsonl");
-    const char *r = getenv("VRAMTRACE_ROOT_PID");
-    vt_cfg.root_pid = r ? atol(r) : 0;
 }
 
 static void init_once_fn(void)
