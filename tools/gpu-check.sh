@@ -2,7 +2,8 @@
 # tools/gpu-check.sh - device check on a machine with a real NVIDIA GPU (a few minutes at most).
 # Builds everything, measures bandwidth (the kernels must reach >= 85% of the theoretical VRAM
 # peak), runs every example under the tracer on the real device and reports each trace, and runs
-# examples/pytorch_oom.py under the tracer when PyTorch is importable. Prints one PASS/FAIL/SKIP
+# examples/pytorch_oom.py under the tracer when PyTorch is importable, and measures the tracer's
+# cost per call on the real device (reported, not judged). Prints one PASS/FAIL/SKIP
 # line per check and a summary; exit status 1 if anything failed. Logs go under $OUT (a temporary
 # directory when OUT is unset).
 #   usage: sh tools/gpu-check.sh        env: OUT, JOBS (make -j, default: online CPUs),
@@ -90,6 +91,31 @@ else
     else
         fail "run pytorch_oom.py: no trace (exit $rc; log $OUT/run-pytorch_oom.log)"
     fi
+fi
+
+# 5. The tracer's cost per call on real hardware (docs/performance.md, issue 6): the bench's call
+#    loop untraced, traced without backtraces or checks, and with checks, interleaved three times,
+#    the minimum of each. Reported for the docs, never judged: timings are no pass/fail test.
+if step bench-build make -j"$JOBS" "build/bench/bench_calls"; then
+    B=build/bench/bench_calls
+    BT=${TMPDIR:-/tmp}/vt-gpu-bench.$$ # the traces are large and not kept
+    : >"$OUT/bench.txt"
+    for r in 1 2 3; do
+        for cfg in untraced nobt checks; do
+            case $cfg in
+            untraced) timeout "$TMO" "$B" launch8,malloc 1 200000 ;;
+            nobt) VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=off timeout "$TMO" "$VT" run -q -o "$BT.jsonl" -- "$B" launch8,malloc 1 200000 ;;
+            checks) VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=record timeout "$TMO" "$VT" run -q -o "$BT.jsonl" -- "$B" launch8,malloc 1 200000 ;;
+            esac 2>>"$OUT/bench.log" | awk -v c=$cfg '/^RESULT/ { print c, $2, $5 }' >>"$OUT/bench.txt"
+            rm -f "$BT".jsonl*
+        done
+    done
+    awk '{ k = $2 " " $1; if (!(k in m) || $3 < m[k]) m[k] = $3 }
+         END { for (k in m) { split(k, a, " "); if (a[2] != "untraced" && ((a[1] " untraced") in m))
+                   printf "    %-8s %-9s %8.1f ns/call  (untraced %.1f, added %+.1f)\n", a[1], a[2], m[k], m[a[1] " untraced"], m[k] - m[a[1] " untraced"] } }' \
+        "$OUT/bench.txt" | sort
+    if [ "$(wc -l <"$OUT/bench.txt")" -eq 18 ]; then pass "bench: per-call cost measured (launch8, malloc; min of 3)"
+    else fail "bench: expected 18 results, got $(wc -l <"$OUT/bench.txt") (log $OUT/bench.log)"; fi
 fi
 
 echo "gpu-check: $npass PASS, $nfail FAIL, $nskip SKIP (logs in $OUT)"
