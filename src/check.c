@@ -192,14 +192,15 @@ VT_TLS struct vt_lc_ent vt_lcache[1 << VT_LCACHE_BITS];
 
 int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
 {
-    uint64_t gen = vt_registry_generation() + 1; /* +1: zeroed entries never match */
     struct vt_lc_ent *e = vt_lcache_slot(v);
-    if (vt_lcache_hit(vt_lcache, v, gen)) {
+    if (vt_lcache_hit(vt_lcache, v)) {
         *out = (vt_alloc_info){ e->base, e->size, e->mem, e->dev };
         return 0;
     }
-    if (vt_registry_lookup(v, out) != 0) return -1;
-    *e = (struct vt_lc_ent){ out->base, out->size, gen, out->mem, out->dev };
+    int shard;
+    uint64_t gen;
+    if (vt_registry_lookup_gen(v, out, &shard, &gen) != 0) return -1;
+    *e = (struct vt_lc_ent){ out->base, out->size, gen, &vt_registry_gens[shard].v, out->mem, out->dev };
     return 0;
 }
 

@@ -45,27 +45,27 @@ static inline int vt_looks_scalar(uint64_t v)
 }
 
 /* vt_registry_lookup through a per-thread cache: most launches and copies pass the same buffers
- * again. Direct-mapped on the value's 4 KiB page; an entry holds while no range has been removed
- * since it was filled (vt_registry_generation), so a free costs no flush. 0 found, -1 none. */
+ * again. Direct-mapped on the value's 4 KiB page; an entry holds while the generation of the
+ * shard its range came from is unchanged (registry.h), so a free costs no flush and drops only
+ * its own shard's answers. 0 found, -1 none. */
 int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out);
 
-/* The cache itself, for the launch check's inline test. gen is generation + 1, so zeroed entries
- * never match. The slot is a multiplicative hash of the page number's low 32 bits (an imul with
- * an immediate: the launch check's loop has no register to spare for a 64-bit constant). */
+/* The cache itself, for the launch check's inline test. A zeroed entry (size 0) never matches.
+ * The slot is a multiplicative hash of the page number's low 32 bits (an imul with an immediate:
+ * the launch check's loop has no register to spare for a 64-bit constant). */
 #define VT_LCACHE_BITS 6
-struct vt_lc_ent { uint64_t base, size, gen; int mem, dev; };
+struct vt_lc_ent { uint64_t base, size, gen; const _Atomic uint64_t *genp; int mem, dev; };
 extern __thread __attribute__((tls_model("initial-exec"))) struct vt_lc_ent vt_lcache[1 << VT_LCACHE_BITS];
 static inline unsigned vt_lcache_index(uint64_t v)
 {
     return ((uint32_t)(v >> 12) * 0x9E3779B1u) >> (32 - VT_LCACHE_BITS);
 }
 static inline struct vt_lc_ent *vt_lcache_slot(uint64_t v) { return &vt_lcache[vt_lcache_index(v)]; }
-/* 1 when the cache (`tab`, this thread's vt_lcache) already knows v is inside a live range;
- * gen1 = vt_registry_generation() + 1, both read once by a caller testing many values. */
-static inline int vt_lcache_hit(const struct vt_lc_ent *tab, uint64_t v, uint64_t gen1)
+/* 1 when the cache (`tab`, this thread's vt_lcache) already knows v is inside a live range. */
+static inline int vt_lcache_hit(const struct vt_lc_ent *tab, uint64_t v)
 {
     const struct vt_lc_ent *e = &tab[vt_lcache_index(v)];
-    return e->gen == gen1 && v - e->base < e->size;
+    return v - e->base < e->size && e->gen == atomic_load_explicit(e->genp, memory_order_acquire);
 }
 
 /* Fork child: forget the cached host maps. */

@@ -226,11 +226,9 @@ static void check_args(const struct vt_call *c, vt_kernel *k, void **args, const
 
 /* The runtime-style launch: the same words, from the list planned with the layout. Most are
  * scalars or pointers the per-thread cache knows as live, tested inline; only the rest take
- * check_word. The generation is read once: an entry filled during this launch has a newer one
- * and just takes the slow path. */
+ * check_word. */
 static void check_arg_words(const struct vt_call *c, vt_kernel *k, void **args)
 {
-    uint64_t gen1 = vt_registry_generation() + 1;
     const struct vt_lc_ent *lc = vt_lcache;
     const vt_arg_word *w = k->words, *end = w + k->nwords;
     for (; w < end; w++) {
@@ -238,7 +236,7 @@ static void check_arg_words(const struct vt_call *c, vt_kernel *k, void **args)
         if (!p) continue;
         uint64_t v;
         memcpy(&v, p + w->off, sizeof v);
-        if (vt_looks_scalar(v) || vt_lcache_hit(lc, v, gen1)) continue;
+        if (vt_looks_scalar(v) || vt_lcache_hit(lc, v)) continue;
         check_word(c, k, w->param, w->off, v);
     }
 }

@@ -21,6 +21,7 @@
 #define NLEV 7
 #define NSHARD 16
 #define NSHARDS (NLEV * NSHARD)
+_Static_assert(NSHARDS == VT_REGISTRY_SHARDS, "registry.h's shard count");
 #define FREED_RING 128 /* per shard */
 #define INSERT_TRIES 100000
 static const unsigned lev_shift[NLEV] = { 21, 26, 31, 36, 41, 46, 64 };
@@ -54,7 +55,13 @@ static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct handle_ent *handles;
 static size_t handles_cap;
 
-_Atomic uint64_t vt_registry_removals;
+struct vt_shard_gen vt_registry_gens[VT_REGISTRY_SHARDS];
+/* Shard s lost a live range (its lock held, the map already changed): a plain store, as only the
+ * lock holder writes it; release, so a reader that sees the new value sees the range gone. */
+static inline void bump_gen(int s)
+{
+    atomic_store_explicit(&vt_registry_gens[s].v, atomic_load_explicit(&vt_registry_gens[s].v, memory_order_relaxed) + 1, memory_order_release);
+}
 /* lowest base and highest end of any device range ever recorded: values outside are no device
  * pointer, freed or not, so the scans below never run for them */
 static _Atomic uint64_t span_lo = UINT64_MAX, span_hi;
@@ -180,8 +187,9 @@ void vt_registry_free_retire(void) { vt_inflight_retire(); }
 /* Ranges of one shard's map overlapping [base, end) are contiguous, ending with floor(end - 1)
  * (a map's ranges never overlap). One in flight: -2, the caller waits for that free's line.
  * Otherwise they are stale (frees never seen) and are evicted. Shard locked. */
-static int clear_locked(struct vt_rm *m, uint64_t base, uint64_t end)
+static int clear_locked(int s, uint64_t base, uint64_t end)
 {
+    struct vt_rm *m = &shards[s].map;
     struct vt_rm_ent e;
     for (uint64_t at = end - 1; vt_rm_floor(m, at, &e) == 0 && e.end > base; at = e.base - 1) {
         if ((e.meta & META_FREEING) || vt_inflight_has(e.base)) return -2;
@@ -189,7 +197,7 @@ static int clear_locked(struct vt_rm *m, uint64_t base, uint64_t end)
     }
     while (vt_rm_floor(m, end - 1, &e) == 0 && e.end > base) {
         vt_rm_remove(m, e.base, 0, NULL);
-        atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
+        bump_gen(s);
     }
     return 0;
 }
@@ -197,7 +205,7 @@ static int clear_locked(struct vt_rm *m, uint64_t base, uint64_t end)
 static int clear_shard(int s, uint64_t base, uint64_t end)
 {
     lock_shard(s);
-    int rc = clear_locked(&shards[s].map, base, end);
+    int rc = clear_locked(s, base, end);
     vt_registry_unlock_shard(s);
     return rc;
 }
@@ -234,7 +242,7 @@ static inline int insert_home_locked(int s, int lev, uint64_t base, uint64_t end
     uint32_t at = 0;
     int rc = vt_rm_insert(&sh->map, base, end, pack_meta(mem, dev), last_removal.shard == s ? last_removal.at : 0, &at);
     if (rc == -2) {
-        if (clear_locked(&sh->map, base, end) != 0) return -2;
+        if (clear_locked(s, base, end) != 0) return -2;
         rc = vt_rm_insert(&sh->map, base, end, pack_meta(mem, dev), 0, &at);
     }
     if (rc != 0) return -1;
@@ -354,7 +362,7 @@ int vt_registry_remove_locked(int s, uint64_t base, uint32_t at, vt_alloc_info *
     if (vt_rm_remove(&shards[s].map, base, at, &e) != 0) return -1;
     last_removal.shard = s;
     last_removal.at = e.at;
-    atomic_fetch_add_explicit(&vt_registry_removals, 1, memory_order_release);
+    bump_gen(s);
     if (out) unpack(e.base, e.end, e.meta, out);
     remember_freed(&shards[s], e.base, e.end, e.meta);
     return 0;
@@ -408,10 +416,11 @@ int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out)
     return 0;
 }
 
-int vt_registry_lookup(uint64_t addr, vt_alloc_info *out)
+int vt_registry_lookup_gen(uint64_t addr, vt_alloc_info *out, int *shard, uint64_t *gen)
 {
     FOR_EACH_LEVEL(lev, used_levels()) {
         int s = shard_at((int)lev, addr);
+        uint64_t g = atomic_load_explicit(&vt_registry_gens[s].v, memory_order_acquire); /* before the search */
         struct vt_rm_ent e;
         int rc = vt_rm_lookup(&shards[s].map, addr, &e);
         if (rc == -2) { /* writers kept the seqlock busy: ask under the lock */
@@ -419,9 +428,21 @@ int vt_registry_lookup(uint64_t addr, vt_alloc_info *out)
             rc = vt_rm_floor(&shards[s].map, addr, &e) == 0 && addr < e.end ? 0 : -1;
             vt_registry_unlock_shard(s);
         }
-        if (rc == 0) { unpack(e.base, e.end, e.meta, out); return 0; }
+        if (rc == 0) {
+            unpack(e.base, e.end, e.meta, out);
+            *shard = s;
+            *gen = g;
+            return 0;
+        }
     }
     return -1;
+}
+
+int vt_registry_lookup(uint64_t addr, vt_alloc_info *out)
+{
+    int s;
+    uint64_t g;
+    return vt_registry_lookup_gen(addr, out, &s, &g);
 }
 
 int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out)
@@ -530,8 +551,8 @@ void vt_registry_reset(void)
 {
     atomic_store(&span_lo, UINT64_MAX);
     atomic_store(&span_hi, 0);
-    atomic_fetch_add(&vt_registry_removals, 1);
     for (int s = 0; s < NSHARDS; s++) {
+        atomic_fetch_add(&vt_registry_gens[s].v, 1);
         atomic_store(&shards[s].lock, 0);
         vt_rm_reset(&shards[s].map);
         shards[s].freed_count = shards[s].freed_next = 0;

@@ -91,11 +91,17 @@ int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev);
 int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out);
 int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out);
 
-/* Bumped whenever a live range disappears (free, unmap, eviction): a cached "this address is
- * live" answer stays true while it is unchanged. */
-extern _Atomic uint64_t vt_registry_removals;
-static inline uint64_t vt_registry_generation(void)
-{ return atomic_load_explicit(&vt_registry_removals, memory_order_acquire); }
+/* One per shard, each on a line of its own: bumped under the shard's lock, after the map changed,
+ * whenever a live range leaves that shard (free, unmap, eviction). A cached "this address is
+ * live" answer found in shard s holds while vt_registry_gens[s] keeps the value it had before the
+ * search (vt_registry_lookup_gen), so a free drops only answers from its own shard, and frees in
+ * different shards share no cache line. */
+#define VT_REGISTRY_SHARDS 112
+struct vt_shard_gen { _Atomic uint64_t v; } __attribute__((aligned(64)));
+extern struct vt_shard_gen vt_registry_gens[VT_REGISTRY_SHARDS] __attribute__((visibility("hidden")));
+/* vt_registry_lookup that also gives the shard it found the range in and that shard's
+ * generation, read before the search. 0 found, -1 none. */
+int vt_registry_lookup_gen(uint64_t addr, vt_alloc_info *out, int *shard, uint64_t *gen);
 
 /* The live range containing addr (lock-free). 0 found, -1 none. */
 int vt_registry_lookup(uint64_t addr, vt_alloc_info *out);

@@ -30,7 +30,7 @@ check_findings() {
 }
 
 # ---- each bad-pointer case on the default build ----------------------------------------------
-for m in host_malloc host_stack host_mmap host_offset host_struct host_tmpl host_exc freed oob_end between; do
+for m in host_malloc host_stack host_mmap host_offset host_struct host_tmpl host_exc freed freed_cached oob_end between; do
     trace $m "" -- "$PROGS/trace_rt" $m
     check_findings $m "$m"
     check_eq "$m: default mode records and goes on" "$(cat "$TMP/$m.rc"),$(grep -c "^done $m" "$TMP/$m.out")" 0,1

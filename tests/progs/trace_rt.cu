@@ -201,6 +201,21 @@ static int mode(const char *m)
         launched(PTR, cudaGetLastError());
         return 0;
     }
+    if (!strcmp(m, "freed_cached")) { // the per-thread live-range cache must drop a range once freed
+        float *f = (float *)dmalloc(4096), *g = (float *)dmalloc(64 << 20);
+        k_ptr<<<1, 1>>>(f + 16, 1); // both cached as live: no finding
+        launched(PTR, cudaGetLastError());
+        k_ptr<<<1, 1>>>(g + 16, 1);
+        launched(PTR, cudaGetLastError());
+        dfree(f);
+        expect("use_after_free", "error", PTR, 0, 0, f + 16);
+        k_ptr<<<1, 1>>>(f + 16, 1);
+        launched(PTR, cudaGetLastError());
+        k_ptr<<<1, 1>>>(g + 16, 1); // another range, still live: still no finding
+        launched(PTR, cudaGetLastError());
+        dfree(g);
+        return 0;
+    }
     if (!strcmp(m, "oob_end") || !strcmp(m, "between")) { // a(1000) b(1000): a+1000 just past, a+1008 between
         char *a = (char *)dmalloc(1000), *b = (char *)dmalloc(1000);
         char *v = a + (m[0] == 'o' ? 1000 : 1008);

@@ -67,7 +67,14 @@ int main(void)
              "interior pointer finds its range, kind and device");
     VT_CHECK(vt_registry_lookup(0x10000000 + 4096, &a) != 0, "one past the end is not inside");
     VT_CHECK_EQ_INT(vt_registry_live_vram(0), 4096, "VRAM counts device memory only");
-    uint64_t gen = vt_registry_generation();
+    int gs = -1, other_s = -1;
+    uint64_t gen = 0, other_gen = 0;
+    VT_CHECK(vt_registry_lookup_gen(0x10000000 + 8, &a, &gs, &gen) == 0 && a.base == 0x10000000 && gs >= 0 && gs < VT_REGISTRY_SHARDS,
+             "lookup_gen finds the range and names its shard");
+    VT_CHECK_EQ_INT(vt_registry_insert(0x60200000, 4096, VT_MEM_PINNED, -1), 0, "a range in the next 2 MiB region");
+    VT_CHECK(vt_registry_lookup_gen(0x60200000 + 8, &a, &other_s, &other_gen) == 0 && other_s != gs,
+             "is in another shard");
+    VT_CHECK(atomic_load(&vt_registry_gens[gs].v) == gen, "the generation read is the shard's");
 
     int s = vt_registry_lock_base(0x10000000, &a);
     VT_CHECK(s >= 0 && a.size == 4096, "lock the shard of a live range by its base");
@@ -81,7 +88,9 @@ int main(void)
                     "and a larger range (another level) that covers it");
     VT_CHECK(vt_registry_lookup(0x10000010, &a) == 0, "a range being freed is still valid for lookups");
     VT_CHECK_EQ_INT(vt_registry_remove(0x10000000, &a), 0, "remove after the free");
-    VT_CHECK(vt_registry_generation() != gen, "a removal bumps the generation (per-thread caches drop)");
+    VT_CHECK(atomic_load(&vt_registry_gens[gs].v) != gen, "a removal bumps its shard's generation (cached answers from it drop)");
+    VT_CHECK(atomic_load(&vt_registry_gens[other_s].v) == other_gen, "and leaves the other shards' alone");
+    VT_CHECK_EQ_INT(vt_registry_remove(0x60200000, &a), 0, "remove the other range");
     VT_CHECK(vt_registry_freed_lookup(0x10000010, &a) == 0 && a.size == 4096, "freed ring remembers the range");
     VT_CHECK(vt_registry_nearest_device(0x10000000 + 4096, 1 << 20, &a) != 0, "no live device range nearby any more");
 
