@@ -21,7 +21,7 @@ OPS=launch2,launch8,launch32,malloc,memcpyfr
 THREADS=1,8
 export VRAMTRACE_QUIET=1
 
-for f in "$VT" "$BUILD/libvramtrace.so" "$SIM/libcudart.so.13" "$B/bench_calls" "$B/gen_trace" "$B/jsonc_floor"; do
+for f in "$VT" "$BUILD/libvramtrace.so" "$SIM/libcudart.so.13" "$B/bench_calls" "$B/gen_trace" "$B/jsonc_floor" "$B/prims"; do
     [ -e "$f" ] || { echo "bench: $f missing (make BUILD=$BUILD all sim bench needs nvcc)" >&2; exit 1; }
 done
 rm -rf "$TMP"
@@ -121,6 +121,10 @@ while [ "$r" -le "$REPS" ]; do
     r=$((r + 1))
 done
 
+# ---- 1c. what a few instructions the counts weigh as one cost here (ns each) --------------------
+say "primitives"
+"$B/prims" >>"$R"
+
 timed() { # NAME CMD... : wall s and peak RSS of the child (getrusage via /usr/bin/time)
     name=$1; shift
     if [ -x /usr/bin/time ]; then
@@ -153,6 +157,7 @@ $1 == "SIZE" { sz_n[$2] = $3; sz_b[$2] = $4; tot_n += $3; tot_b += $4 }
 $1 == "INSTR" { ir[$2, $3] = $5 / $4 }
 $1 == "SPLIT" { split_ir[$2, $3] = $5 / $4 }
 $1 == "REPORT" { rep_ev[$2] = $3; rep_b[$2] = $4; rep_s[$2] = $5; rep_kb[$2] = $6 }
+$1 == "PRIM" { prim[++nprim] = $2; prim_ns[$2] = $3 }
 function row(name, base, meas, unit, fmt) {
     if (base == "" || meas == "") { printf "  %-58s %14s %14s %12s %8s\n", name, "n/a", "n/a", "", ""; return }
     printf "  %-58s %11" fmt " %-2s %11" fmt " %-2s %+11" fmt " %8.2fx\n", name, base, unit, meas, unit, meas - base, (base > 0 ? meas / base : 0)
@@ -193,6 +198,10 @@ END {
     for (j = 1; j <= 2; j++) for (f = 1; f <= 2; f++) {
         c = spcfgs[j]; fn = f == 1 ? "cudaMalloc" : "cudaFree"
         if ((c, fn) in split_ir) printf "  %-58s %14s %11.0f in\n", sprintf("%-26s %s", fn, cl[c]), "", split_ir[c, fn]
+    }
+    if (nprim) {
+        print "instructions that cost far more than the counts weigh them (ns each; min of 5 x 2M; the tracer's paths use them)"
+        for (i = 1; i <= nprim; i++) printf "  %-58s %14s %11.2f ns\n", prim[i], "", prim_ns[prim[i]]
     }
     print "trace size per event (bytes/line, default config, the traced run above)"
     for (k in sz_n) printf "  %-58s %14s %11.1f B  %s lines\n", "ev=" k, "", sz_b[k] / sz_n[k], sz_n[k]

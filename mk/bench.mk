@@ -4,7 +4,8 @@
 # the simulated device); without it `make bench` says so and stops.
 BENCH_DIR   := $(BUILD)/bench
 BENCH_CFLAGS := -std=c11 -Wall -Wextra -Werror -O2 -g
-BENCH_TOOLS := $(BENCH_DIR)/gen_trace $(BENCH_DIR)/jsonc_floor $(BENCH_DIR)/vg_mmap_shim.so $(BENCH_DIR)/bench_registry
+BENCH_TOOLS := $(BENCH_DIR)/gen_trace $(BENCH_DIR)/jsonc_floor $(BENCH_DIR)/vg_mmap_shim.so $(BENCH_DIR)/bench_registry \
+               $(BENCH_DIR)/prims
 
 $(BENCH_DIR)/gen_trace: bench/gen_trace.c
 	@mkdir -p $(dir $@)
@@ -15,6 +16,9 @@ $(BENCH_DIR)/jsonc_floor: bench/jsonc_floor.c
 $(BENCH_DIR)/bench_registry: bench/bench_registry.c src/registry.c src/rangemap.c src/inflight.c src/registry.h src/rangemap.h src/inflight.h
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE -Isrc -o $@ bench/bench_registry.c src/registry.c src/rangemap.c src/inflight.c -lpthread
+$(BENCH_DIR)/prims: bench/prims.c
+	@mkdir -p $(dir $@)
+	$(CC) $(BENCH_CFLAGS) -o $@ $<
 $(BENCH_DIR)/vg_mmap_shim.so: bench/vg_mmap_shim.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -fPIC -shared -o $@ $<
