@@ -200,7 +200,7 @@ END {
         if ((c, fn) in split_ir) printf "  %-58s %14s %11.0f in\n", sprintf("%-26s %s", fn, cl[c]), "", split_ir[c, fn]
     }
     if (nprim) {
-        print "instructions that cost far more than the counts weigh them (ns each; min of 5 x 2M; the tracer's paths use them)"
+        print "instructions that cost far more than the counts weigh them (ns each, min of 5 x 2M; all on the tracer paths)"
         for (i = 1; i <= nprim; i++) printf "  %-58s %14s %11.2f ns\n", prim[i], "", prim_ns[prim[i]]
     }
     print "trace size per event (bytes/line, default config, the traced run above)"
