@@ -33,10 +33,15 @@ struct vt_api_memo { const char *name[2]; uint32_t id[2]; }; /* way 0 the most r
 #define VT_API_MEMO_BITS 4
 extern __thread __attribute__((tls_model("initial-exec"))) struct vt_api_memo vt_api_memo[1 << VT_API_MEMO_BITS];
 uint32_t vt_api_id_slow(const char *api, struct vt_api_memo *e);
+/* The memo set a name's address falls in. */
+static inline unsigned vt_api_memo_set(const char *api)
+{
+    return (unsigned)(((uintptr_t)api * 0x9E3779B97F4A7C15ull) >> (64 - VT_API_MEMO_BITS));
+}
 static inline uint32_t vt_api_id(const char *api)
 {
     /* A zeroed entry (name NULL, id 0) is already the right answer for NULL. */
-    struct vt_api_memo *e = &vt_api_memo[((uintptr_t)api * 0x9E3779B97F4A7C15ull) >> (64 - VT_API_MEMO_BITS)];
+    struct vt_api_memo *e = &vt_api_memo[vt_api_memo_set(api)];
     if (__builtin_expect(e->name[0] == api, 1)) return e->id[0];
     if (e->name[1] == api) return e->id[1];
     return vt_api_id_slow(api, e);

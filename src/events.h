@@ -44,7 +44,7 @@ struct vt_free_pending {
     uint64_t addr, stream;
     struct vt_call call;
     int mem, dev;
-    int shard;   /* the registry shard holding the range (vt_registry_begin_free) */
+    int shard;   /* the registry shard holding the range (vt_registry_free_announce or _begin_free) */
     uint32_t at; /* where it sat there (vt_registry_remove_locked's hint) */
     uint64_t size;
 };

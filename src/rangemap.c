@@ -106,6 +106,9 @@ static void index_insert(struct vt_rm *m, struct vt_rm_index *x, size_t at, stru
 
 /* A hint is (block << 8 | slot) + 1; a block index past 2^24 gives no hint. */
 static uint32_t hint_of(long bi, long pos) { return bi < (1l << 24) ? (uint32_t)(bi << 8 | pos) + 1 : 0; }
+/* hint_of's block and slot back (hint != 0). */
+static inline long hint_block(uint32_t hint) { return (long)((hint - 1) >> 8); }
+static inline long hint_slot(uint32_t hint) { return (long)((hint - 1) & 0xff); }
 
 /* Base of the entry after slot pos of block bi (the next block's first), or UINT64_MAX. */
 static uint64_t next_base(struct vt_rm_index *x, size_t n, long bi, struct vt_rm_blk *b, uint32_t cnt, long pos)
@@ -118,7 +121,7 @@ static uint64_t next_base(struct vt_rm_index *x, size_t n, long bi, struct vt_rm
  * such place keeps the map sorted, so the hint needs no other trust. */
 static int hint_fits(struct vt_rm_index *x, size_t n, uint32_t hint, uint64_t base, uint64_t end, long *bi_out, long *pos_out)
 {
-    long bi = (long)((hint - 1) >> 8), at = (long)((hint - 1) & 0xff);
+    long bi = hint_block(hint), at = hint_slot(hint);
     if ((size_t)bi >= n) return 0;
     struct vt_rm_blk *b = LD(x->blk[bi]);
     uint32_t cnt = LD(b->n);
@@ -199,7 +202,7 @@ static inline __attribute__((always_inline)) int find_exact(struct vt_rm *m, uin
     size_t n = atomic_load_explicit(&m->nblk, memory_order_relaxed);
     if (!x || !n) return -1;
     if (at) {
-        long bi = (long)((at - 1) >> 8), pos = (long)((at - 1) & 0xff);
+        long bi = hint_block(at), pos = hint_slot(at);
         if ((size_t)bi < n) {
             struct vt_rm_blk *b = LD(x->blk[bi]);
             if (pos < (long)LD(b->n) && LD(b->e[pos].base) == base) {
@@ -339,10 +342,10 @@ int vt_rm_get_lockfree(struct vt_rm *m, uint64_t base, uint32_t at, struct vt_rm
     uint64_t s1 = atomic_load_explicit(&m->seq, memory_order_acquire);
     struct vt_rm_index *x = atomic_load_explicit(&m->idx, memory_order_acquire);
     size_t n = atomic_load_explicit(&m->nblk, memory_order_acquire);
-    size_t bi = (size_t)(at - 1) >> 8, pos = (at - 1) & 0xff;
-    if (at && !(s1 & 1) && x && bi < n && bi < x->cap) {
-        struct vt_rm_blk *b = LD(x->blk[bi]);
-        if (pos < LD(b->n) && pos < BLK && LD(b->e[pos].base) == base) {
+    if (at && !(s1 & 1) && x && (size_t)hint_block(at) < n && (size_t)hint_block(at) < x->cap) {
+        struct vt_rm_blk *b = LD(x->blk[hint_block(at)]);
+        long pos = hint_slot(at);
+        if (pos < (long)LD(b->n) && pos < BLK && LD(b->e[pos].base) == base) {
             uint64_t end = LD(b->e[pos].end);
             uint32_t meta = LD(b->e[pos].meta);
             atomic_thread_fence(memory_order_acquire);

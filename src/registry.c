@@ -47,6 +47,12 @@ static inline struct recent_ins *recent_slot(uint64_t base)
 {
     return &recent[(base * 0x9E3779B97F4A7C15ull) >> (64 - RECENT_BITS)];
 }
+/* This thread's recent insert at base, or NULL (its shard is then still to be found). */
+static inline const struct recent_ins *recent_hit(uint64_t base)
+{
+    const struct recent_ins *r = recent_slot(base);
+    return r->base == base && r->shard >= 0 && r->shard < NSHARDS ? r : NULL;
+}
 /* bit L: level L has ever held a range; lookups skip levels never used (read-mostly word) */
 static _Atomic unsigned lev_used;
 
@@ -148,41 +154,6 @@ static void remember_freed(struct shard *sh, uint64_t base, uint64_t end, uint32
     sh->freed_next = (sh->freed_next + 1) % FREED_RING;
     if (sh->freed_count < FREED_RING) sh->freed_count++;
 }
-
-/* The range starting exactly at base, without a lock: its shard (*out, *at filled), or -1. */
-static int find_base_lockfree(uint64_t base, vt_alloc_info *out, uint32_t *at)
-{
-    struct vt_rm_ent e;
-    struct recent_ins *r = recent_slot(base);
-    if (r->base == base && r->shard >= 0 && r->shard < NSHARDS && vt_rm_get_lockfree(&shards[r->shard].map, base, r->at, &e) == 0) {
-        unpack(e.base, e.end, e.meta, out);
-        *at = e.at;
-        return r->shard;
-    }
-    FOR_EACH_LEVEL(lev, used_levels()) {
-        int s = shard_at((int)lev, base), rc = vt_rm_get_lockfree(&shards[s].map, base, 0, &e);
-        if (rc == -2) { /* writers kept the seqlock busy: ask under the lock */
-            lock_shard(s);
-            rc = vt_rm_update_meta(&shards[s].map, base, 0, 0, 0, &e);
-            unlock_shard(s);
-        }
-        if (rc == 0) {
-            unpack(e.base, e.end, e.meta, out);
-            *at = e.at;
-            return s;
-        }
-    }
-    return -1;
-}
-
-int vt_registry_free_announce(uint64_t base, vt_alloc_info *out, int *shard, uint32_t *at)
-{
-    if (vt_inflight_announce(base) != 0) return -1;
-    *shard = find_base_lockfree(base, out, at);
-    return *shard >= 0;
-}
-
-void vt_registry_free_retire(void) { vt_inflight_retire(); }
 
 /* Ranges of one shard's map overlapping [base, end) are contiguous, ending with floor(end - 1)
  * (a map's ranges never overlap). One in flight: -2, the caller waits for that free's line.
@@ -336,11 +307,45 @@ static __attribute__((noinline)) int lock_base_search(uint64_t base, uint32_t se
  * the other levels' locks untouched. */
 static inline __attribute__((always_inline)) int lock_base_set(uint64_t base, uint32_t set, vt_alloc_info *out, uint32_t *at)
 {
-    struct recent_ins *r = recent_slot(base);
-    if (r->base == base && r->shard >= 0 && r->shard < NSHARDS && lock_shard_set(r->shard, base, r->at, set, out, at) >= 0)
-        return r->shard;
+    const struct recent_ins *r = recent_hit(base);
+    if (r && lock_shard_set(r->shard, base, r->at, set, out, at) >= 0) return r->shard;
     return lock_base_search(base, set, out, at);
 }
+
+/* The range starting exactly at base, without a lock: its shard (*out, *at filled), or -1. */
+static int find_base_lockfree(uint64_t base, vt_alloc_info *out, uint32_t *at)
+{
+    struct vt_rm_ent e;
+    const struct recent_ins *r = recent_hit(base);
+    if (r && vt_rm_get_lockfree(&shards[r->shard].map, base, r->at, &e) == 0) {
+        unpack(e.base, e.end, e.meta, out);
+        *at = e.at;
+        return r->shard;
+    }
+    FOR_EACH_LEVEL(lev, used_levels()) {
+        int s = shard_at((int)lev, base), rc = vt_rm_get_lockfree(&shards[s].map, base, 0, &e);
+        if (rc == -2) { /* writers kept the seqlock busy: ask under the lock */
+            if (lock_shard_set(s, base, 0, 0, out, at) < 0) continue;
+            unlock_shard(s);
+            return s;
+        }
+        if (rc == 0) {
+            unpack(e.base, e.end, e.meta, out);
+            *at = e.at;
+            return s;
+        }
+    }
+    return -1;
+}
+
+int vt_registry_free_announce(uint64_t base, vt_alloc_info *out, int *shard, uint32_t *at)
+{
+    if (vt_inflight_announce(base) != 0) return -1;
+    *shard = find_base_lockfree(base, out, at);
+    return *shard >= 0;
+}
+
+void vt_registry_free_retire(void) { vt_inflight_retire(); }
 
 int vt_registry_lock_base(uint64_t base, vt_alloc_info *out) { return lock_base_set(base, 0, out, NULL); }
 

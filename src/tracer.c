@@ -49,6 +49,14 @@ static void bad_knob(const char *name, const char *v, const char *takes)
         fprintf(stderr, "vramtrace: %s=%s not understood (takes %s); using the default\n", name, v, takes);
 }
 
+/* v is a whole decimal number, nothing else: 0 (*out set), or -1. */
+static int whole_number(const char *v, long *out)
+{
+    char *end;
+    *out = strtol(v, &end, 10);
+    return end == v || *end ? -1 : 0;
+}
+
 /* 1/0, on/off, yes/no, true/false (any case), or a whole number (non-zero: on). */
 static int flag_value(const char *v, int *out)
 {
@@ -57,9 +65,8 @@ static int flag_value(const char *v, int *out)
         if (!strcasecmp(v, on[i])) return *out = 1, 0;
         if (!strcasecmp(v, off[i])) return *out = 0, 0;
     }
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (end == v || *end) return -1;
+    long n;
+    if (whole_number(v, &n) != 0) return -1;
     *out = n != 0;
     return 0;
 }
@@ -84,10 +91,9 @@ static void read_config(void)
     vt_cfg.enabled = !env_flag("VRAMTRACE_DISABLE", 0);
     vt_cfg.backtraces = env_flag("VRAMTRACE_BACKTRACE", 1);
     const char *d = getenv("VRAMTRACE_BT_DEPTH");
+    long depth;
     if (d && *d) {
-        char *end;
-        long depth = strtol(d, &end, 10);
-        if (end != d && !*end && depth > 0) vt_cfg.bt_depth = depth > VT_BT_MAX ? VT_BT_MAX : (int)depth;
+        if (whole_number(d, &depth) == 0 && depth > 0) vt_cfg.bt_depth = depth > VT_BT_MAX ? VT_BT_MAX : (int)depth;
         else bad_knob("VRAMTRACE_BT_DEPTH", d, "a number of frames above 0");
     }
     const char *u = getenv("VRAMTRACE_UNWIND");

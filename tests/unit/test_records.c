@@ -171,8 +171,7 @@ int main(void)
     for (int i = 0; i < 64 && y < 0; i++) {
         snprintf(pool[i], sizeof pool[i], "apiName%d", i);
         for (int j = 0; j < i && y < 0; j++)
-            if (((uintptr_t)pool[i] * 0x9E3779B97F4A7C15ull) >> (64 - VT_API_MEMO_BITS) ==
-                ((uintptr_t)pool[j] * 0x9E3779B97F4A7C15ull) >> (64 - VT_API_MEMO_BITS)) { x = j; y = i; }
+            if (vt_api_memo_set(pool[i]) == vt_api_memo_set(pool[j])) { x = j; y = i; }
     }
     VT_CHECK(y >= 0, "memo: two names in one set found");
     if (y >= 0) {
