@@ -56,7 +56,7 @@ _Static_assert(sizeof(struct ring_file_hdr) <= HDR_BYTES, "ring header outgrew i
 
 static struct {
     _Atomic int on;
-    int fd, sync;
+    int sync;
     char *data;                  /* 2 * ring bytes, second half aliases the first */
     struct ring_file_hdr *hdr;
     uint32_t nslots;
@@ -69,7 +69,7 @@ static struct {
     pthread_mutex_t drain_lock;
     long kill_after;             /* VRAMTRACE_TEST_KILL_IN_DRAIN: die mid-line (tests only) */
     char line[1 << 16];          /* the drainer's formatting buffer (drain_lock held) */
-} J = { .fd = -1, .drain_lock = PTHREAD_MUTEX_INITIALIZER };
+} J = { .drain_lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Each thread's last view of the tail: re-read only when the ring looks full by it, so claims
  * do not pull the drainer's cache line across cores on every event. */
@@ -209,7 +209,9 @@ int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen)
     atomic_store(&hdr->tail, 0);
     atomic_store(&hdr->line_rec, 0);
     vt_api_names_use(&hdr->names);
-    J.fd = fd;
+    /* The mappings keep the file: no descriptor is held that a program closing its fds could
+     * hand to its next open(). */
+    close(fd);
     J.hdr = hdr;
     J.data = area;
     J.nslots = nslots;
@@ -320,10 +322,8 @@ void vt_journal_forget(void)
     vt_api_names_use(NULL); /* the names leave the header before it is unmapped */
     if (J.data) munmap(J.data, 2 * (size_t)J.nslots * SLOT);
     if (J.hdr) munmap(J.hdr, HDR_BYTES);
-    if (J.fd >= 0) close(J.fd);
     J.data = NULL;
     J.hdr = NULL;
-    J.fd = -1;
     J.have_thread = 0;
     atomic_store(&J.on, 0);
     pthread_mutex_init(&J.drain_lock, NULL);

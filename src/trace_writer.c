@@ -31,7 +31,6 @@ enum { W_CLOSED = 0, W_OPEN = 1, W_FAILED = 2 };
 
 static struct {
     _Atomic int state;
-    int fd;
     char *map;
     size_t span;              /* bytes mapped; the trace's size limit */
     _Atomic size_t off;       /* bytes claimed so far */
@@ -40,20 +39,54 @@ static struct {
     _Atomic uint64_t lines, dropped;
     pthread_mutex_t grow_lock;
     char error[256];
-} W = { .fd = -1, .grow_lock = PTHREAD_MUTEX_INITIALIZER };
+    /* No descriptor is kept: a program may close every fd above 2 (daemons do) and its next
+     * open() would get the number back. Growing and trimming reopen the file by this absolute
+     * name and touch it only when it is still the file that is mapped (same device and inode). */
+    char path[4096];
+    dev_t dev;
+    ino_t ino;
+} W = { .grow_lock = PTHREAD_MUTEX_INITIALIZER };
 
 static void set_error(const char *what, int e)
 {
     if (!W.error[0]) snprintf(W.error, sizeof W.error, "%s: %s", what, strerror(e));
 }
 
+/* The mapped file, opened again by name for one operation; -1 (error set) when it cannot be
+ * opened or the name now leads to another file. The caller closes it. */
+static int reopen_mapped(void)
+{
+    int saved = errno;
+    int fd = open(W.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0) set_error("cannot reopen trace file", errno);
+    else if (fstat(fd, &st) != 0 || st.st_dev != W.dev || st.st_ino != W.ino) {
+        set_error("trace file was moved or replaced", ESTALE);
+        close(fd);
+        fd = -1;
+    }
+    errno = saved;
+    return fd;
+}
+
 int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err, size_t errlen)
 {
-    char name[4096];
+    char name[sizeof W.path], abs_path[sizeof W.path - 8];
     int fd = -1, e = 0;
+    /* Absolute: the program may chdir before the file is reopened to grow it. */
+    size_t cwd_len = 0;
+    if (path[0] != '/' && getcwd(abs_path, sizeof abs_path)) {
+        cwd_len = strlen(abs_path);
+        abs_path[cwd_len++] = '/';
+    }
+    if (cwd_len + strlen(path) >= sizeof abs_path) {
+        snprintf(err, errlen, "cannot create trace file %.200s: %s", path, strerror(ENAMETOOLONG));
+        return -ENAMETOOLONG;
+    }
+    memcpy(abs_path + cwd_len, path, strlen(path) + 1);
     for (int i = 0; i < 100; i++) {
-        if (i == 0) snprintf(name, sizeof name, "%s", path);
-        else snprintf(name, sizeof name, "%s.%d", path, i);
+        if (i == 0) memcpy(name, abs_path, strlen(abs_path) + 1);
+        else snprintf(name, sizeof name, "%s.%d", abs_path, i);
         fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0 || errno != EEXIST) break;
     }
@@ -76,7 +109,12 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
         unlink(name);
         return -e;
     }
-    W.fd = fd;
+    struct stat st;
+    if (fstat(fd, &st) != 0) st.st_dev = 0, st.st_ino = 0;
+    close(fd);
+    snprintf(W.path, sizeof W.path, "%s", name);
+    W.dev = st.st_dev;
+    W.ino = st.st_ino;
     W.map = map;
     W.span = span;
     W.error[0] = '\0';
@@ -109,9 +147,13 @@ static int grow_to(size_t need)
         if (want > limit) want = limit;
         if (want < need) { set_error("trace file reached the file size limit (RLIMIT_FSIZE)", EFBIG); rc = -1; break; }
         if (want <= have) { set_error("trace file reached its size limit", EFBIG); rc = -1; break; }
-        int e = fallocate(W.fd, 0, (off_t)have, (off_t)(want - have));
-        if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) e = ftruncate(W.fd, (off_t)want);
-        if (e != 0) { set_error("cannot grow trace file", errno); rc = -1; break; }
+        int fd = reopen_mapped();
+        if (fd < 0) { rc = -1; break; }
+        int e = fallocate(fd, 0, (off_t)have, (off_t)(want - have));
+        if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) e = ftruncate(fd, (off_t)want);
+        if (e != 0) set_error("cannot grow trace file", errno);
+        close(fd);
+        if (e != 0) { rc = -1; break; }
         have = want;
         atomic_store(&W.file_size, have);
     }
@@ -168,15 +210,17 @@ void vt_writer_close(const char *footer, size_t len)
     size_t backed = atomic_load(&W.file_size);
     if (end > backed) end = backed;
     /* Cut the pre-grown NUL tail; lines claimed before `end` stay inside the file. */
-    if (ftruncate(W.fd, (off_t)end) != 0) set_error("cannot trim trace file", errno);
+    int fd = reopen_mapped();
+    if (fd < 0) return; /* the NUL tail stays: readers skip it */
+    if (ftruncate(fd, (off_t)end) != 0) set_error("cannot trim trace file", errno);
+    close(fd);
 }
 
 void vt_writer_forget(void)
 {
     if (W.map) munmap(W.map, W.span);
-    if (W.fd >= 0) close(W.fd);
     W.map = NULL;
-    W.fd = -1;
+    W.path[0] = '\0';
     W.error[0] = '\0';
     atomic_store(&W.state, W_CLOSED);
     atomic_store(&W.off, 0);

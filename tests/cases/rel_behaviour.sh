@@ -66,6 +66,29 @@ check_eq "file size limit: what was written parses, header first" "$(jqs "$TMP/f
 "$VT" report --json "$TMP/full.jsonl" >/dev/null 2>&1
 check_eq "file size limit: report reads the truncated trace" "$?" 0
 
+# --- descriptors the tracer no longer owns: rel_fds closes fds 3..1023 after its first CUDA call,
+# opens its own file (it gets fd 3) and makes 20000 malloc/free pairs (megabytes of trace: the
+# trace file grows several times). Untraced: exit 0 and exactly 100 bytes in its file.
+F="$PROGS/rel_fds"
+plain "$F" "$TMP/fds-plain.out" 2000 >/dev/null 2>&1
+check_eq "closed fds: untraced, exit 0 and a 100-byte file" "$?:$(stat -c %s "$TMP/fds-plain.out")" 0:100
+"$VT" run --sim -q -o "$TMP/fds.jsonl" -- "$F" "$TMP/fds.out" 20000 >"$TMP/fds.txt" 2>&1
+check_eq "closed fds: traced, exit 0 (no SIGBUS)" "$?" 0
+check_eq "closed fds: the program's file is its 100 bytes, untouched by the tracer" "$(stat -c %s "$TMP/fds.out"):$(tr -d p <"$TMP/fds.out" | wc -c)" 100:0
+check_eq "closed fds: every pair traced after the close (20000 + 1 allocations, none leaked)" \
+    "$("$VT" report --json "$TMP/fds.jsonl" | jq -c '[.allocations.count, .leaked_bytes]')" "[20001,0]"
+# a fork child must not close the parent's trace descriptors either: after fork the number is the
+# program's file, which the child writes 50 bytes to (then the parent its 50)
+"$VT" run --sim -q -o "$TMP/fdf.jsonl" -- "$F" "$TMP/fdf.out" 2000 fork >/dev/null 2>&1
+check_eq "closed fds + fork: exit 0, child's 50 bytes then parent's 50" "$?:$(cat "$TMP/fdf.out")" \
+    "0:$(printf '%050d' 0 | tr 0 c)$(printf '%050d' 0 | tr 0 p)"
+# a relative trace name and a program that chdirs: the file is reopened by its absolute name
+(cd "$TMP" && env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
+    VRAMTRACE_OUTPUT=fdr.jsonl "$F" "$TMP/fdr.out" 20000 chdir >/dev/null 2>&1)
+check_eq "closed fds + chdir /, relative trace name: exit 0, 100-byte file" "$?:$(stat -c %s "$TMP/fdr.out")" 0:100
+check_eq "closed fds + chdir /: every pair in the trace, which ends in its footer" \
+    "$(jqs "$TMP/fdr.jsonl" '[([.[] | select(.ev == "alloc")] | length), .[-1].ev] | join(",")')" 20001,footer
+
 # --- security ---
 mkdir "$TMP/ww" && chmod 1777 "$TMP/ww"
 echo keep >"$TMP/victim"
