@@ -175,7 +175,8 @@ int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen)
     char *area = MAP_FAILED;
     struct ring_file_hdr *hdr = MAP_FAILED;
     int e = 0;
-    if (fallocate(fd, 0, 0, (off_t)(HDR_BYTES + ring_bytes)) != 0 && ftruncate(fd, (off_t)(HDR_BYTES + ring_bytes)) != 0) e = errno;
+    /* Allocated for real, never sparse: a store into a hole of a full disk raises SIGBUS. */
+    e = -vt_file_allocate(fd, 0, HDR_BYTES + ring_bytes);
     if (!e) {
         hdr = mmap(NULL, HDR_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
         area = mmap(NULL, 2 * ring_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -352,13 +353,16 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
 {
     char ring[4200];
     snprintf(ring, sizeof ring, "%s.ring", trace_path);
-    int fd = open(ring, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(ring, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", ring, strerror(errno)), -errno);
+    /* Read, never mapped: a ring left sparse on a full tmpfs (an older tracer's) raises SIGBUS
+     * when a hole is faulted in, where read() returns zeros. */
     struct stat st;
-    struct ring_file_hdr *h = MAP_FAILED;
+    static struct ring_file_hdr hcopy;
+    struct ring_file_hdr *h = &hcopy;
+    char *data = NULL;
     long out = -EINVAL;
-    if (fstat(fd, &st) != 0 || st.st_size < HDR_BYTES ||
-        (h = mmap(NULL, HDR_BYTES, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED ||
+    if (fstat(fd, &st) != 0 || st.st_size < HDR_BYTES || pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h ||
         memcmp(h->magic, RING_MAGIC, sizeof RING_MAGIC) != 0 || h->slot_size != SLOT || h->nslots == 0 ||
         (h->nslots & (h->nslots - 1)) != 0 || (uint64_t)st.st_size < HDR_BYTES + (uint64_t)h->nslots * SLOT) {
         snprintf(err, errlen, "%s: not a vramtrace ring file", ring);
@@ -370,7 +374,8 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
         goto done;
     }
     size_t ring_bytes = (size_t)h->nslots * SLOT;
-    char *data = mmap(NULL, ring_bytes, PROT_READ, MAP_SHARED, fd, HDR_BYTES);
+    data = malloc(ring_bytes);
+    if (data && pread(fd, data, ring_bytes, HDR_BYTES) != (ssize_t)ring_bytes) { free(data); data = NULL; }
     int tfd = open(trace_path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (tfd >= 0) trim_nul_tail(tfd);
     struct stat tst;
@@ -379,9 +384,8 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
         line_off < (uint64_t)tst.st_size && ftruncate(tfd, (off_t)line_off) != 0) {
         /* cannot cut the partial line: the recovered ones still follow it */
     }
-    if (data == MAP_FAILED || tfd < 0) {
-        snprintf(err, errlen, "cannot recover %s: %s", ring, strerror(errno));
-        if (data != MAP_FAILED) munmap(data, ring_bytes);
+    if (!data || tfd < 0) {
+        snprintf(err, errlen, "cannot recover %s: %s", ring, strerror(errno ? errno : EIO));
         if (tfd >= 0) close(tfd);
         goto done;
     }
@@ -409,11 +413,10 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
         if (len && write(tfd, line, len) == (ssize_t)len) out++;
         t += n;
     }
-    munmap(data, ring_bytes);
     close(tfd);
     unlink(ring);
 done:
-    if (h != MAP_FAILED) munmap(h, HDR_BYTES);
+    free(data);
     close(fd);
     return out;
 }

@@ -26,6 +26,9 @@
  * the trace stops counting in the program's VmRSS, which a long run would otherwise grow by the
  * whole trace. A late writer into a released page only faults it back in. */
 #define VT_RELEASE_STEP ((size_t)8 << 20)
+/* Kept free at the end of the backed file, for the footer: when the disk fills, the writer
+ * stops, and the footer saying how many events were dropped, and why, still has room. */
+#define VT_FOOTER_ROOM ((size_t)4096)
 
 enum { W_CLOSED = 0, W_OPEN = 1, W_FAILED = 2 };
 
@@ -39,6 +42,7 @@ static struct {
     _Atomic uint64_t lines, dropped;
     pthread_mutex_t grow_lock;
     char error[256];
+    void (*on_fail)(const char *error); /* called once, when the writer stops */
     /* No descriptor is kept: a program may close every fd above 2 (daemons do) and its next
      * open() would get the number back. Growing and trimming reopen the file by this absolute
      * name and touch it only when it is still the file that is mapped (same device and inode). */
@@ -128,9 +132,26 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
     return 0;
 }
 
-/* Make the file back at least `need` bytes. fallocate, not ftruncate: a store into a sparse page
- * of a full disk would raise SIGBUS in the traced program. Never past RLIMIT_FSIZE: growing
- * beyond it would send SIGXFSZ, which kills the program. */
+int vt_file_allocate(int fd, uint64_t off, uint64_t len)
+{
+    if (fallocate(fd, 0, (off_t)off, (off_t)len) == 0) return 0;
+    if (errno != EOPNOTSUPP && errno != ENOSYS) return -errno;
+    /* No fallocate here: write the zeros, so every block exists before it is stored into. */
+    static const char zeros[65536];
+    while (len > 0) {
+        size_t n = len < sizeof zeros ? (size_t)len : sizeof zeros;
+        ssize_t w = pwrite(fd, zeros, n, (off_t)off);
+        if (w <= 0) return w < 0 ? -errno : -ENOSPC;
+        off += (uint64_t)w;
+        len -= (uint64_t)w;
+    }
+    return 0;
+}
+
+/* Make the file back at least `need` bytes. Blocks allocated, never a sparse size: a store into
+ * a sparse page of a full disk would raise SIGBUS in the traced program. Never past RLIMIT_FSIZE:
+ * growing beyond it would send SIGXFSZ, which kills the program. When the disk has less room than
+ * a chunk, what is needed exactly is tried before giving up. */
 static int grow_to(size_t need)
 {
     pthread_mutex_lock(&W.grow_lock);
@@ -149,9 +170,12 @@ static int grow_to(size_t need)
         if (want <= have) { set_error("trace file reached its size limit", EFBIG); rc = -1; break; }
         int fd = reopen_mapped();
         if (fd < 0) { rc = -1; break; }
-        int e = fallocate(fd, 0, (off_t)have, (off_t)(want - have));
-        if (e != 0 && (errno == EOPNOTSUPP || errno == ENOSYS)) e = ftruncate(fd, (off_t)want);
-        if (e != 0) set_error("cannot grow trace file", errno);
+        int e = vt_file_allocate(fd, have, want - have);
+        if ((e == -ENOSPC || e == -EDQUOT) && want > need) {
+            want = need;
+            e = vt_file_allocate(fd, have, want - have);
+        }
+        if (e != 0) set_error("cannot grow trace file", -e);
         close(fd);
         if (e != 0) { rc = -1; break; }
         have = want;
@@ -174,16 +198,26 @@ static __attribute__((noinline)) void release_behind(size_t o)
     errno = saved;
 }
 
+/* The first failure stops the writer (every later line is dropped and counted) and says so once. */
+static __attribute__((noinline)) void stop_on_failure(void)
+{
+    if (!W.error[0]) set_error("trace file reached its size limit", EFBIG);
+    int open_state = W_OPEN;
+    if (atomic_compare_exchange_strong(&W.state, &open_state, W_FAILED) && W.on_fail) W.on_fail(W.error);
+}
+
 char *vt_writer_reserve(size_t len)
 {
     if (atomic_load(&W.state) != W_OPEN) { atomic_fetch_add_explicit(&W.dropped, 1, memory_order_relaxed); return NULL; }
     size_t o = atomic_fetch_add(&W.off, len);
     /* Re-check after claiming: close() reads `off` after it stops the writer, so a claim that
-     * lands after that read sees W_OPEN gone here and never touches the (cut) file. */
-    if (atomic_load(&W.state) != W_OPEN || o + len > W.span ||
-        (o + len > atomic_load_explicit(&W.file_size, memory_order_acquire) && grow_to(o + len) != 0)) {
+     * lands after that read sees W_OPEN gone here and never touches the (cut) file. Every line
+     * that is kept ends VT_FOOTER_ROOM before the backed end (the footer's room). */
+    size_t need = o + len + VT_FOOTER_ROOM;
+    if (atomic_load(&W.state) != W_OPEN || need > W.span ||
+        (need > atomic_load_explicit(&W.file_size, memory_order_acquire) && grow_to(need) != 0)) {
         atomic_fetch_add_explicit(&W.dropped, 1, memory_order_relaxed);
-        if (atomic_load(&W.state) == W_OPEN && W.error[0]) atomic_store(&W.state, W_FAILED);
+        if (atomic_load(&W.state) == W_OPEN) stop_on_failure();
         return NULL;
     }
     atomic_fetch_add_explicit(&W.lines, 1, memory_order_relaxed);
@@ -203,12 +237,19 @@ int vt_writer_put(const char *line, size_t len)
 
 void vt_writer_close(const char *footer, size_t len)
 {
-    if (footer && len) vt_writer_put(footer, len);
+    int put = footer && len && vt_writer_put(footer, len) == 0;
     int was = atomic_exchange(&W.state, W_CLOSED);
     if (was == W_CLOSED) return;
     size_t end = atomic_load(&W.off);
     size_t backed = atomic_load(&W.file_size);
-    if (end > backed) end = backed;
+    size_t kept = backed >= VT_FOOTER_ROOM ? backed - VT_FOOTER_ROOM : 0; /* every kept line ends by here */
+    if (end > kept) end = kept;
+    if (footer && len && !put && len <= VT_FOOTER_ROOM && backed >= VT_FOOTER_ROOM) {
+        /* The writer stopped (disk full, size limit): the footer goes into its room, right after
+         * the last kept line (a failed claim may have left NUL bytes before it; readers skip them). */
+        memcpy(W.map + end, footer, len);
+        end += len;
+    }
     /* Cut the pre-grown NUL tail; lines claimed before `end` stay inside the file. */
     int fd = reopen_mapped();
     if (fd < 0) return; /* the NUL tail stays: readers skip it */
@@ -238,10 +279,11 @@ int vt_writer_owns(uint64_t addr)
 uint64_t vt_writer_lines(void) { return atomic_load(&W.lines); }
 uint64_t vt_writer_dropped(void) { return atomic_load(&W.dropped); }
 
-int vt_writer_take_error(char *buf, size_t len)
+void vt_writer_on_failure(void (*fn)(const char *error)) { W.on_fail = fn; }
+
+int vt_writer_error(char *buf, size_t len)
 {
     if (!W.error[0]) return 0;
     snprintf(buf, len, "%s", W.error);
-    W.error[0] = '\0';
     return 1;
 }

@@ -7,9 +7,14 @@
  * Written pages are unmapped from the process a step behind the writer (the page cache keeps
  * them), so a long trace does not grow the program's RSS.
  *
+ * No file descriptor is kept (a program may close them all): growing and trimming reopen the
+ * file by its absolute name and check it is still the mapped file.
+ *
  * Invariants: vt_writer_reserve never blocks except while the file grows, never allocates, never
- * prints; once closed or failed it returns NULL and counts the line as dropped. Errors are
- * reported through vt_writer_take_error() so the caller can say so once.
+ * prints; once closed or failed it returns NULL and counts the line as dropped. The first failure
+ * (full disk, file size limit, file replaced) stops the writer for good and is handed once to the
+ * vt_writer_on_failure callback, so the caller can say so once. Every kept line ends a footer's
+ * room before the end of the allocated file: after a failure the footer still fits.
  */
 #ifndef VT_TRACE_WRITER_H
 #define VT_TRACE_WRITER_H
@@ -40,7 +45,12 @@ void vt_writer_forget(void);
 int vt_writer_owns(uint64_t addr);
 uint64_t vt_writer_lines(void);
 uint64_t vt_writer_dropped(void);
-/* First error message since open (empty when none); cleared on read. */
-int vt_writer_take_error(char *buf, size_t len);
+/* The error that stopped the writer: 1 and the message in buf, or 0 when none. */
+int vt_writer_error(char *buf, size_t len);
+/* `fn` is called once, from the thread whose line failed first, when the writer stops. */
+void vt_writer_on_failure(void (*fn)(const char *error));
+/* Allocate [off, off+len) of fd for real (fallocate, or zeros written where it is unsupported),
+ * so that a store into a mapping of it cannot raise SIGBUS. 0 or a negative errno. */
+int vt_file_allocate(int fd, uint64_t off, uint64_t len);
 
 #endif

@@ -253,6 +253,16 @@ static void note_in_manifest(void)
     close(fd);
 }
 
+static char ring_no_room[600]; /* the ring did not fit on the disk (said at exit if nothing else is) */
+static _Atomic int writer_stopped;
+
+/* The trace writer stopped for good (full disk, file size limit, file replaced): the one line. */
+static void say_writer_stopped(const char *error)
+{
+    atomic_store(&writer_stopped, 1);
+    fprintf(stderr, "vramtrace: %s; further events are dropped (the program continues)\n", error);
+}
+
 int vt_trace_open(void)
 {
     int s = atomic_load_explicit(&vt_trace_state, memory_order_acquire);
@@ -263,6 +273,7 @@ int vt_trace_open(void)
         char path[4096], err[512];
         expand_path(path, sizeof path);
         vt_ts.guard++;
+        vt_writer_on_failure(say_writer_stopped);
         int rc = vt_writer_open(path, trace_path, sizeof trace_path, err, sizeof err);
         if (rc == 0) {
             write_header();
@@ -275,7 +286,11 @@ int vt_trace_open(void)
             /* A fork child of a threaded parent may only make async-signal-safe calls until it
              * execs (POSIX): it formats in its own threads rather than start a drain thread. */
             if (forked_child && mode == 0) mode = 1;
-            if (vt_journal_open(trace_path, mode, jerr, sizeof jerr) != 0 && !vt_cfg.quiet)
+            int jrc = vt_journal_open(trace_path, mode, jerr, sizeof jerr);
+            /* No room for the ring: the trace file is likely to fill next, and that is the one
+             * line a full disk gets; said at exit only if it never comes. */
+            if (jrc == -ENOSPC || jrc == -EDQUOT) snprintf(ring_no_room, sizeof ring_no_room, "%s", jerr);
+            else if (jrc != 0 && !vt_cfg.quiet)
                 fprintf(stderr, "vramtrace: %s; formatting events in the program's threads instead\n", jerr);
             if (vt_cfg.backtraces) {
                 uint64_t warm[4];
@@ -294,11 +309,8 @@ int vt_trace_open(void)
 
 void vt_trace_append(const char *line, uint64_t len)
 {
-    if (vt_journal_text(line, len) == 0 || vt_writer_put(line, len) == 0) return;
-    static _Atomic int reported;
-    char err[300];
-    if (vt_writer_take_error(err, sizeof err) && !atomic_exchange(&reported, 1))
-        fprintf(stderr, "vramtrace: %s; further events are dropped (the program continues)\n", err);
+    if (vt_journal_text(line, len) == 0) return;
+    (void)vt_writer_put(line, len); /* a dropped line is counted, and the writer said why */
 }
 
 const char *vt_trace_path(void) { return trace_path; }
@@ -355,8 +367,12 @@ void vt_tracer_shutdown(void)
     vt_put_key(&l, "dropped"); vt_put_u64(&l, vt_writer_dropped());
     vt_put_key(&l, "live_bytes"); vt_put_u64(&l, vt_registry_live_vram(-1));
     vt_put_key(&l, "findings"); vt_put_u64(&l, nfind);
+    char werr[256];
+    if (vt_writer_error(werr, sizeof werr)) { vt_put_key(&l, "error"); vt_put_str(&l, werr); }
     VT_PUT_LIT(&l, "}\n");
     vt_writer_close(l.overflow ? NULL : buf, vt_line_len(&l));
+    if (ring_no_room[0] && !atomic_load(&writer_stopped) && !vt_cfg.quiet)
+        fprintf(stderr, "vramtrace: %s; events were formatted in the program's threads instead\n", ring_no_room);
     if (!vt_cfg.quiet && (nfind || leaks.count)) {
         char sz[64];
         print_size(sz, sizeof sz, leaks.bytes);

@@ -89,6 +89,55 @@ check_eq "closed fds + chdir /, relative trace name: exit 0, 100-byte file" "$?:
 check_eq "closed fds + chdir /: every pair in the trace, which ends in its footer" \
     "$(jqs "$TMP/fdr.jsonl" '[([.[] | select(.ev == "alloc")] | length), .[-1].ev] | join(",")')" 20001,footer
 
+# --- a full disk: the trace on a 1 MiB tmpfs (a private mount namespace: unshare -rm, or -m as
+# root). Untraced, rel_fds exits 0 with its 100-byte file; traced on a roomy disk its trace has
+# N lines, the footer counting them. On the full disk the program must be unharmed, the tracer
+# says so in one line, and the footer that still fits counts the rest as dropped: written + dropped
+# = N, and the report calls the trace incomplete because of the disk, not a dead process.
+small_fs() { # CMD... : run CMD with a 1 MiB tmpfs mounted at $TMP/mnt
+    mkdir -p "$TMP/mnt"
+    for u in -rm -m; do
+        unshare $u true 2>/dev/null || continue
+        unshare $u sh -c 'mount -t tmpfs -o size=1m vt-full "$0" && exec "$@"' "$TMP/mnt" "$@"
+        return $?
+    done
+    return 125
+}
+if small_fs true; then
+    "$VT" run --sim -q -o "$TMP/roomy.jsonl" -- "$F" "$TMP/roomy.out" 20000 >/dev/null 2>&1
+    N=$(tr -d '\000' <"$TMP/roomy.jsonl" | grep -c .)
+    check_eq "roomy disk: the footer counts every line, none dropped" "$(jqs "$TMP/roomy.jsonl" '.[-1] | [.events, .dropped] | join(",")')" "$N,0"
+    small_fs sh -c '"$1" run --sim -q -o "$2/mnt/t.jsonl" -- "$3" "$2/disk.out" 20000 >"$2/disk.txt" 2>"$2/disk.err"; echo $? >"$2/disk.rc"
+        cp "$2/mnt/t.jsonl" "$2/disk.jsonl"; ls "$2/mnt" >"$2/disk.ls"
+        "$1" report --json "$2/mnt/t.jsonl" >"$2/disk.json" 2>"$2/disk-report.err"; echo $? >>"$2/disk.rc"
+        "$1" report "$2/mnt/t.jsonl" >"$2/disk-report.txt" 2>&1' _ "$VT" "$TMP" "$F"
+    check_eq "full disk: program exit 0, report exit 0" "$(cat "$TMP/disk.rc" | tr '\n' ' ')" "0 0 "
+    check_eq "full disk: the program's own file is its 100 bytes" "$(stat -c %s "$TMP/disk.out"):$(tr -d p <"$TMP/disk.out" | wc -c)" 100:0
+    check_eq "full disk: one stderr line from the tracer, naming the full disk" "$(cat "$TMP/disk.err")" \
+        "vramtrace: cannot grow trace file: No space left on device; further events are dropped (the program continues)"
+    check_eq "full disk: no ring file left behind" "$(cat "$TMP/disk.ls")" t.jsonl
+    check_eq "full disk: the footer is the last line and says why" "$(jqs "$TMP/disk.jsonl" '.[-1] | [.ev, .error] | join(",")')" \
+        "footer,cannot grow trace file: No space left on device"
+    check_eq "full disk: lines written + dropped = the roomy run's $N" \
+        "$(jqs "$TMP/disk.jsonl" "(.[-1].events + .[-1].dropped), length, (.[-1].dropped > 0)" | tr '\n' ' ')" \
+        "$N $(tr -d '\000' <"$TMP/disk.jsonl" | grep -c .) true "
+    check_eq "full disk: report --json: incomplete, because the disk was full, with the dropped count" \
+        "$(jq -r '.processes[0] | [.complete, (.incomplete_reason | test("No space left on device")), .dropped_events] | join(",")' "$TMP/disk.json")" \
+        "false,true,$(jqs "$TMP/disk.jsonl" '.[-1].dropped')"
+    check "full disk: text report says incomplete, not that the process died" \
+        sh -c 'grep -q "trace incomplete: the tracer stopped writing (cannot grow trace file: No space left on device)" "$1" && ! grep -q "died" "$1"' _ "$TMP/disk-report.txt"
+    # a ring an older tracer left sparse on the full disk: reading a hole by mmap raised SIGBUS in
+    # `run` and `report`; now it is read, found not to be a ring, and the trace reported
+    small_fs sh -c 'cp "$2" "$3/mnt/s.jsonl" && truncate -s 4259840 "$3/mnt/s.jsonl.ring" &&
+        { cat /dev/zero >"$3/mnt/fill" 2>/dev/null; true; } && "$1" report --json "$3/mnt/s.jsonl" >"$3/sparse.json" 2>"$3/sparse.err"; echo $? >"$3/sparse.rc"' \
+        _ "$VT" "$TMP/e.jsonl" "$TMP"
+    check_eq "sparse ring on a full disk: report exits 0 with every event of the trace" \
+        "$(cat "$TMP/sparse.rc"):$(jq '.processes[0].events' "$TMP/sparse.json")" "0:$(tr -d '\000' <"$TMP/e.jsonl" | grep -c .)"
+    check "sparse ring on a full disk: one warning naming it" grep -q "s.jsonl.ring: not a vramtrace ring file" "$TMP/sparse.err"
+else
+    skip "full disk: no mount namespace here (unshare -rm / -m)"
+fi
+
 # --- security ---
 mkdir "$TMP/ww" && chmod 1777 "$TMP/ww"
 echo keep >"$TMP/victim"

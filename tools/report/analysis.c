@@ -42,7 +42,7 @@ struct vt_proc *vt_proc_new(const char *path, int sym_enabled)
         return NULL;
     }
     p->path = vt_an_keep(p, path);
-    p->program = p->hostname = p->tracer = p->checks = p->peak_ranges = "";
+    p->program = p->hostname = p->tracer = p->checks = p->peak_ranges = p->footer_error = "";
     p->rank = p->local_rank = p->world_size = -1;
     p->pid = p->ppid = -1;
     struct vt_an_private *a = p->priv;
@@ -422,6 +422,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         return on_range(p, ev);
     case VT_EV_FOOTER:
         p->has_footer = 1; p->footer_dropped = ev->dropped; p->footer_events = ev->events;
+        p->footer_error = vt_an_keep(p, ev->error);
         return 0;
     default: return 0;
     }

@@ -97,6 +97,7 @@ struct vt_proc {
     int64_t t0, t_end, wall_time;      /* t0: header t; wall_time: seconds at t0 (0 unknown) */
     int has_footer, backtraces_seen;
     int64_t footer_dropped, footer_events;
+    const char *footer_error;          /* why the tracer stopped writing; "" when it did not */
     long warnings, lines;
     uint64_t events;
 

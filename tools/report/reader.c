@@ -342,6 +342,7 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("dropped")) I64(ev->dropped, 1, 0);
     else if (KEY("live_bytes")) I64(ev->live_bytes, 1, 0);
     else if (KEY("findings")) I64(ev->findings, 1, 0);
+    else if (KEY("error")) STR(ev->error);
     /* everything else (src, dst, grid, block, params, argv, pitch, ...) is not needed */
     else remember_skipped(r, k, kn, ksig);
     return rc;
@@ -477,7 +478,7 @@ int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
     for (int pass = 0; pass < 2; pass++) {
         memset(ev, 0, sizeof *ev);
         ev->api = ev->name = ev->kind = ev->severity = ev->msg = ev->cls = ev->mapping = "";
-        ev->path = ev->format = ev->tracer = ev->program = ev->hostname = ev->checks = "";
+        ev->path = ev->format = ev->tracer = ev->program = ev->hostname = ev->checks = ev->error = "";
         ev->dev = -1; ev->rank = ev->local_rank = ev->world_size = -1;
         ev->line = r->line;
         r->alen = 0;

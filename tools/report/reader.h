@@ -75,6 +75,7 @@ struct vt_event {
     int64_t rank, local_rank, world_size;   /* -1 when not in the header's rank object */
     /* footer */
     int64_t events, dropped, live_bytes, findings;
+    const char *error;              /* why the tracer stopped writing (disk full ...); "" when absent */
 };
 
 struct vt_reader;

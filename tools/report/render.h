@@ -36,6 +36,9 @@ void vt_html_str(FILE *f, const char *s);      /* text with & < > " ' escaped */
 /* A byte count as "1.50 GiB" in one of 16 rotating static buffers (for several in one printf). */
 const char *vtr_bytes_tmp(uint64_t bytes);
 const char *vt_site_label(const struct vt_proc *p, int site);   /* "(unknown)" for -1 */
+/* Why the trace is incomplete, in a sentence: the tracer stopped writing (disk full ...) and
+ * dropped events, or the process died (no footer); NULL when it is complete. In buf. */
+const char *vt_incomplete_reason(char *buf, size_t n, const struct vt_proc *p);
 /* Index of the process with the highest peak (0 when N is 0). */
 size_t vt_peak_proc(struct vt_proc *const *procs, size_t n);
 #endif

@@ -97,3 +97,14 @@ const char *vtr_bytes_tmp(uint64_t x)
     i = (i + 1) % 16;
     return vtr_fmt_bytes(b[i], sizeof b[i], x);
 }
+
+const char *vt_incomplete_reason(char *buf, size_t n, const struct vt_proc *p)
+{
+    if (p->footer_dropped > 0 && p->footer_error[0])
+        snprintf(buf, n, "the tracer stopped writing (%s) and dropped %lld events while the process ran on", p->footer_error,
+                 (long long)p->footer_dropped);
+    else if (p->footer_dropped > 0) snprintf(buf, n, "the tracer dropped %lld events", (long long)p->footer_dropped);
+    else if (!p->has_footer) snprintf(buf, n, "no footer: the process died or called _exit");
+    else return NULL;
+    return buf;
+}

@@ -133,7 +133,7 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         struct vt_proc *one = (struct vt_proc *)p;
         long k = vt_merge_sites(&one, 1, 1, &m);
         fprintf(f, "<section><h2>Leaks: %s in %llu allocations %s</h2><table><tr><th class=\"n\">bytes</th><th class=\"n\">allocs</th><th>call site</th></tr>",
-                B(p->leak_bytes), (unsigned long long)p->leak_count, p->has_footer ? "at exit" : "live when the trace ended");
+                B(p->leak_bytes), (unsigned long long)p->leak_count, p->has_footer && !p->footer_dropped ? "at exit" : "live when the trace ended");
         for (long i = 0; i < k && i < o->top; i++) {
             fprintf(f, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td><code>", B(m[i].bytes), (unsigned long long)m[i].count);
             H(m[i].label);
@@ -177,8 +177,9 @@ int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct
         if (pk->hostname[0]) { fputs(" on ", f); H(pk->hostname); }
         fputs(" \xc2\xb7 trace ", f);
         H(pk->path);
-        fprintf(f, " \xc2\xb7 %llu events \xc2\xb7 %.3g s%s", (unsigned long long)pk->events, (double)(pk->t_end - pk->t0) / 1e9,
-                pk->has_footer ? "" : " \xc2\xb7 no footer (the process died or called _exit)");
+        char why[400];
+        fprintf(f, " \xc2\xb7 %llu events \xc2\xb7 %.3g s", (unsigned long long)pk->events, (double)(pk->t_end - pk->t0) / 1e9);
+        if (vt_incomplete_reason(why, sizeof why, pk)) { fputs(" \xc2\xb7 incomplete: ", f); H(why); }
     } else fprintf(f, "%zu traces", n);
     fputs("</div></header><main><div class=\"cards\" style=\"margin-top:18px\">", f);
     snprintf(v, sizeof v, "%s", B(pk->peak));

@@ -132,9 +132,13 @@ static void process(FILE *f, const struct vt_proc *p)
     if (p->rank >= 0) fprintf(f, "%lld", I(p->rank)); else fputs("null", f);
     fputs(",\"local_rank\":", f);
     if (p->local_rank >= 0) fprintf(f, "%lld", I(p->local_rank)); else fputs("null", f);
-    fprintf(f, ",\"complete\":%s,\"events\":%llu,\"warnings\":%ld,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
+    char why[400];
+    const char *reason = vt_incomplete_reason(why, sizeof why, p);
+    fprintf(f, ",\"complete\":%s,\"incomplete_reason\":", reason ? "false" : "true");
+    if (reason) vt_json_str(f, reason); else fputs("null", f);
+    fprintf(f, ",\"dropped_events\":%lld,\"events\":%llu,\"warnings\":%ld,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
             "\"oom_count\":%llu,\"finding_count\":%llu,\"leaked_bytes\":%llu,\"devices\":[",
-            p->has_footer ? "true" : "false", U(p->events), p->warnings, U(p->peak), I(p->peak_t),
+            I(p->footer_dropped), U(p->events), p->warnings, U(p->peak), I(p->peak_t),
             U(p->oom_count), U(p->finding_count), U(p->leak_bytes));
     int first = 1;
     for (size_t i = 0; i < p->ndevices; i++) {

@@ -51,7 +51,9 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     fprintf(f, "\n  trace %s: %llu events, %.3g s%s\n", p->path, (unsigned long long)p->events,
             (double)(p->t_end - p->t0) / 1e9,
             p->has_footer ? "" : " (no footer: the process died or called _exit)");
-    if (p->footer_dropped) fprintf(f, "  warning: the tracer dropped %lld events\n", (long long)p->footer_dropped);
+    char why[400];
+    if (p->footer_dropped && vt_incomplete_reason(why, sizeof why, p))
+        fprintf(f, "  warning: trace incomplete: %s; the figures below cover what was written\n", why);
     fputs("\nSummary\n", f);
     fprintf(f, "  peak VRAM     %s", B(p->peak));
     if (p->peak) fprintf(f, " at %s", vt_fmt_when(w, sizeof w, p, p->peak_t));
@@ -67,7 +69,7 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     }
     fprintf(f, "  OOM           %llu failed allocation%s\n", (unsigned long long)p->oom_count, p->oom_count == 1 ? "" : "s");
     fprintf(f, "  leaked        %s in %llu allocation%s%s\n", B(p->leak_bytes), (unsigned long long)p->leak_count,
-            p->leak_count == 1 ? "" : "s", p->has_footer ? "" : " (live when the trace ended)");
+            p->leak_count == 1 ? "" : "s", p->has_footer && !p->footer_dropped ? "" : " (live when the trace ended)");
     fprintf(f, "  findings      %llu\n", (unsigned long long)p->finding_count);
     fprintf(f, "  failed calls  %llu", (unsigned long long)p->error_count);
     for (size_t i = 0; i < p->nerrors && i < 6; i++)
@@ -163,7 +165,7 @@ static void leaks(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
 {
     BUFS;
     if (!p->leak_bytes && !p->host_leak_bytes && !p->managed_leak_bytes) return;
-    fprintf(f, "\nLeaks (%s, no successful free): %s VRAM in %llu allocations", p->has_footer ? "at exit" : "live at end of trace",
+    fprintf(f, "\nLeaks (%s, no successful free): %s VRAM in %llu allocations", p->has_footer && !p->footer_dropped ? "at exit" : "live at end of trace",
             B(p->leak_bytes), (unsigned long long)p->leak_count);
     if (p->managed_leak_bytes) fprintf(f, ", %s managed", B(p->managed_leak_bytes));
     if (p->host_leak_bytes) fprintf(f, ", %s pinned host", B(p->host_leak_bytes));
