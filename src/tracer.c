@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <strings.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -34,9 +36,12 @@ static int forked_child; /* set in the fork child: no drain thread (see vt_trace
 static uint64_t start_ns; /* process start as the tracer saw it: header `t`, before any event */
 static struct timespec start_wall; /* the same instant on the wall clock */
 
+unsigned vt_fork_gen; /* bumped in each fork child: thread ids cached before it are the parent's */
+
 int vt_gettid_slow(void)
 {
-    if (!vt_ts.tid) vt_ts.tid = (int)syscall(SYS_gettid);
+    vt_ts.tid = (int)syscall(SYS_gettid);
+    vt_ts.tid_gen = vt_fork_gen;
     return vt_ts.tid;
 }
 
@@ -107,18 +112,60 @@ static void read_config(void)
     snprintf(vt_cfg.output, sizeof vt_cfg.output, "%s", o && *o ? o : "vramtrace-%e-%p.jsonl");
 }
 
+/* vt_live (tracer.h) points here until init is done: hooks take the slow path. */
+static _Atomic int not_yet;
+/* Where the page cannot be wiped on fork (kernels before 4.14): always 1, and fork children that
+ * the atfork handler does not see are found by their pid, at exit only. */
+static _Atomic int no_wipe_word;
+_Atomic(_Atomic int *) vt_live = &not_yet;
+static pid_t owner_pid; /* the process this state belongs to */
+
 static void init_once_fn(void)
 {
     vt_clock_init();
     start_ns = vt_now();
     clock_gettime(CLOCK_REALTIME, &start_wall);
     read_config();
+    owner_pid = getpid();
     pthread_atfork(NULL, NULL, child_after_fork);
-    atomic_store_explicit(&vt_init_done, 1, memory_order_release); /* last: vt_init's fast path */
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+    long page = sysconf(_SC_PAGESIZE);
+    _Atomic int *w = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (w != MAP_FAILED && madvise(w, (size_t)page, MADV_WIPEONFORK) != 0) {
+        munmap(w, (size_t)page);
+        w = MAP_FAILED;
+    }
+    if (w == MAP_FAILED) w = &no_wipe_word;
+    atomic_store(w, 1);
+    atomic_store_explicit(&vt_live, w, memory_order_release); /* last: vt_init's fast path */
 }
 
-_Atomic int vt_init_done;
-void vt_init_slow(void) { pthread_once(&init_once, init_once_fn); }
+/* A fork child whose first sight of the tracer is a hook or its exit (no atfork handler ran:
+ * _Fork, syscall(SYS_fork)): one thread resets the parent's state, others wait for it. */
+static void reset_unseen_child(_Atomic int *w)
+{
+    int zero = 0;
+    if (atomic_compare_exchange_strong(w, &zero, 2)) {
+        child_after_fork();
+        return;
+    }
+    while (atomic_load_explicit(w, memory_order_acquire) == 2) sched_yield();
+}
+
+void vt_init_slow(void)
+{
+    pthread_once(&init_once, init_once_fn);
+    _Atomic int *w = atomic_load_explicit(&vt_live, memory_order_acquire);
+    if (w != &not_yet && atomic_load_explicit(w, memory_order_acquire) != 1) reset_unseen_child(w);
+}
+
+/* Where fork children cannot be seen on the hot path (no wipe-on-fork page): by the pid. */
+static void reset_if_pid_changed(void)
+{
+    if (atomic_load(&vt_live) == &no_wipe_word && owner_pid && getpid() != owner_pid) child_after_fork();
+}
 
 __attribute__((constructor)) static void vt_constructor(void) { vt_init(); }
 
@@ -318,7 +365,8 @@ const char *vt_trace_path(void) { return trace_path; }
 static void child_after_fork(void)
 {
     /* Only this thread survives: reset every lock and forget the parent's trace. The child gets
-     * its own file on its first CUDA call. */
+     * its own file on its first CUDA call. Run by the atfork handler, or, for a child made
+     * without one, by its first hook or its exit (vt_init_slow). */
     vt_api_names_after_fork(); /* before the journal moves the names out of the parent's ring */
     vt_journal_forget();
     vt_writer_forget();
@@ -330,7 +378,11 @@ static void child_after_fork(void)
     pthread_mutex_init(&open_lock, NULL);
     atomic_store(&vt_trace_state, 0);
     trace_path[0] = '\0';
+    vt_fork_gen++;
     vt_ts.tid = 0;
+    owner_pid = getpid();
+    /* Re-armed last: other threads the child has started wait in reset_unseen_child until now. */
+    atomic_store_explicit(atomic_load(&vt_live), 1, memory_order_release);
 }
 
 struct leak_sum { uint64_t bytes, count; };
@@ -351,6 +403,10 @@ static void print_size(char *buf, size_t len, uint64_t b)
 
 void vt_tracer_shutdown(void)
 {
+    /* A fork child the atfork handler did not see exits with the parent's state: drop it (its
+     * drain thread is not in this process; joining it would hang) and close only its own trace. */
+    if (atomic_load(&vt_live) != &not_yet) vt_init();
+    reset_if_pid_changed();
     if (atomic_load(&vt_trace_state) <= 0) return;
     vt_ts.guard++;
     vt_journal_close(); /* every queued record reaches the file before the footer counts them */

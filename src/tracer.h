@@ -35,26 +35,40 @@ extern struct vt_config vt_cfg;
 
 struct vt_thread_state {
     int tid;
+    unsigned tid_gen;     /* vt_fork_gen when tid was asked: a fork child's inherited tid is stale */
     int guard;
     int rt_depth;
     int cur_dev;
 };
 extern VT_TLS struct vt_thread_state vt_ts;
 
-/* Called by every hook before anything else. After the first call it is one acquire load of a
- * flag the init function sets last (pthread_once on every call cost a libc call per hook); until
- * then, and for a thread racing the first one, pthread_once does the work and the waiting. */
-extern _Atomic int vt_init_done;
+/* Called by every hook before anything else. After the first call it is two loads: the word
+ * vt_live points to, which the init function sets last (pthread_once on every call cost a libc
+ * call per hook); until then, and for a thread racing the first one, pthread_once does the work
+ * and the waiting. The word lives in a MADV_WIPEONFORK page: it reads 0 in every fork child,
+ * however the child was made (fork, _Fork, syscall(SYS_fork), none of which the tracer sees
+ * except the first, through pthread_atfork), so the child's first hook or its exit drops the
+ * parent's trace, registry and drain thread before anything else (vt_init_slow). */
+extern _Atomic(_Atomic int *) vt_live;
 void vt_init_slow(void);
+static inline int vt_init_ready(void)
+{
+    return atomic_load_explicit(atomic_load_explicit(&vt_live, memory_order_acquire), memory_order_acquire) != 0;
+}
 static inline void vt_init(void)
 {
-    if (__builtin_expect(!atomic_load_explicit(&vt_init_done, memory_order_acquire), 0)) vt_init_slow();
+    if (__builtin_expect(!vt_init_ready(), 0)) vt_init_slow();
 }
 
 static inline struct vt_thread_state *vt_thread(void) { return &vt_ts; }
-/* The kernel thread id, asked once per thread (every record carries it). */
+/* The kernel thread id, asked once per thread and again in a fork child (every record carries it). */
+extern unsigned vt_fork_gen;
 int vt_gettid_slow(void);
-static inline int vt_gettid(void) { int t = vt_ts.tid; return __builtin_expect(t != 0, 1) ? t : vt_gettid_slow(); }
+static inline int vt_gettid(void)
+{
+    int t = vt_ts.tid;
+    return __builtin_expect(t != 0 && vt_ts.tid_gen == vt_fork_gen, 1) ? t : vt_gettid_slow();
+}
 
 /* True when a hook must only forward (tracing off, tracer's own call, or nested in the runtime). */
 static inline int vt_forward_only(void) { return !vt_cfg.enabled || vt_ts.guard > 0; }

@@ -9,6 +9,12 @@
 //   forkexec  cudaMalloc, fork, the child execs self "alloc"; parent waits
 //   pool      4 workers forked before CUDA init, cudaMalloc, 4 more after; workers never touch
 //             CUDA and exit(0) (destructors run), like a Python multiprocessing pool
+//   hold      cudaMalloc 1 MiB and keep it; fork; the child sets RANK=5, makes one 64-byte
+//             host-to-host cudaMemcpy (its only CUDA call: it holds no device memory) and exits;
+//             the parent frees after
+//   rawfork   cudaMalloc 1 MiB, then a child made by syscall(SYS_fork) (no atfork handlers run,
+//   _Fork     no pid or tid caches reset) or by glibc's _Fork (no atfork handlers): the child
+//             does cudaMalloc 2 MiB + cudaFree and exit(0) (destructors run); parent frees after
 // Prints "pid=P" and "child=P" lines and "status=S" for each waited child.
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +22,7 @@
 #include <atomic>
 #include <nvtx3/nvToolsExt.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,6 +122,33 @@ int main(int argc, char **argv)
         if (mode[0] == 'e') { execv(self, args); return 2; }
         pid_t c = fork();
         if (c == 0) { execv(self, args); _exit(2); }
+        wait_child(c);
+        cudaFree(p);
+        return 0;
+    }
+    if (!strcmp(mode, "hold")) {
+        cudaMalloc(&p, 1 << 20);
+        fflush(stdout);
+        pid_t c = fork();
+        if (c == 0) {
+            char a[64] = { 1 }, b[64];
+            setenv("RANK", "5", 1);
+            exit(cudaMemcpy(b, a, sizeof a, cudaMemcpyHostToHost) == cudaSuccess && b[0] == 1 ? 0 : 1);
+        }
+        wait_child(c);
+        cudaFree(p);
+        return 0;
+    }
+    if (!strcmp(mode, "rawfork") || !strcmp(mode, "_Fork")) {
+        cudaMalloc(&p, 1 << 20);
+        fflush(stdout);
+        pid_t c = mode[0] == 'r' ? (pid_t)syscall(SYS_fork) : _Fork();
+        if (c == 0) {
+            void *r = nullptr;
+            int bad = cudaMalloc(&r, 2 << 20) != cudaSuccess;
+            bad += cudaFree(r) != cudaSuccess;
+            exit(bad);
+        }
         wait_child(c);
         cudaFree(p);
         return 0;
