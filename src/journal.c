@@ -56,7 +56,8 @@ _Static_assert(sizeof(struct ring_file_hdr) <= HDR_BYTES, "ring header outgrew i
 
 static struct {
     _Atomic int on;
-    int sync;
+    _Atomic int sync;            /* each commit drains inline: 1 when it may leave that to a thread
+                                  * already draining, 2 from vt_journal_close on (late commits) */
     char *data;                  /* 2 * ring bytes, second half aliases the first */
     struct ring_file_hdr *hdr;
     uint32_t nslots;
@@ -100,7 +101,9 @@ static long drain_locked(int take_incomplete)
 {
     struct ring_file_hdr *h = J.hdr;
     uint64_t t = atomic_load_explicit(&h->tail, memory_order_relaxed);
-    uint64_t head = atomic_load_explicit(&h->head, memory_order_acquire);
+    /* seq_cst, like the claims' add and the commits' load of `sync`: a claim this load does not
+     * see commits after vt_journal_close set `sync`, and sees it (plain loads on x86) */
+    uint64_t head = atomic_load(&h->head);
     long done = 0;
     while (t < head) {
         struct slot_hdr *s = slot_at(t);
@@ -259,7 +262,7 @@ void *vt_journal_claim(int type, size_t bytes)
     uint32_t n = (uint32_t)((sizeof(struct slot_hdr) + bytes + SLOT - 1) / SLOT);
     if (n > J.nslots / 4) return NULL;
     struct ring_file_hdr *h = J.hdr;
-    uint64_t pos = atomic_fetch_add_explicit(&h->head, n, memory_order_acq_rel);
+    uint64_t pos = atomic_fetch_add(&h->head, n); /* seq_cst: see drain_locked */
     if (pos + n - seen_tail > J.nslots || seen_tail > pos) wait_for_room(h, pos, n);
     struct slot_hdr *s = slot_at(pos);
     s->type = (uint16_t)type;
@@ -274,7 +277,15 @@ void vt_journal_commit(void *payload)
 {
     struct slot_hdr *s = (struct slot_hdr *)payload - 1;
     atomic_store_explicit(&s->state, S_READY, memory_order_release);
-    if (J.sync) { drain_try(); return; }
+    int sync = atomic_load(&J.sync);
+    if (sync) {
+        if (drain_try() < 0 && sync == 2) { /* no drainer will come after the one holding the lock */
+            pthread_mutex_lock(&J.drain_lock);
+            drain_locked(0);
+            pthread_mutex_unlock(&J.drain_lock);
+        }
+        return;
+    }
     /* Each time the head passes an eighth of the ring, make sure the drainer is awake (it also
      * polls); no shared line is read on the other commits. */
     uint32_t eighth = J.nslots / 8;
@@ -296,6 +307,10 @@ int vt_journal_text(const char *line, size_t len)
 
 void vt_journal_close(void)
 {
+    /* Threads still running while the process exits may hold claims, or claim now (they saw
+     * `on` before it dropped): from here each commit drains inline, so their records reach the
+     * writer, which keeps them before its footer or counts them as dropped. */
+    atomic_store(&J.sync, 2);
     if (!atomic_exchange(&J.on, 0)) return;
     if (J.have_thread) {
         atomic_store(&J.stop, 1);

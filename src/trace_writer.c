@@ -43,13 +43,43 @@ static struct {
     pthread_mutex_t grow_lock;
     char error[256];
     void (*on_fail)(const char *error); /* called once, when the writer stops */
+    /* Where the footer's dropped count stands in the file once it is written (0: no footer yet).
+     * Lines refused after it (threads still calling CUDA while the process exits) are counted
+     * there in place: the count is padded to a fixed width with spaces, which JSON allows. */
+    _Atomic size_t footer_count_at;
+    pthread_mutex_t footer_lock;
     /* No descriptor is kept: a program may close every fd above 2 (daemons do) and its next
      * open() would get the number back. Growing and trimming reopen the file by this absolute
      * name and touch it only when it is still the file that is mapped (same device and inode). */
     char path[4096];
     dev_t dev;
     ino_t ino;
-} W = { .grow_lock = PTHREAD_MUTEX_INITIALIZER };
+} W = { .grow_lock = PTHREAD_MUTEX_INITIALIZER, .footer_lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define VT_COUNT_WIDTH 20 /* digits of a uint64_t */
+static void put_count(char *at, uint64_t n)
+{
+    char digits[VT_COUNT_WIDTH + 1];
+    snprintf(digits, sizeof digits, "%-20llu", (unsigned long long)n);
+    memcpy(at, digits, VT_COUNT_WIDTH);
+}
+
+/* A line was dropped after the footer was written: the footer's count follows. */
+static __attribute__((noinline)) void count_late_drop(size_t at)
+{
+    int saved = errno;
+    pthread_mutex_lock(&W.footer_lock);
+    put_count(W.map + at, atomic_load(&W.dropped));
+    pthread_mutex_unlock(&W.footer_lock);
+    errno = saved;
+}
+
+static void count_drop(void)
+{
+    atomic_fetch_add(&W.dropped, 1); /* seq_cst, with the load: vt_writer_close counts it or we do */
+    size_t at = atomic_load(&W.footer_count_at);
+    if (__builtin_expect(at != 0, 0)) count_late_drop(at);
+}
 
 static void set_error(const char *what, int e)
 {
@@ -208,7 +238,7 @@ static __attribute__((noinline)) void stop_on_failure(void)
 
 char *vt_writer_reserve(size_t len)
 {
-    if (atomic_load(&W.state) != W_OPEN) { atomic_fetch_add_explicit(&W.dropped, 1, memory_order_relaxed); return NULL; }
+    if (atomic_load(&W.state) != W_OPEN) { count_drop(); return NULL; }
     size_t o = atomic_fetch_add(&W.off, len);
     /* Re-check after claiming: close() reads `off` after it stops the writer, so a claim that
      * lands after that read sees W_OPEN gone here and never touches the (cut) file. Every line
@@ -216,7 +246,7 @@ char *vt_writer_reserve(size_t len)
     size_t need = o + len + VT_FOOTER_ROOM;
     if (atomic_load(&W.state) != W_OPEN || need > W.span ||
         (need > atomic_load_explicit(&W.file_size, memory_order_acquire) && grow_to(need) != 0)) {
-        atomic_fetch_add_explicit(&W.dropped, 1, memory_order_relaxed);
+        count_drop();
         if (atomic_load(&W.state) == W_OPEN) stop_on_failure();
         return NULL;
     }
@@ -237,18 +267,29 @@ int vt_writer_put(const char *line, size_t len)
 
 void vt_writer_close(const char *footer, size_t len)
 {
-    int put = footer && len && vt_writer_put(footer, len) == 0;
+    /* Closed first: every claim made after this is refused and counted, so the footer, claimed
+     * next, is the last line; lines claimed before it land before it. */
     int was = atomic_exchange(&W.state, W_CLOSED);
     if (was == W_CLOSED) return;
-    size_t end = atomic_load(&W.off);
+    size_t end = atomic_fetch_add(&W.off, 0);
     size_t backed = atomic_load(&W.file_size);
     size_t kept = backed >= VT_FOOTER_ROOM ? backed - VT_FOOTER_ROOM : 0; /* every kept line ends by here */
-    if (end > kept) end = kept;
-    if (footer && len && !put && len <= VT_FOOTER_ROOM && backed >= VT_FOOTER_ROOM) {
-        /* The writer stopped (disk full, size limit): the footer goes into its room, right after
-         * the last kept line (a failed claim may have left NUL bytes before it; readers skip them). */
-        memcpy(W.map + end, footer, len);
-        end += len;
+    if (end > kept) end = kept; /* the writer stopped (disk full ...): a failed claim may leave NULs before the footer */
+    static const char key[] = ",\"dropped\":";
+    size_t total = len + sizeof key - 1 + VT_COUNT_WIDTH + 2;
+    if (footer && backed >= VT_FOOTER_ROOM && total <= VT_FOOTER_ROOM) {
+        char *p = W.map + end;
+        memcpy(p, footer, len);
+        memcpy(p + len, key, sizeof key - 1);
+        size_t at = end + len + sizeof key - 1;
+        memcpy(W.map + at + VT_COUNT_WIDTH, "}\n", 2);
+        pthread_mutex_lock(&W.footer_lock);
+        put_count(W.map + at, atomic_load(&W.dropped));
+        atomic_store(&W.footer_count_at, at);
+        /* a drop between the load above and the store went uncounted by its thread: count again */
+        put_count(W.map + at, atomic_load(&W.dropped));
+        pthread_mutex_unlock(&W.footer_lock);
+        end += total;
     }
     /* Cut the pre-grown NUL tail; lines claimed before `end` stay inside the file. */
     int fd = reopen_mapped();
@@ -267,7 +308,9 @@ void vt_writer_forget(void)
     atomic_store(&W.off, 0);
     atomic_store(&W.file_size, 0);
     atomic_store(&W.released, 0);
+    atomic_store(&W.footer_count_at, 0);
     pthread_mutex_init(&W.grow_lock, NULL);
+    pthread_mutex_init(&W.footer_lock, NULL);
 }
 
 int vt_writer_owns(uint64_t addr)
@@ -277,7 +320,6 @@ int vt_writer_owns(uint64_t addr)
 }
 
 uint64_t vt_writer_lines(void) { return atomic_load(&W.lines); }
-uint64_t vt_writer_dropped(void) { return atomic_load(&W.dropped); }
 
 void vt_writer_on_failure(void (*fn)(const char *error)) { W.on_fail = fn; }
 

@@ -34,8 +34,10 @@ uint64_t vt_writer_offset(const char *p);
 /* Reserve and copy in one step; returns 0, or -1 when the line was dropped. */
 int vt_writer_put(const char *line, size_t len);
 
-/* Stop accepting lines, cut the file to what was written, keep the mapping (threads still running
- * at exit may hold pointers into it). `footer` (may be NULL) is appended first. */
+/* Stop accepting lines, append the footer as the last line, cut the file to what was written,
+ * keep the mapping (threads still running at exit may hold pointers into it). `footer` (may be
+ * NULL) is the footer's JSON object without its closing brace: the writer ends it with
+ * `,"dropped":N}` and a newline, and counts there every line refused later, in place. */
 void vt_writer_close(const char *footer, size_t len);
 
 /* In a fork child: forget the parent's file without touching it. */
@@ -44,7 +46,6 @@ void vt_writer_forget(void);
 /* True when addr lies in the trace file's mapping. */
 int vt_writer_owns(uint64_t addr);
 uint64_t vt_writer_lines(void);
-uint64_t vt_writer_dropped(void);
 /* The error that stopped the writer: 1 and the message in buf, or 0 when none. */
 int vt_writer_error(char *buf, size_t len);
 /* `fn` is called once, from the thread whose line failed first, when the writer stops. */

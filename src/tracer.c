@@ -420,12 +420,11 @@ void vt_tracer_shutdown(void)
     VT_PUT_LIT(&l, "{\"ev\":\"footer\"");
     vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
     vt_put_key(&l, "events"); vt_put_u64(&l, vt_writer_lines() + 1);
-    vt_put_key(&l, "dropped"); vt_put_u64(&l, vt_writer_dropped());
     vt_put_key(&l, "live_bytes"); vt_put_u64(&l, vt_registry_live_vram(-1));
     vt_put_key(&l, "findings"); vt_put_u64(&l, nfind);
     char werr[256];
     if (vt_writer_error(werr, sizeof werr)) { vt_put_key(&l, "error"); vt_put_str(&l, werr); }
-    VT_PUT_LIT(&l, "}\n");
+    /* the writer ends it: "dropped" counts lines refused even after the footer is written */
     vt_writer_close(l.overflow ? NULL : buf, vt_line_len(&l));
     if (ring_no_room[0] && !atomic_load(&writer_stopped) && !vt_cfg.quiet)
         fprintf(stderr, "vramtrace: %s; events were formatted in the program's threads instead\n", ring_no_room);
