@@ -196,13 +196,10 @@ int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen)
         unlink(J.ring_path);
         return -e;
     }
-    /* Fault the ring in now: first-touch faults would otherwise land on the program's threads,
-     * one per 4 KiB of events, for the whole first lap. */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-    if (madvise(area, ring_bytes, MADV_POPULATE_WRITE) != 0)
-        for (size_t off = 0; off < ring_bytes; off += 4096) ((volatile char *)area)[off] = 0;
+    /* Tests only: die where a kill during start-up leaves a ring whose header was never written. */
+    const char *kill_at_start = getenv("VRAMTRACE_TEST_KILL_AT_START");
+    if (kill_at_start && *kill_at_start == '1') raise(SIGKILL);
+    /* The header first: a process killed from here on leaves a ring recovery recognises. */
     memcpy(hdr->magic, RING_MAGIC, sizeof RING_MAGIC);
     hdr->slot_size = SLOT;
     hdr->nslots = nslots;
@@ -213,6 +210,13 @@ int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen)
     atomic_store(&hdr->tail, 0);
     atomic_store(&hdr->line_rec, 0);
     vt_api_names_use(&hdr->names);
+    /* Fault the ring in now: first-touch faults would otherwise land on the program's threads,
+     * one per 4 KiB of events, for the whole first lap. */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+    if (madvise(area, ring_bytes, MADV_POPULATE_WRITE) != 0)
+        for (size_t off = 0; off < ring_bytes; off += 4096) ((volatile char *)area)[off] = 0;
     /* The mappings keep the file: no descriptor is held that a program closing its fds could
      * hand to its next open(). */
     close(fd);
@@ -364,6 +368,40 @@ static void trim_nul_tail(int fd)
     if (end < st.st_size && ftruncate(fd, end) != 0) { /* keep the padding: readers skip it */ }
 }
 
+/* The pid in the trace's header line (the writer's), or 0 when it cannot be read. */
+static long trace_writer_pid(const char *trace_path)
+{
+    char buf[4096];
+    int fd = open(trace_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    char *nl = memchr(buf, '\n', (size_t)n);
+    if (nl) *nl = '\0';
+    const char *p = strstr(buf, "\"pid\":");
+    return p && strstr(buf, "\"ev\":\"header\"") ? strtol(p + 6, NULL, 10) : 0;
+}
+
+/* A ring whose header was never written (the process was killed while the tracer started)
+ * holds no record: when the trace's writer is gone, remove it and cut the trace's NUL tail, so
+ * that no later report warns about it. 1 when discarded. */
+static int discard_unborn_ring(const char *ring, const char *trace_path, const struct ring_file_hdr *h)
+{
+    const unsigned char *b = (const unsigned char *)h;
+    for (size_t i = 0; i < sizeof *h; i++)
+        if (b[i]) return 0;
+    long pid = trace_writer_pid(trace_path);
+    if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) return 0;
+    int tfd = open(trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (tfd >= 0) {
+        trim_nul_tail(tfd);
+        close(tfd);
+    }
+    return unlink(ring) == 0;
+}
+
 long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
 {
     char ring[4200];
@@ -377,10 +415,14 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     struct ring_file_hdr *h = &hcopy;
     char *data = NULL;
     long out = -EINVAL;
+    memset(h, 0, sizeof *h);
     if (fstat(fd, &st) != 0 || st.st_size < HDR_BYTES || pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h ||
         memcmp(h->magic, RING_MAGIC, sizeof RING_MAGIC) != 0 || h->slot_size != SLOT || h->nslots == 0 ||
         (h->nslots & (h->nslots - 1)) != 0 || (uint64_t)st.st_size < HDR_BYTES + (uint64_t)h->nslots * SLOT) {
-        snprintf(err, errlen, "%s: not a vramtrace ring file", ring);
+        if (st.st_size >= HDR_BYTES && pread(fd, h, sizeof *h, 0) == (ssize_t)sizeof *h &&
+            discard_unborn_ring(ring, trace_path, h))
+            out = 0;
+        else snprintf(err, errlen, "%s: not a vramtrace ring file", ring);
         goto done;
     }
     if (h->pid > 0 && kill((pid_t)h->pid, 0) == 0 && proc_start_time((pid_t)h->pid) == h->start_time) {

@@ -74,3 +74,27 @@ for i in 1 2 3; do
     check "exit with busy threads ($i): recorded + dropped ($got) within [$calls, $calls + 4]" \
         test "$got" -ge "$calls" -a "$got" -le $((calls + 4))
 done
+
+# killed while the tracer starts: the trace has its header and 1 MiB of NULs grown ahead, the
+# ring its allocated size and a header never written (VRAMTRACE_TEST_KILL_AT_START dies there).
+# `run` finds the writer gone: it removes the empty ring and cuts the NUL tail, silently; the
+# reports after it say nothing of a ring. Before, every report warned "not a vramtrace ring file".
+VRAMTRACE_TEST_KILL_AT_START=1 "$VT" run --sim -q -o "$TMP/start.jsonl" -- "$P" exit $N >/dev/null 2>"$TMP/start.err"
+check_eq "killed at start-up: exit status 128+9" "$?" 137
+check "killed at start-up: no ring left" test ! -e "$TMP/start.jsonl.ring"
+check_eq "killed at start-up: the trace is its header line, NUL tail cut" \
+    "$(jqs "$TMP/start.jsonl" '[length, .[0].ev] | join(",")'):$(stat -c %s "$TMP/start.jsonl")" "1,header:$(tr -d '\000' <"$TMP/start.jsonl" | wc -c | tr -d ' ')"
+check_eq "killed at start-up: run says nothing of a ring" "$(grep -c ring "$TMP/start.err")" 0
+"$VT" report --json "$TMP/start.jsonl" >"$TMP/start.json" 2>"$TMP/start-report.err"
+check_eq "killed at start-up: report exits 0 without a warning, incomplete (died), no allocation" \
+    "$?:$(wc -c <"$TMP/start-report.err" | tr -d ' '):$(jq -c '[.processes[0].complete, .processes[0].incomplete_reason, .allocations.count]' "$TMP/start.json")" \
+    '0:0:[false,"no footer: the process died or called _exit",0]'
+# the same leftover found by `report` (a plain LD_PRELOAD run: nobody recovered it)
+env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
+    VRAMTRACE_TEST_KILL_AT_START=1 VRAMTRACE_OUTPUT="$TMP/start2.jsonl" "$P" exit $N >/dev/null 2>&1
+check_eq "killed at start-up, preloaded: the empty ring is left beside a 1 MiB trace" \
+    "$(test -e "$TMP/start2.jsonl.ring" && echo ring):$(stat -c %s "$TMP/start2.jsonl")" "ring:$MiB"
+"$VT" report --json "$TMP/start2.jsonl" >"$TMP/start2.json" 2>"$TMP/start2.err"
+check_eq "killed at start-up, preloaded: report exits 0 with no warning, removes the ring, cuts the tail" \
+    "$?:$(wc -c <"$TMP/start2.err" | tr -d ' '):$(test -e "$TMP/start2.jsonl.ring" && echo ring):$(stat -c %s "$TMP/start2.jsonl")" \
+    "0:0::$(tr -d '\000' <"$TMP/start2.jsonl" | wc -c | tr -d ' ')"
