@@ -103,6 +103,28 @@ static int reopen_mapped(void)
     return fd;
 }
 
+int vt_make_parent_dirs(const char *path)
+{
+    char dir[4096];
+    size_t n = strlen(path);
+    if (n >= sizeof dir) return -ENAMETOOLONG;
+    memcpy(dir, path, n + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 0;
+    *slash = '\0';
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        if (mkdir(dir, 0700) != 0 && errno != EEXIST) return -errno;
+        struct stat st;
+        if (stat(dir, &st) != 0) return -errno;
+        if (!S_ISDIR(st.st_mode)) return -ENOTDIR;
+        *p = c;
+        if (!c) return 0;
+    }
+}
+
 int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err, size_t errlen)
 {
     char name[sizeof W.path], abs_path[sizeof W.path - 8];
@@ -122,6 +144,12 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
         if (i == 0) memcpy(name, abs_path, strlen(abs_path) + 1);
         else snprintf(name, sizeof name, "%s.%d", abs_path, i);
         fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        /* a template's directory that does not exist yet (traces/rank%r/...): made, 0700 */
+        if (fd < 0 && errno == ENOENT && i == 0) {
+            int rc = vt_make_parent_dirs(name);
+            if (rc == 0) fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            else errno = -rc;
+        }
         if (fd >= 0 || errno != EEXIST) break;
     }
     if (fd < 0) {

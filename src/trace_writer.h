@@ -21,9 +21,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Create `path` (O_CREAT|O_EXCL|O_NOFOLLOW, 0600; on EEXIST tries path.1, path.2, ...). Stores the
+/* Create `path` (O_CREAT|O_EXCL|O_NOFOLLOW, 0600; on EEXIST tries path.1, path.2, ...; missing
+ * directories above it are made, 0700). Stores the
  * name actually used in used_path. Returns 0 or a negative errno with a message in err. */
 int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err, size_t errlen);
+
+/* Make the directories above `path` that are missing, mode 0700 (a trace template's
+ * `traces/rank%r/` ...). 0, or a negative errno (ENOTDIR when a component is not a directory). */
+int vt_make_parent_dirs(const char *path);
 
 /* Claim `len` bytes; the caller fills them (a whole line ending in '\n'). NULL when not open. */
 char *vt_writer_reserve(size_t len);

@@ -87,6 +87,7 @@ static int env_flag(const char *name, int dflt)
 }
 
 static void child_after_fork(void);
+static void note_in_manifest(const char *kind, const char *text);
 
 static void read_config(void)
 {
@@ -127,6 +128,9 @@ static void init_once_fn(void)
     clock_gettime(CLOCK_REALTIME, &start_wall);
     read_config();
     owner_pid = getpid();
+    char pid_text[32];
+    snprintf(pid_text, sizeof pid_text, "%ld", (long)owner_pid);
+    note_in_manifest("+", pid_text);
     pthread_atfork(NULL, NULL, child_after_fork);
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18
@@ -288,16 +292,21 @@ static void write_header(void)
 }
 
 /* `vramtrace run` lists every trace of the run, children's included, from this file. */
-static void note_in_manifest(void)
+/* One line: a trace's (absolute) path; "!" and why a process has no trace; "+" and the pid of a
+ * process the tracer was loaded into (so `run` can tell "never used CUDA" from "never traced"). */
+static void note_in_manifest(const char *kind, const char *text)
 {
     const char *m = getenv("VRAMTRACE_MANIFEST");
     if (!m || !*m) return;
+    int saved = errno;
     int fd = open(m, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) return;
-    char line[4200];
-    int n = snprintf(line, sizeof line, "%s\n", trace_path);
-    if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) < 0) { /* best effort */ }
-    close(fd);
+    if (fd >= 0) {
+        char line[4200];
+        int n = snprintf(line, sizeof line, "%s%s\n", kind, text);
+        if (n > 0 && (size_t)n < sizeof line && write(fd, line, (size_t)n) < 0) { /* best effort */ }
+        close(fd);
+    }
+    errno = saved;
 }
 
 static char ring_no_room[600]; /* the ring did not fit on the disk (said at exit if nothing else is) */
@@ -324,7 +333,7 @@ int vt_trace_open(void)
         int rc = vt_writer_open(path, trace_path, sizeof trace_path, err, sizeof err);
         if (rc == 0) {
             write_header();
-            note_in_manifest();
+            note_in_manifest("", trace_path);
             char jerr[512];
             const char *sm = getenv("VRAMTRACE_SYNC");
             int mode = 0;
@@ -344,8 +353,9 @@ int vt_trace_open(void)
                 vt_backtrace(warm, 4); /* loads the unwinder now, not inside the first hook's timing */
             }
             vt_modules_emit_new();
-        } else if (!vt_cfg.quiet) {
-            fprintf(stderr, "vramtrace: %s; tracing disabled for this process\n", err);
+        } else {
+            if (!vt_cfg.quiet) fprintf(stderr, "vramtrace: %s; tracing disabled for this process\n", err);
+            note_in_manifest("!", err);
         }
         vt_ts.guard--;
         atomic_store_explicit(&vt_trace_state, rc == 0 ? 1 : -1, memory_order_release);

@@ -13,6 +13,7 @@
 #include "bandwidth/bandwidth.h"
 #include "commands.h"
 #include "journal.h"
+#include "trace_writer.h"
 
 static void run_usage(FILE *f)
 {
@@ -69,16 +70,44 @@ static void absolute(const char *in, char *out, size_t len)
     if (snprintf(out, len, "%s/%s", cwd, in) >= (int)len) snprintf(out, len, "%s", in);
 }
 
-/* Each listed trace: convert what its ring still holds (the process died before the drain
- * thread got there), then say where it is. */
-static int print_manifest(const char *manifest, int quiet)
+/* A path for a shell command line: as it is when it is plain, else in single quotes. */
+static void put_shell_word(FILE *f, const char *s)
 {
-    FILE *f = fopen(manifest, "r");
-    int n = 0;
-    if (!f) return 0;
+    if (*s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+-=:,@%")]) {
+        fputs(s, f);
+        return;
+    }
+    fputc('\'', f);
+    for (; *s; s++) {
+        if (*s == '\'') fputs("'\\''", f);
+        else fputc(*s, f);
+    }
+    fputc('\'', f);
+}
+
+/* At exit, from the list the tracer kept (VRAMTRACE_MANIFEST): each trace's ring converted (the
+ * process died before the drain thread got there), where the traces are, and why a process has
+ * none: with -q too (the process itself said it at once without -q), a lost trace is never silent. */
+static void report_traces(const char *manifest, int manifest_ok, const char *tmpl, int quiet, int rc)
+{
+    FILE *f = manifest_ok ? fopen(manifest, "r") : NULL;
+    if (!f) {
+        fprintf(stderr, "vramtrace: traces go to %s (the list of traces could not be read: %s)\n", tmpl,
+                manifest_ok ? strerror(errno) : "not created");
+        return;
+    }
     char line[PATH_MAX + 2];
+    int loaded = 0, failed = 0;
+    size_t ntraces = 0, cap = 0;
+    char **traces = NULL;
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '+') { loaded++; continue; }
+        if (line[0] == '!') { /* without -q the process said it when it happened */
+            if (quiet) fprintf(stderr, "vramtrace: a process has no trace: %s\n", line + 1);
+            failed++;
+            continue;
+        }
         if (!line[0]) continue;
         char err[512];
         long got = vt_journal_recover(line, err, sizeof err);
@@ -86,10 +115,51 @@ static int print_manifest(const char *manifest, int quiet)
         else if (got > 0 && !quiet)
             fprintf(stderr, "vramtrace: recovered %ld events the program left in %s.ring\n", got, line);
         if (!quiet) fprintf(stderr, "vramtrace: trace written to %s\n", line);
-        n++;
+        if (ntraces == cap) {
+            char **t = realloc(traces, (cap = cap ? 2 * cap : 8) * sizeof *t);
+            if (!t) break;
+            traces = t;
+        }
+        if ((traces[ntraces] = strdup(line))) ntraces++;
     }
     fclose(f);
-    return n;
+    if (ntraces && !quiet) {
+        fputs("vramtrace: analyse with: vramtrace report", stderr);
+        for (size_t k = 0; k < ntraces; k++) {
+            fputc(' ', stderr);
+            put_shell_word(stderr, traces[k]);
+        }
+        fputc('\n', stderr);
+    } else if (!ntraces && !failed && !quiet && rc != 127) {
+        if (loaded) fprintf(stderr, "vramtrace: no trace written (the program never used CUDA)\n");
+        else fprintf(stderr, "vramtrace: no trace written: the tracer was never loaded into the program "
+                             "(a statically linked or setuid program, or one that clears LD_PRELOAD)\n");
+    }
+    for (size_t k = 0; k < ntraces; k++) free(traces[k]);
+    free(traces);
+}
+
+/* The template's directories that do not depend on the process (up to the first component with
+ * a % letter) are made now, 0700: a mistake in -o is said before the program runs, not after it
+ * ran for hours untraced. Those with % letters are made by each process (vt_writer_open). */
+static int make_template_dirs(const char *tmpl, char *err, size_t errlen)
+{
+    char fixed[PATH_MAX];
+    snprintf(fixed, sizeof fixed, "%s", tmpl);
+    char *pct = strchr(fixed, '%');
+    if (pct) *pct = '\0';
+    char *slash = strrchr(fixed, '/');
+    if (!slash) return 0;
+    slash[1] = '\0'; /* "dir/": vt_make_parent_dirs makes dir and what is missing above it */
+    int rc = vt_make_parent_dirs(fixed);
+    if (rc == 0) {
+        slash[0] = '\0';
+        if (access(fixed[0] ? fixed : "/", W_OK | X_OK) == 0) return 0;
+        rc = -errno;
+    }
+    slash[0] = '\0';
+    snprintf(err, errlen, "cannot use %s for traces: %s", fixed[0] ? fixed : "/", strerror(-rc));
+    return -1;
 }
 
 int vt_cmd_run(int argc, char **argv)
@@ -142,9 +212,19 @@ int vt_cmd_run(int argc, char **argv)
     if (no_bt) setenv("VRAMTRACE_BACKTRACE", "0", 1);
     if (quiet) setenv("VRAMTRACE_QUIET", "1", 1);
     if (!getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", lib, 1);
+    char dir_err[PATH_MAX + 64];
+    if (make_template_dirs(tmpl, dir_err, sizeof dir_err) != 0) {
+        fprintf(stderr, "vramtrace run: %s; not starting %s\n", dir_err, argv[i]);
+        return 1;
+    }
     char manifest[PATH_MAX];
     snprintf(manifest, sizeof manifest, "%s/vramtrace-run-%ld.list", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
     unlink(manifest);
+    int mfd = open(manifest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    int manifest_ok = mfd >= 0;
+    if (manifest_ok) close(mfd);
+    else fprintf(stderr, "vramtrace run: cannot create the list of traces %s: %s (traces are still written to %s)\n",
+                 manifest, strerror(errno), tmpl);
     setenv("VRAMTRACE_MANIFEST", manifest, 1);
 
     if (bandwidth) {
@@ -178,9 +258,7 @@ int vt_cmd_run(int argc, char **argv)
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
     if (WIFSIGNALED(status) && !quiet)
         fprintf(stderr, "vramtrace: program killed by signal %d; the trace holds everything up to that point\n", WTERMSIG(status));
-    if (print_manifest(manifest, quiet) == 0 && !quiet && rc != 127)
-        fprintf(stderr, "vramtrace: no trace written (the program never used CUDA)\n");
-    else if (!quiet) fprintf(stderr, "vramtrace: analyse with: vramtrace report TRACE\n");
-    unlink(manifest);
+    report_traces(manifest, manifest_ok, tmpl, quiet, rc);
+    if (manifest_ok) unlink(manifest);
     return rc;
 }

@@ -1,0 +1,64 @@
+#!/bin/sh
+# run_messages.sh - what `vramtrace run` says at the end is true: the real trace paths to analyse,
+# a template's missing directories made (or the program not started, with the reason), "never
+# used CUDA" only when the tracer was loaded and no process used CUDA, and why a process has no
+# trace, even with -q (docs/reliability.md "Messages").
+. tests/lib.sh
+need_sim
+P="$PROGS/rel_fork" # "alloc": two cudaMalloc, one cudaFree; prints pid=P
+W="$TMP/w"
+mkdir -p "$W"
+
+# the README's multi-rank recipe with traces/ missing: made (0700), the trace lands in it, and the
+# last line names it for `vramtrace report`
+(cd "$W" && RANK=3 "$VT" run --sim -o 'traces/rank%r-%p.jsonl' -- "$P" alloc >"$TMP/r1.out" 2>"$TMP/r1.err")
+check_eq "missing traces/: exit 0" "$?" 0
+pid=$(sed -n 's/^pid=//p' "$TMP/r1.out")
+check_eq "missing traces/: made 0700, holding rank3-PID.jsonl" "$(stat -c %a "$W/traces"):$(ls "$W/traces")" "700:rank3-$pid.jsonl"
+check_eq "missing traces/: the trace holds the program's 2 allocations" \
+    "$(jqs "$W/traces/rank3-$pid.jsonl" '[.[] | select(.ev == "alloc")] | length')" 2
+check_eq "missing traces/: the last line names the real trace" "$(tail -1 "$TMP/r1.err")" \
+    "vramtrace: analyse with: vramtrace report $W/traces/rank3-$pid.jsonl"
+check_eq "no literal TRACE placeholder" "$(grep -c 'report TRACE' "$TMP/r1.err")" 0
+(cd "$W" && "$VT" run --sim -q -o 'traces-q/rank%r-%p.jsonl' -- "$P" alloc >/dev/null 2>"$TMP/r1q.err")
+check_eq "missing traces/, -q: exit 0, silent, one trace written" "$?:$(wc -c <"$TMP/r1q.err" | tr -d ' '):$(ls "$W/traces-q" | wc -l | tr -d ' ')" 0:0:1
+
+# directories with % letters are made by the process itself, 0700 each
+"$VT" run --sim -q -o "$W/per-host/%h/t-%p.jsonl" -- "$P" alloc >"$TMP/r2.out" 2>&1
+pid=$(sed -n 's/^pid=//p' "$TMP/r2.out")
+check_eq "per-host directory from %h: made 0700 at each level, trace inside" \
+    "$(stat -c %a "$W/per-host" "$W/per-host/$(hostname)" | tr '\n' ' ')$(ls "$W/per-host/$(hostname)")" "700 700 t-$pid.jsonl"
+
+# a template that cannot work: said before the program starts, which never runs
+: >"$W/afile"
+"$VT" run --sim -o "$W/afile/x/t.jsonl" -- "$P" alloc >"$TMP/r3.out" 2>"$TMP/r3.err"
+check_eq "template under a file: exit 1, the program never started" "$?:$(wc -c <"$TMP/r3.out" | tr -d ' ')" 1:0
+check_eq "template under a file: the reason, in one line" "$(cat "$TMP/r3.err")" \
+    "vramtrace run: cannot use $W/afile/x for traces: Not a directory; not starting $P"
+
+# a process whose trace cannot be created: said, even with -q, and not "never used CUDA"
+mkdir -p "$W/blocked" && : >"$W/blocked/$(hostname)"
+"$VT" run --sim -q -o "$W/blocked/%h/t.jsonl" -- "$P" alloc >/dev/null 2>"$TMP/r4.err"
+check_eq "trace cannot be created, -q: exit 0 and one line saying why" "$?:$(cat "$TMP/r4.err")" \
+    "0:vramtrace: a process has no trace: cannot create trace file $W/blocked/$(hostname)/t.jsonl: Not a directory"
+"$VT" run --sim -o "$W/blocked/%h/t.jsonl" -- "$P" alloc >/dev/null 2>"$TMP/r4v.err"
+check_eq "trace cannot be created: the process says it once, when it happens, and nothing else follows" "$?:$(cat "$TMP/r4v.err")" \
+    "0:vramtrace: cannot create trace file $W/blocked/$(hostname)/t.jsonl: Not a directory; tracing disabled for this process"
+
+# no CUDA at all: the tracer was loaded, nothing used CUDA
+"$VT" run --sim -o "$W/none.jsonl" -- /bin/sh -c 'exit 4' >/dev/null 2>"$TMP/r5.err"
+check_eq "no CUDA: exit 4, never used CUDA, nothing to analyse" "$?:$(cat "$TMP/r5.err")" \
+    "4:vramtrace: no trace written (the program never used CUDA)"
+
+# a statically linked program: LD_PRELOAD cannot reach it, so nothing can say it never used CUDA
+printf 'int main(void) { return 0; }\n' >"$TMP/static.c"
+if no_san cc -static -o "$TMP/static" "$TMP/static.c" 2>/dev/null; then
+    "$VT" run --sim -o "$W/static.jsonl" -- "$TMP/static" >/dev/null 2>"$TMP/r6.err"
+    check_eq "static program: exit 0, the tracer was never loaded" "$?:$(grep -c 'the tracer was never loaded' "$TMP/r6.err"):$(grep -c 'never used CUDA' "$TMP/r6.err")" 0:1:0
+else skip "static program: no static libc to link with"; fi
+
+# the list of traces cannot be made (TMPDIR missing): said up front; the trace is still written
+TMPDIR="$W/no-such-dir" "$VT" run --sim -o "$W/nolist.jsonl" -- "$P" alloc >/dev/null 2>"$TMP/r7.err"
+check_eq "no list of traces: exit 0, the trace still written" "$?:$(jqs "$W/nolist.jsonl" '.[0].ev')" 0:header
+check_eq "no list of traces: said before and after, never 'never used CUDA'" \
+    "$(grep -c "cannot create the list of traces $W/no-such-dir/vramtrace-run-[0-9]*.list: No such file or directory" "$TMP/r7.err"):$(grep -c "traces go to $W/nolist.jsonl" "$TMP/r7.err"):$(grep -c 'never used CUDA' "$TMP/r7.err")" 1:1:0
