@@ -5,6 +5,11 @@
 NVCCFLAGS ?= -arch=sm_90 -g -lineinfo -Xcompiler -rdynamic
 PROG_CU   := $(wildcard tests/progs/*.cu)
 PROG_C    := $(wildcard tests/progs/*.c)
+# nvrtc_gen compiles CUDA C++ at run time with the toolkit's NVRTC (it runs on the CPU)
+NVRTC_LIB := $(wildcard $(CUDA_HOME)/lib64/libnvrtc.so)
+ifeq ($(NVRTC_LIB),)
+PROG_C    := $(filter-out tests/progs/nvrtc_gen.c,$(PROG_C))
+endif
 EXAMPLE_CU := $(wildcard examples/*.cu)
 ifneq ($(NVCC),)
 PROG_BINS := $(PROG_CU:tests/progs/%.cu=$(BUILD)/tests/progs/%) $(PROG_C:tests/progs/%.c=$(BUILD)/tests/progs/%)
@@ -19,6 +24,9 @@ $(BUILD)/tests/progs/%: tests/progs/%.cu
 $(BUILD)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -rdynamic -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart -lcuda -ldl -lpthread
+$(BUILD)/tests/progs/nvrtc_gen: tests/progs/nvrtc_gen.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lnvrtc
 $(BUILD)/examples/%: examples/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -cudart shared -o $@ $<

@@ -366,6 +366,27 @@ static int parse_image(vt_fb_builder *b, const uint8_t *p, size_t len, char *err
 
 /* ---- public API -------------------------------------------------------------------------- */
 
+const void *vt_fatbin_image_extent(const void *image, size_t *len)
+{
+    static const uint8_t wrap_m[4] = {0xB1, 0x43, 0x62, 0x46};
+    static const uint8_t fat_m[4] = {0x50, 0xED, 0x55, 0xBA};
+    static const uint8_t elf_m[4] = {0x7f, 'E', 'L', 'F'};
+    const uint8_t *p = image;
+    *len = 0;
+    if (!p) return NULL;
+    if (has_magic(p, 0, wrap_m, 4)) memcpy(&p, (const uint8_t *)image + 8, sizeof p);
+    if (!p) return NULL;
+    size_t n = 0;
+    if (has_magic(p, 0, fat_m, 4)) {
+        uint64_t fatsize = vt_fb_le64(p + 8);
+        n = fatsize <= VT_FATBIN_MAX_IMAGE - FATBIN_HDR ? FATBIN_HDR + (size_t)fatsize : 0;
+    } else if (has_magic(p, 0, elf_m, 4)) n = vt_fb_elf_extent(p);
+    else if (p == image) n = bounded_strlen((const char *)p, VT_FATBIN_MAX_IMAGE - 1) + 1; /* PTX and its NUL */
+    if (!n || n > VT_FATBIN_MAX_IMAGE) return NULL;
+    *len = n;
+    return p;
+}
+
 int vt_fatbin_parse(const void *data, size_t len, vt_fatbin **out, char *err, size_t errlen)
 {
     return vt_fatbin_parse_arch(data, len, 0, out, err, errlen);

@@ -69,6 +69,11 @@ int vt_fatbin_parse(const void *data, size_t len, vt_fatbin **out, char *err, si
 int vt_fatbin_parse_arch(const void *data, size_t len, unsigned sm, vt_fatbin **out, char *err,
                          size_t errlen);
 
+/* Where the image's bytes are and how many (what a copy must hold): a wrapper's fatbin, a fatbin
+ * header and the entries its size covers, an ELF to the end of its headers, PTX text with its NUL.
+ * NULL (len 0) when it is none of these. Reads only what the image's own headers cover. */
+const void *vt_fatbin_image_extent(const void *image, size_t *len);
+
 /* Kernels are in strcmp order of name; i < vt_fatbin_count. */
 size_t vt_fatbin_count(const vt_fatbin *fb);
 const vt_kernel_layout *vt_fatbin_at(const vt_fatbin *fb, size_t i);

@@ -206,21 +206,44 @@ DRV_HOOK(cuMemsetD32Async, set_async_impl, (CUdeviceptr d, unsigned int v, size_
 DRV_HOOK(cuMemsetD32Async_ptsz, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
 
 /* ---- modules and kernels: remember images and names for layouts ----------------------------- */
+/* Images are copied at load time (kernels.h): the program may free its image, or remove its
+ * file, before the first launch. The copy is taken before the real call returns to the program,
+ * while the image is still the one the driver loaded. */
 
 typedef CUresult (*mod_load_fn)(CUmodule *, const void *);
 static CUresult mod_load_impl(void *real, const char *api, CUmodule *m, const void *image)
 {
     CUresult r = ((mod_load_fn)real)(m, image);
-    if (r == CUDA_SUCCESS && m && vt_cfg.enabled) vt_kernels_module_image(*m, image);
+    if (r == CUDA_SUCCESS && m && vt_cfg.enabled) vt_kernels_module_loaded(*m, image);
     return r;
 }
 DRV_HOOK(cuModuleLoadData, mod_load_impl, (CUmodule *m, const void *image), m, image)
+DRV_HOOK(cuModuleLoadFatBinary, mod_load_impl, (CUmodule *m, const void *image), m, image)
+
+typedef CUresult (*mod_load_file_fn)(CUmodule *, const char *);
+static CUresult mod_load_file_impl(void *real, const char *api, CUmodule *m, const char *path)
+{
+    CUresult r = ((mod_load_file_fn)real)(m, path);
+    if (r == CUDA_SUCCESS && m && vt_cfg.enabled) vt_kernels_module_loaded_file(*m, path);
+    return r;
+}
+DRV_HOOK(cuModuleLoad, mod_load_file_impl, (CUmodule *m, const char *path), m, path)
+
+typedef CUresult (*unload_fn)(void *);
+static CUresult unload_impl(void *real, const char *api, void *handle)
+{
+    CUresult r = ((unload_fn)real)(handle);
+    if (r == CUDA_SUCCESS && vt_cfg.enabled) vt_kernels_module_unloaded(handle);
+    return r;
+}
+DRV_HOOK(cuModuleUnload, unload_impl, (CUmodule m), m)
+DRV_HOOK(cuLibraryUnload, unload_impl, (CUlibrary l), l)
 
 typedef CUresult (*mod_load_ex_fn)(CUmodule *, const void *, unsigned int, void *, void **);
 static CUresult mod_load_ex_impl(void *real, const char *api, CUmodule *m, const void *image, unsigned int n, void *opts, void **vals)
 {
     CUresult r = ((mod_load_ex_fn)real)(m, image, n, opts, vals);
-    if (r == CUDA_SUCCESS && m && vt_cfg.enabled) vt_kernels_module_image(*m, image);
+    if (r == CUDA_SUCCESS && m && vt_cfg.enabled) vt_kernels_module_loaded(*m, image);
     return r;
 }
 DRV_HOOK(cuModuleLoadDataEx, mod_load_ex_impl, (CUmodule *m, const void *image, unsigned int n, void *opts, void **vals), m, image, n, opts, vals)
@@ -230,10 +253,20 @@ static CUresult lib_load_impl(void *real, const char *api, CUlibrary *l, const v
                               unsigned int nj, void *lo, void **lv, unsigned int nl)
 {
     CUresult r = ((lib_load_fn)real)(l, code, jo, jv, nj, lo, lv, nl);
-    if (r == CUDA_SUCCESS && l && vt_cfg.enabled) vt_kernels_module_image(*l, code);
+    if (r == CUDA_SUCCESS && l && vt_cfg.enabled) vt_kernels_module_loaded(*l, code);
     return r;
 }
 DRV_HOOK(cuLibraryLoadData, lib_load_impl, (CUlibrary *l, const void *code, void *jo, void **jv, unsigned int nj, void *lo, void **lv, unsigned int nl), l, code, jo, jv, nj, lo, lv, nl)
+
+typedef CUresult (*lib_load_file_fn)(CUlibrary *, const char *, void *, void **, unsigned int, void *, void **, unsigned int);
+static CUresult lib_load_file_impl(void *real, const char *api, CUlibrary *l, const char *path, void *jo, void **jv,
+                                   unsigned int nj, void *lo, void **lv, unsigned int nl)
+{
+    CUresult r = ((lib_load_file_fn)real)(l, path, jo, jv, nj, lo, lv, nl);
+    if (r == CUDA_SUCCESS && l && vt_cfg.enabled) vt_kernels_module_loaded_file(*l, path);
+    return r;
+}
+DRV_HOOK(cuLibraryLoadFromFile, lib_load_file_impl, (CUlibrary *l, const char *path, void *jo, void **jv, unsigned int nj, void *lo, void **lv, unsigned int nl), l, path, jo, jv, nj, lo, lv, nl)
 
 typedef CUresult (*get_fn)(void **, void *, const char *);
 static CUresult get_function_impl(void *real, const char *api, void **out, void *mod, const char *name)
@@ -433,6 +466,11 @@ const struct vt_hook vt_hooks_driver_ops[] = {
     VT_HOOK_ENTRY(cuModuleLoadData, "cuModuleLoadData", 2000, 0),
     VT_HOOK_ENTRY(cuModuleLoadDataEx, "cuModuleLoadDataEx", 2010, 0),
     VT_HOOK_ENTRY(cuLibraryLoadData, "cuLibraryLoadData", 12000, 0),
+    VT_HOOK_ENTRY(cuModuleLoadFatBinary, "cuModuleLoadFatBinary", 2000, 0),
+    VT_HOOK_ENTRY(cuModuleLoad, "cuModuleLoad", 2000, 0),
+    VT_HOOK_ENTRY(cuLibraryLoadFromFile, "cuLibraryLoadFromFile", 12000, 0),
+    VT_HOOK_ENTRY(cuModuleUnload, "cuModuleUnload", 2000, 0),
+    VT_HOOK_ENTRY(cuLibraryUnload, "cuLibraryUnload", 12000, 0),
     VT_HOOK_ENTRY(cuModuleGetFunction, "cuModuleGetFunction", 2000, 0),
     VT_HOOK_ENTRY(cuLibraryGetKernel, "cuLibraryGetKernel", 12000, 0),
     VT_HOOK_ENTRY(cuKernelGetFunction, "cuKernelGetFunction", 12000, 0),

@@ -22,6 +22,7 @@ static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t layout_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uint32_t next_id = 1;
 
+/* Parsed images, by (image, sm): a runtime fatbin wrapper, or a module copy (vt_module_image). */
 struct parsed { const void *image; unsigned sm; vt_fatbin *fb; struct parsed *next; };
 static struct parsed *parsed_images;
 
@@ -65,7 +66,8 @@ static void put(const void *key, int kind, void *val)
     pthread_mutex_unlock(&table_lock);
 }
 
-static vt_kernel *new_kernel(const char *name, const void *host_fun, const void *image, uint64_t function)
+static vt_kernel *new_kernel(const char *name, const void *host_fun, const void *image, const vt_module_image *module,
+                             uint64_t function)
 {
     vt_kernel *k = calloc(1, sizeof *k);
     if (!k) return NULL;
@@ -73,6 +75,7 @@ static vt_kernel *new_kernel(const char *name, const void *host_fun, const void 
     k->name = strdup(name ? name : "?");
     k->host_fun = host_fun;
     k->image = image;
+    k->module = module;
     k->function = function;
     return k;
 }
@@ -81,7 +84,7 @@ vt_kernel *vt_kernels_register_host(const void *fatbin, const void *host_fun, co
 {
     vt_kernel *k = get(host_fun, K_HOST);
     if (k) return k;
-    k = new_kernel(name, host_fun, vt_kernels_fatbin_lookup(fatbin), 0);
+    k = new_kernel(name, host_fun, vt_kernels_fatbin_lookup(fatbin), NULL, 0);
     if (k) put(host_fun, K_HOST, k);
     return k;
 }
@@ -90,11 +93,11 @@ vt_kernel *vt_kernels_by_host(const void *host_fun) { return get(host_fun, K_HOS
 void vt_kernels_bind(const void *handle, vt_kernel *k) { if (k) put(handle, K_HANDLE, k); }
 vt_kernel *vt_kernels_by_handle(const void *handle) { return get(handle, K_HANDLE); }
 
-vt_kernel *vt_kernels_driver(const void *handle, const char *name, const void *image, uint64_t function)
+vt_kernel *vt_kernels_driver(const void *handle, const char *name, const vt_module_image *module, uint64_t function)
 {
     vt_kernel *k = get(handle, K_HANDLE);
-    if (k && k->name && name && strcmp(k->name, name) == 0) return k;
-    k = new_kernel(name, NULL, image, function);
+    if (k && k->name && name && strcmp(k->name, name) == 0 && k->module == module) return k;
+    k = new_kernel(name, NULL, NULL, module, function);
     if (k) put(handle, K_HANDLE, k);
     return k;
 }
@@ -106,8 +109,60 @@ vt_kernel *vt_kernels_unknown(const void *handle)
     return vt_kernels_driver(handle, name, NULL, 0);
 }
 
-void vt_kernels_module_image(const void *module, const void *image) { put(module, K_MODULE, (void *)image); }
-const void *vt_kernels_module_lookup(const void *module) { return get(module, K_MODULE); }
+static void module_set(const void *module, uint8_t *bytes, size_t len)
+{
+    vt_module_image *m = calloc(1, sizeof *m);
+    if (!m) { free(bytes); return; }
+    m->bytes = bytes;
+    m->len = bytes ? len : 0;
+    put(module, K_MODULE, m); /* a reused module handle now names this image */
+}
+
+void vt_kernels_module_loaded(const void *module, const void *image)
+{
+    size_t len = 0;
+    const void *from = vt_fatbin_image_extent(image, &len);
+    uint8_t *copy = from ? malloc(len) : NULL;
+    if (copy) memcpy(copy, from, len);
+    module_set(module, copy, len);
+}
+
+void vt_kernels_module_loaded_file(const void *module, const char *path)
+{
+    uint8_t *copy = NULL;
+    size_t len = 0;
+    FILE *f = path ? fopen(path, "rbe") : NULL;
+    if (f && fseek(f, 0, SEEK_END) == 0) {
+        long n = ftell(f);
+        /* +1: a NUL after PTX text, as a PTX image in memory has */
+        if (n > 0 && (size_t)n < VT_FATBIN_MAX_IMAGE && fseek(f, 0, SEEK_SET) == 0 && (copy = malloc((size_t)n + 1))) {
+            if (fread(copy, 1, (size_t)n, f) == (size_t)n) { copy[n] = 0; len = (size_t)n + 1; }
+            else { free(copy); copy = NULL; }
+        }
+    }
+    if (f) fclose(f);
+    module_set(module, copy, len);
+}
+
+/* The module's kernels launched from now on are the program's error; their layouts were taken
+ * at their first launch. The bytes go, and so do the parsed layouts kept for them. */
+void vt_kernels_module_unloaded(const void *module)
+{
+    vt_module_image *m = get(module, K_MODULE);
+    if (!m) return;
+    pthread_mutex_lock(&layout_lock);
+    for (struct parsed **pp = &parsed_images; *pp;) {
+        struct parsed *p = *pp;
+        if (p->image == m) { *pp = p->next; vt_fatbin_free(p->fb); free(p); }
+        else pp = &p->next;
+    }
+    free((void *)m->bytes);
+    m->bytes = NULL;
+    m->len = 0;
+    pthread_mutex_unlock(&layout_lock);
+}
+
+const vt_module_image *vt_kernels_module_lookup(const void *module) { return get(module, K_MODULE); }
 void vt_kernels_fatbin_handle(const void *handle, const void *wrapper) { put(handle, K_FATBIN, (void *)wrapper); }
 const void *vt_kernels_fatbin_lookup(const void *handle)
 {
@@ -115,16 +170,18 @@ const void *vt_kernels_fatbin_lookup(const void *handle)
     return w ? w : handle;
 }
 
-static vt_fatbin *parsed_for(const void *image, unsigned sm)
+/* `key` is what the cache knows the image by: the wrapper itself, or the module copy's record
+ * (unique for the process's life, unlike the addresses images are loaded from). */
+static vt_fatbin *parsed_for(const void *key, const void *image, size_t len, unsigned sm)
 {
     for (struct parsed *p = parsed_images; p; p = p->next)
-        if (p->image == image && p->sm == sm) return p->fb;
+        if (p->image == key && p->sm == sm) return p->fb;
     struct parsed *p = calloc(1, sizeof *p);
     if (!p) return NULL;
     char err[128];
-    p->image = image;
+    p->image = key;
     p->sm = sm;
-    if (vt_fatbin_parse_arch(image, 0, sm, &p->fb, err, sizeof err) < 0) p->fb = NULL;
+    if (!image || vt_fatbin_parse_arch(image, len, sm, &p->fb, err, sizeof err) < 0) p->fb = NULL;
     p->next = parsed_images;
     parsed_images = p;
     return p->fb;
@@ -165,8 +222,8 @@ vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigne
         }
         if (n > 0) {
             k->source = VT_LAYOUT_PARAMINFO;
-        } else if (k->image) {
-            vt_fatbin *fb = parsed_for(k->image, sm);
+        } else if (k->image || (k->module && k->module->bytes)) {
+            vt_fatbin *fb = k->image ? parsed_for(k->image, k->image, 0, sm) : parsed_for(k->module, k->module->bytes, k->module->len, sm);
             const vt_kernel_layout *lay = fb ? vt_fatbin_find(fb, k->name) : NULL;
             if (lay) {
                 n = lay->nparams < VT_FATBIN_MAX_PARAMS ? lay->nparams : VT_FATBIN_MAX_PARAMS;

@@ -3,7 +3,11 @@
  *
  * Invariants: lookups are lock-free (fixed open-addressing table of pointer keys that are never
  * removed); records are never freed, so a pointer to one stays valid for the process's life.
- * The layout is resolved once, at the kernel's first launch, by vt_kernel_resolve_layout(). */
+ * The layout is resolved once, at the kernel's first launch, by vt_kernel_resolve_layout().
+ * Module and library images are copied when they are loaded (vt_module_image): programs free
+ * theirs right after cuModuleLoadData (NVRTC), and a later image at the same address is another
+ * image. A copy's bytes go at unload; the record stays, so no layout is ever taken from a stale
+ * or reused address. */
 #ifndef VT_KERNELS_H
 #define VT_KERNELS_H
 #include <stdatomic.h>
@@ -15,11 +19,18 @@
  * bytes into it. */
 typedef struct vt_arg_word { uint32_t param, off; } vt_arg_word;
 
+/* A module's image as it was at load time. Never freed; `bytes` is released at unload. */
+typedef struct vt_module_image {
+    const uint8_t *bytes; /* NULL once unloaded (or when the image could not be read) */
+    size_t len;
+} vt_module_image;
+
 typedef struct vt_kernel {
     uint32_t id;
     char *name;              /* mangled device name, or "kernel@0x..." when never registered */
     const void *host_fun;    /* runtime host stub, NULL for driver-only kernels */
-    const void *image;       /* fatbin wrapper / module image it came from, may be NULL */
+    const void *image;       /* fatbin wrapper a runtime kernel came from, may be NULL */
+    const vt_module_image *module; /* the module or library a driver kernel came from, may be NULL */
     uint64_t function;       /* CUfunction for driver paramInfo queries, 0 if none */
     _Atomic(void *) kernel_handle; /* cudaKernel_t == CUkernel, for cuKernelGetParamInfo */
     _Atomic int layout_state; /* 0 not yet, 1 resolved (maybe with nparams 0 and source NONE) */
@@ -41,11 +52,15 @@ vt_kernel *vt_kernels_by_host(const void *host_fun);
 /* Bind an opaque handle (cudaKernel_t, CUfunction, CUkernel) to a kernel. */
 void vt_kernels_bind(const void *handle, vt_kernel *k);
 vt_kernel *vt_kernels_by_handle(const void *handle);
-/* A kernel found through the driver (cuModuleGetFunction / cuLibraryGetKernel). */
-vt_kernel *vt_kernels_driver(const void *handle, const char *name, const void *image, uint64_t function);
-/* Modules and libraries: remember the image each was loaded from. */
-void vt_kernels_module_image(const void *module, const void *image);
-const void *vt_kernels_module_lookup(const void *module);
+/* A kernel found through the driver (cuModuleGetFunction / cuLibraryGetKernel). A handle seen
+ * before with another name or module (the driver reused it after an unload) gets a new record. */
+vt_kernel *vt_kernels_driver(const void *handle, const char *name, const vt_module_image *module, uint64_t function);
+/* Modules and libraries: copy the image each is loaded from (from memory, or the file
+ * cuModuleLoad reads), and let the copy go when it is unloaded. */
+void vt_kernels_module_loaded(const void *module, const void *image);
+void vt_kernels_module_loaded_file(const void *module, const char *path);
+void vt_kernels_module_unloaded(const void *module);
+const vt_module_image *vt_kernels_module_lookup(const void *module);
 /* fatbin handle from __cudaRegisterFatBinary -> the wrapper it was registered with */
 void vt_kernels_fatbin_handle(const void *handle, const void *wrapper);
 const void *vt_kernels_fatbin_lookup(const void *handle);

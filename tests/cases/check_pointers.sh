@@ -150,6 +150,37 @@ done
 trace drv_linked "" -- "$PROGS/trace_drv" launch fatbin extra
 check_findings drv_linked "driver (-lcuda) extra buffer"
 
+# ---- NVRTC: the image freed (or its file removed) right after loading ----------------------------
+# nvrtc_gen compiles kernel `scale` (with 300 fillers: PTX over 128 KiB, so free() unmaps it) with
+# the toolkit's NVRTC, outside the simulated device (NVRTC needs the real driver when it finds a
+# libcuda). rel_nvrtc loads it the usual ways, frees the image or removes the file before the first
+# launch, and passes a host buffer as argument 1; "reuse" loads a second program at the address of
+# the first, its scale taking the host buffer as argument 3. With the driver's paraminfo and
+# without it (then the layout comes from the tracer's copy of the PTX). Before, the tracer read
+# the freed image at the first launch (SIGSEGV without paraminfo), and took the second program's
+# layout from its cache of the first (no finding).
+if [ -x "$PROGS/nvrtc_gen" ] && [ -x "$PROGS/rel_nvrtc" ] && no_san "$PROGS/nvrtc_gen" "$TMP/a.ptx" "$TMP/b.ptx" 2>"$TMP/nvrtc.err"; then
+    check "NVRTC: the PTX is over 128 KiB" test "$(stat -c %s "$TMP/a.ptx")" -gt 131072
+    for np in 0 1; do
+        if [ $np = 0 ]; then lay=paraminfo; else lay=ptx; fi
+        for m in data lib file libfile reuse; do
+            t=nvrtc_${m}_$np
+            trace $t "VRAMTRACE_SIM_NO_PARAMINFO=$np" -- "$PROGS/rel_nvrtc" $m "$TMP/a.ptx" "$TMP/b.ptx"
+            if [ $m = reuse ]; then arg=3 want_out="launch=0 sync=0;reused=1;launch=0 sync=700;"
+            else arg=1 want_out="launch=0 sync=700;"; fi
+            check_eq "NVRTC $m, layout from $lay: the program finishes, the device reports the bad pointer" \
+                "$(cat "$TMP/$t.rc"):$(tr '\n' ';' <"$TMP/$t.out")" "0:$want_out"
+            check_eq "NVRTC $m, layout from $lay: one finding, naming scale's argument $arg" \
+                "$(q $t '[.[] | select(.ev=="finding") | "\(.kind) \(.severity) \(.arg)"] | join(",")')" "host_pointer error $arg;"
+            check "NVRTC $m, layout from $lay: the message names kernel and argument" \
+                grep -q "host pointer passed to kernel scale, argument $arg" "$TMP/$t.err"
+            check_eq "NVRTC $m: layout from $lay" "$(q $t '[.[] | select(.ev=="kernel") | .layout] | unique | join(",")')" "$lay;"
+        done
+    done
+else
+    skip "NVRTC: nvrtc_gen not built or NVRTC failed ($(head -1 "$TMP/nvrtc.err" 2>/dev/null))"
+fi
+
 # ---- examples/host_pointer_bug ---------------------------------------------------------------
 if [ -x "$EXAMPLES/host_pointer_bug" ]; then
     trace ex "" -- "$EXAMPLES/host_pointer_bug"

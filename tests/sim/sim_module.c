@@ -57,6 +57,29 @@ CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned int n, CU
 }
 CUresult cuModuleLoadFatBinary(CUmodule *mod, const void *fatbin) { return load((struct CUmod_st **)mod, fatbin); }
 
+/* A cubin, fatbin or PTX file, read whole (a NUL after it ends PTX text). */
+static char *read_image_file(const char *path)
+{
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    char *buf = NULL;
+    long n = -1;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1))) {
+        if (fread(buf, 1, (size_t)n, f) == (size_t)n) buf[n] = '\0';
+        else { free(buf); buf = NULL; }
+    }
+    if (f) fclose(f);
+    return buf;
+}
+
+CUresult cuModuleLoad(CUmodule *mod, const char *path)
+{
+    char *image = read_image_file(path);
+    if (!image) return CUDA_ERROR_FILE_NOT_FOUND;
+    CUresult r = load((struct CUmod_st **)mod, image); /* parsed at load: the buffer is not kept */
+    free(image);
+    return r;
+}
+
 static void unload(struct CUmod_st *m)
 {
     pthread_mutex_lock(&sim_lock);
@@ -128,6 +151,16 @@ CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jo, v
     l->mod = m;
     *lib = l;
     return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryLoadFromFile(CUlibrary *lib, const char *path, CUjit_option *jo, void **jv, unsigned int nj,
+                               CUlibraryOption *lo, void **lv, unsigned int nl)
+{
+    char *image = read_image_file(path);
+    if (!image) return CUDA_ERROR_FILE_NOT_FOUND;
+    CUresult r = cuLibraryLoadData(lib, image, jo, jv, nj, lo, lv, nl);
+    free(image);
+    return r;
 }
 
 CUresult cuLibraryUnload(CUlibrary lib)

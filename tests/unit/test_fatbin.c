@@ -402,6 +402,36 @@ static void test_edge_inputs(void)
     }
 }
 
+/* vt_fatbin_image_extent: what a copy of a module image must hold (kernels.c copies images at
+ * load time). Each fixture file is exactly one image; PTX text counts its NUL. */
+static void test_image_extent(void)
+{
+    static const char *const whole[] = { "default.fatbin", "none.fatbin", "size.fatbin", "speed_lz4.fatbin",
+                                         "ptx_only.fatbin", "multi.fatbin", "sm90.cubin" };
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++) {
+        blob b = load(whole[i]);
+        size_t len = 1;
+        const void *at = b.p ? vt_fatbin_image_extent(b.p, &len) : NULL;
+        VT_CHECK(at == b.p && len == b.n, "extent of %s: the whole file (%zu bytes), got %zu", whole[i], b.n, len);
+        free(b.p);
+    }
+    blob ptx = load("sm90.ptx");
+    size_t len = 0;
+    VT_CHECK(ptx.p && vt_fatbin_image_extent(ptx.p, &len) == ptx.p && len == ptx.n + 1, "extent of PTX: its text and NUL");
+    /* a wrapper (as __cudaRegisterFatBinary gets) names the fatbin it points at */
+    blob fb = load("default.fatbin");
+    struct { int magic, version; const void *data, *filename; } wrapper = { 0x466243B1, 1, fb.p, NULL };
+    VT_CHECK(fb.p && vt_fatbin_image_extent(&wrapper, &len) == fb.p && len == fb.n, "extent of a wrapper: its fatbin");
+    /* a fatbin header that claims more than the limit, or no image at all */
+    if (fb.p) wr64(fb.p + 8, UINT64_MAX - 8);
+    VT_CHECK(fb.p && vt_fatbin_image_extent(fb.p, &len) == NULL && len == 0, "extent of a fatbin claiming 2^64 bytes: none");
+    static const unsigned char junk[] = { 1, 2, 3, 4, 0 };
+    VT_CHECK(vt_fatbin_image_extent(junk, &len) != NULL && len == 5, "extent of text: up to its NUL (PTX or not: the parser decides)");
+    VT_CHECK(vt_fatbin_image_extent(NULL, &len) == NULL && len == 0, "extent of NULL: none");
+    free(ptx.p);
+    free(fb.p);
+}
+
 int main(void)
 {
     check_fixture("sm90.cubin", 0, "expected_sm90.txt", VT_LAYOUT_ELF);
@@ -421,5 +451,6 @@ int main(void)
     test_ptx_syntax();
     test_malformed();
     test_edge_inputs();
+    test_image_extent();
     return vt_test_finish();
 }
