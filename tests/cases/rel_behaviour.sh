@@ -91,6 +91,13 @@ check_eq "closed fds + fork: exit 0, child's 50 bytes then parent's 50" "$?:$(ca
 check_eq "closed fds + chdir /, relative trace name: exit 0, 100-byte file" "$?:$(stat -c %s "$TMP/fdr.out")" 0:100
 check_eq "closed fds + chdir /: every pair in the trace, which ends in its footer" \
     "$(jqs "$TMP/fdr.jsonl" '[([.[] | select(.ev == "alloc")] | length), .[-1].ev] | join(",")')" 20001,footer
+# the trace renamed under the tracer (log rotation): its name no longer leads to the mapped file,
+# so the tracer stops with one line rather than grow whatever the name names now
+"$VT" run --sim -q -o "$TMP/fdm.jsonl" -- "$F" "$TMP/fdm.out" 20000 move >/dev/null 2>"$TMP/fdm.err"
+check_eq "trace renamed: exit 0, the 100-byte file, one line saying why" "$?:$(stat -c %s "$TMP/fdm.out"):$(cat "$TMP/fdm.err")" \
+    "0:100:vramtrace: cannot reopen trace file: No such file or directory; further events are dropped (the program continues)"
+check_eq "trace renamed: what was written ends in the footer, which counts the dropped events and says why" \
+    "$(jqs "$TMP/fdm.jsonl.moved" '[.[-1].ev, (.[-1].dropped > 0), .[-1].error] | join(",")')" "footer,true,cannot reopen trace file: No such file or directory"
 
 # --- a full disk: the trace on a 1 MiB tmpfs (a private mount namespace: unshare -rm, or -m as
 # root). Untraced, rel_fds exits 0 with its 100-byte file; traced on a roomy disk its trace has

@@ -1,9 +1,10 @@
 /* rel_fds.c - a daemon-style program that closes every descriptor above stderr once CUDA has
  * started, then opens its own file and keeps calling CUDA (tests/cases/rel_behaviour.sh).
- * Usage: rel_fds FILE PAIRS [fork] [chdir]
+ * Usage: rel_fds FILE PAIRS [fork] [chdir] [move]
  *   1. cudaMalloc 1 MiB (the tracer opens its trace and ring here);
  *   2. close(3..1023), as daemons and some launchers do; with "chdir", chdir("/") as they also do
- *      (FILE must then be absolute);
+ *      (FILE must then be absolute); with "move", rename $VRAMTRACE_OUTPUT (a plain path: the
+ *      trace) to the same name + ".moved", as a log rotation would;
  *   3. open FILE (it gets the lowest free number, one the tracer may have held);
  *   4. PAIRS cudaMalloc/cudaFree pairs: megabytes of trace, so the trace file grows several times;
  *   5. with "fork": fork; the child writes 50 bytes "c..." to FILE through the inherited descriptor
@@ -28,16 +29,21 @@ static int write_all(int fd, char c, size_t n)
 
 int main(int argc, char **argv)
 {
-    if (argc < 3) { fprintf(stderr, "usage: rel_fds FILE PAIRS [fork] [chdir]\n"); return 2; }
-    int pairs = atoi(argv[2]), do_fork = 0, do_chdir = 0, errors = 0;
+    if (argc < 3) { fprintf(stderr, "usage: rel_fds FILE PAIRS [fork] [chdir] [move]\n"); return 2; }
+    int pairs = atoi(argv[2]), do_fork = 0, do_chdir = 0, do_move = 0, errors = 0;
     for (int i = 3; i < argc; i++) {
         do_fork |= !strcmp(argv[i], "fork");
         do_chdir |= !strcmp(argv[i], "chdir");
+        do_move |= !strcmp(argv[i], "move");
     }
     void *keep = NULL;
     errors += cudaMalloc(&keep, 1 << 20) != cudaSuccess;
     for (int fd = 3; fd < 1024; fd++) close(fd);
     if (do_chdir && chdir("/") != 0) return 1;
+    const char *trace = getenv("VRAMTRACE_OUTPUT");
+    char moved[4200];
+    snprintf(moved, sizeof moved, "%s.moved", trace ? trace : "");
+    if (do_move && (!trace || rename(trace, moved) != 0)) return 1;
     int fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0) { perror(argv[1]); return 1; }
     for (int i = 0; i < pairs; i++) {
