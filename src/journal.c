@@ -25,7 +25,7 @@
 #define SLOT 64
 #define RING_SLOTS_DEFAULT (1u << 16) /* 4 MiB; a power of two (slot_at masks) */
 #define HDR_BYTES 65536               /* multiple of every page size Linux uses */
-#define RING_MAGIC "VTRING2" /* 2: API names as ids into the header's table */
+#define RING_MAGIC "VTRING3" /* 2: API names as ids into the header's table; 3: the trace's token */
 
 enum { S_EMPTY = 0, S_CLAIMED = 1, S_READY = 2 };
 
@@ -42,6 +42,7 @@ struct ring_file_hdr {
     uint32_t slot_size, nslots;
     int64_t pid;
     uint64_t start_time; /* /proc/self/stat starttime: tells a live writer from a reused pid */
+    char token[VT_RING_TOKEN_LEN + 1]; /* the trace header's "token" */
     char trace_path[4096];
     _Alignas(64) _Atomic uint64_t head;
     _Alignas(64) _Atomic uint64_t tail;
@@ -162,7 +163,7 @@ static void *drainer(void *arg)
     return NULL;
 }
 
-int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen)
+int vt_journal_open(const char *trace_path, int mode, const char *token, char *err, size_t errlen)
 {
     uint32_t nslots = RING_SLOTS_DEFAULT;
     size_t ring_bytes = (size_t)nslots * SLOT;
@@ -205,6 +206,7 @@ int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen)
     hdr->nslots = nslots;
     hdr->pid = getpid();
     hdr->start_time = proc_start_time(getpid());
+    snprintf(hdr->token, sizeof hdr->token, "%s", token ? token : "");
     snprintf(hdr->trace_path, sizeof hdr->trace_path, "%s", trace_path);
     atomic_store(&hdr->head, 0);
     atomic_store(&hdr->tail, 0);
@@ -368,31 +370,42 @@ static void trim_nul_tail(int fd)
     if (end < st.st_size && ftruncate(fd, end) != 0) { /* keep the padding: readers skip it */ }
 }
 
-/* The pid in the trace's header line (the writer's), or 0 when it cannot be read. */
-static long trace_writer_pid(const char *trace_path)
+/* What the trace's header line says of its writer: the pid and the ring token (the first
+ * "token", written before any string a program controls), and who owns the file. 0, or -1 when
+ * the trace is not a regular file or has no header. */
+struct trace_facts { long pid; char token[VT_RING_TOKEN_LEN + 1]; uid_t uid; };
+static int trace_header_facts(const char *trace_path, struct trace_facts *f)
 {
     char buf[4096];
-    int fd = open(trace_path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0) return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    struct stat st;
+    memset(f, 0, sizeof *f);
+    int fd = open(trace_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return -1;
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof buf - 1) : -1;
     close(fd);
-    if (n <= 0) return 0;
+    if (n <= 0) return -1;
     buf[n] = '\0';
     char *nl = memchr(buf, '\n', (size_t)n);
     if (nl) *nl = '\0';
-    const char *p = strstr(buf, "\"pid\":");
-    return p && strstr(buf, "\"ev\":\"header\"") ? strtol(p + 6, NULL, 10) : 0;
+    if (strncmp(buf, "{\"ev\":\"header\"", 14) != 0) return -1;
+    const char *p = strstr(buf, "\"pid\":"), *t = strstr(buf, "\"token\":\"");
+    f->pid = p ? strtol(p + 6, NULL, 10) : 0;
+    if (t && strlen(t + 9) > VT_RING_TOKEN_LEN && t[9 + VT_RING_TOKEN_LEN] == '"')
+        memcpy(f->token, t + 9, VT_RING_TOKEN_LEN);
+    f->uid = st.st_uid;
+    return 0;
 }
 
 /* A ring whose header was never written (the process was killed while the tracer started)
  * holds no record: when the trace's writer is gone, remove it and cut the trace's NUL tail, so
  * that no later report warns about it. 1 when discarded. */
-static int discard_unborn_ring(const char *ring, const char *trace_path, const struct ring_file_hdr *h)
+static int discard_unborn_ring(const char *ring, const char *trace_path, const struct ring_file_hdr *h,
+                               const struct trace_facts *tf)
 {
     const unsigned char *b = (const unsigned char *)h;
     for (size_t i = 0; i < sizeof *h; i++)
         if (b[i]) return 0;
-    long pid = trace_writer_pid(trace_path);
+    long pid = tf->pid;
     if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) return 0;
     int tfd = open(trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (tfd >= 0) {
@@ -406,7 +419,7 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
 {
     char ring[4200];
     snprintf(ring, sizeof ring, "%s.ring", trace_path);
-    int fd = open(ring, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(ring, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", ring, strerror(errno)), -errno);
     /* Read, never mapped: a ring left sparse on a full tmpfs (an older tracer's) raises SIGBUS
      * when a hole is faulted in, where read() returns zeros. */
@@ -416,13 +429,26 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     char *data = NULL;
     long out = -EINVAL;
     memset(h, 0, sizeof *h);
+    /* Only the trace's own ring: anyone who can write beside a trace can plant TRACE.ring, and
+     * recovering it would cut the trace and append whatever it holds. */
+    struct trace_facts tf;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || trace_header_facts(trace_path, &tf) != 0 || st.st_uid != tf.uid) {
+        snprintf(err, errlen, "%s: not this trace's ring (not a regular file of the trace's owner); left alone", ring);
+        out = -EPERM;
+        goto done;
+    }
     if (fstat(fd, &st) != 0 || st.st_size < HDR_BYTES || pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h ||
         memcmp(h->magic, RING_MAGIC, sizeof RING_MAGIC) != 0 || h->slot_size != SLOT || h->nslots == 0 ||
         (h->nslots & (h->nslots - 1)) != 0 || (uint64_t)st.st_size < HDR_BYTES + (uint64_t)h->nslots * SLOT) {
         if (st.st_size >= HDR_BYTES && pread(fd, h, sizeof *h, 0) == (ssize_t)sizeof *h &&
-            discard_unborn_ring(ring, trace_path, h))
+            discard_unborn_ring(ring, trace_path, h, &tf))
             out = 0;
         else snprintf(err, errlen, "%s: not a vramtrace ring file", ring);
+        goto done;
+    }
+    if (!tf.token[0] || memcmp(h->token, tf.token, VT_RING_TOKEN_LEN) != 0 || h->pid != tf.pid) {
+        snprintf(err, errlen, "%s: not this trace's ring (its token or pid is not the trace header's); left alone", ring);
+        out = -EPERM;
         goto done;
     }
     if (h->pid > 0 && kill((pid_t)h->pid, 0) == 0 && proc_start_time((pid_t)h->pid) == h->start_time) {

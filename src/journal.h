@@ -20,9 +20,11 @@
 
 /* Create TRACE.ring and start the drainer. `mode` 0: drain thread; 1: each commit drains inline
  * (VRAMTRACE_SYNC=1); 2: no drainer, records wait in the ring until it fills or the process exits
- * (VRAMTRACE_SYNC=defer, for testing recovery). Returns 0, or negative errno with a message; then
- * events are formatted in the calling thread. */
-int vt_journal_open(const char *trace_path, int mode, char *err, size_t errlen);
+ * (VRAMTRACE_SYNC=defer, for testing recovery). `token` (VT_RING_TOKEN_LEN hex digits) is the one
+ * in the trace's header: recovery folds the ring only into the trace that names it. Returns 0, or
+ * negative errno with a message; then events are formatted in the calling thread. */
+#define VT_RING_TOKEN_LEN 32
+int vt_journal_open(const char *trace_path, int mode, const char *token, char *err, size_t errlen);
 
 /* Claim `bytes` of payload for a record of `type` (records.h). NULL when the journal is off or
  * the record is larger than a quarter of the ring; then the caller formats synchronously. */
@@ -42,8 +44,10 @@ void vt_journal_close(void);
 void vt_journal_forget(void);
 
 /* After the process died: append what TRACE.ring still holds to TRACE and remove the ring.
- * Returns the number of lines recovered (>= 0), 0 when there is no ring, or a negative code with
- * a message (-EBUSY while the writing process still runs). */
+ * Only a ring provably made for this trace is touched: a regular file (not a link) owned by the
+ * trace's owner, whose token and pid are the ones in the trace's header. Returns the number of
+ * lines recovered (>= 0), 0 when there is no ring, or a negative code with a message (-EBUSY
+ * while the writing process still runs, -EPERM for a ring that is not this trace's). */
 long vt_journal_recover(const char *trace_path, char *err, size_t errlen);
 
 #endif

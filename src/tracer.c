@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -234,12 +235,29 @@ static void expand_path(char *out, size_t cap)
     }
 }
 
+/* A random token the trace header and its ring share: recovery folds a ring into a trace only
+ * when they match, so a ring planted beside someone's trace is never taken for theirs. */
+static char ring_token[VT_RING_TOKEN_LEN + 1];
+
+static void make_ring_token(void)
+{
+    unsigned char r[VT_RING_TOKEN_LEN / 2];
+    ssize_t got = getrandom(r, sizeof r, GRND_NONBLOCK);
+    if (got != (ssize_t)sizeof r) { /* no entropy yet (early boot): still unguessable to another user */
+        uint64_t x = vt_now() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&got;
+        for (size_t i = 0; i < sizeof r; i++) { x = x * 6364136223846793005ull + 1442695040888963407ull; r[i] = (unsigned char)(x >> 56); }
+    }
+    for (size_t i = 0; i < sizeof r; i++) snprintf(ring_token + 2 * i, 3, "%02x", r[i]);
+}
+
 static void write_header(void)
 {
     char buf[16384];
     vt_line l;
     vt_line_init(&l, buf, sizeof buf - 2);
     VT_PUT_LIT(&l, "{\"ev\":\"header\",\"format\":\"vramtrace-trace\",\"version\":1,\"tracer\":\"" VT_TRACER_VERSION "\"");
+    /* first, before any string a program controls: recovery looks for the first "token" */
+    vt_put_key(&l, "token"); vt_put_str(&l, ring_token);
     vt_put_key(&l, "pid"); vt_put_i64(&l, getpid());
     vt_put_key(&l, "ppid"); vt_put_i64(&l, getppid());
     char exe[PATH_MAX] = "";
@@ -332,6 +350,7 @@ int vt_trace_open(void)
         vt_writer_on_failure(say_writer_stopped);
         int rc = vt_writer_open(path, trace_path, sizeof trace_path, err, sizeof err);
         if (rc == 0) {
+            make_ring_token();
             write_header();
             note_in_manifest("", trace_path);
             char jerr[512];
@@ -342,7 +361,7 @@ int vt_trace_open(void)
             /* A fork child of a threaded parent may only make async-signal-safe calls until it
              * execs (POSIX): it formats in its own threads rather than start a drain thread. */
             if (forked_child && mode == 0) mode = 1;
-            int jrc = vt_journal_open(trace_path, mode, jerr, sizeof jerr);
+            int jrc = vt_journal_open(trace_path, mode, ring_token, jerr, sizeof jerr);
             /* No room for the ring: the trace file is likely to fill next, and that is the one
              * line a full disk gets; said at exit only if it never comes. */
             if (jrc == -ENOSPC || jrc == -EDQUOT) snprintf(ring_no_room, sizeof ring_no_room, "%s", jerr);

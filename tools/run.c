@@ -90,10 +90,16 @@ static void put_shell_word(FILE *f, const char *s)
  * none: with -q too (the process itself said it at once without -q), a lost trace is never silent. */
 static void report_traces(const char *manifest, int manifest_ok, const char *tmpl, int quiet, int rc)
 {
-    FILE *f = manifest_ok ? fopen(manifest, "r") : NULL;
+    /* Read back only what is still the list run made: a regular file of ours, not a link. */
+    int fd = manifest_ok ? open(manifest, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+    struct stat st;
+    const char *why = manifest_ok ? NULL : "not created";
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())) why = "not run's own file";
+    else if (fd < 0 && !why) why = strerror(errno);
+    FILE *f = !why ? fdopen(fd, "r") : NULL;
     if (!f) {
-        fprintf(stderr, "vramtrace: traces go to %s (the list of traces could not be read: %s)\n", tmpl,
-                manifest_ok ? strerror(errno) : "not created");
+        if (fd >= 0) close(fd);
+        fprintf(stderr, "vramtrace: traces go to %s (the list of traces could not be read: %s)\n", tmpl, why ? why : "out of memory");
         return;
     }
     char line[PATH_MAX + 2];
@@ -217,15 +223,24 @@ int vt_cmd_run(int argc, char **argv)
         fprintf(stderr, "vramtrace run: %s; not starting %s\n", dir_err, argv[i]);
         return 1;
     }
-    char manifest[PATH_MAX];
-    snprintf(manifest, sizeof manifest, "%s/vramtrace-run-%ld.list", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (long)getpid());
-    unlink(manifest);
-    int mfd = open(manifest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    int manifest_ok = mfd >= 0;
-    if (manifest_ok) close(mfd);
-    else fprintf(stderr, "vramtrace run: cannot create the list of traces %s: %s (traces are still written to %s)\n",
-                 manifest, strerror(errno), tmpl);
-    setenv("VRAMTRACE_MANIFEST", manifest, 1);
+    /* The list of traces lives in a directory only this user can enter (mkdtemp, 0700): a name
+     * another user can guess (/tmp/vramtrace-run-PID.list) let them plant a link that made root's
+     * run, and the traced processes appending to it, write into root's files. */
+    char list_dir[PATH_MAX], manifest[PATH_MAX + 16];
+    const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(list_dir, sizeof list_dir, "%s/vramtrace-run-XXXXXX", tmpdir);
+    int manifest_ok = mkdtemp(list_dir) != NULL;
+    snprintf(manifest, sizeof manifest, "%s/traces.list", manifest_ok ? list_dir : tmpdir);
+    if (manifest_ok) {
+        int mfd = open(manifest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        manifest_ok = mfd >= 0;
+        if (manifest_ok) close(mfd);
+        else rmdir(list_dir);
+    }
+    if (!manifest_ok)
+        fprintf(stderr, "vramtrace run: cannot create the list of traces in %s: %s (traces are still written to %s)\n",
+                tmpdir, strerror(errno), tmpl);
+    else setenv("VRAMTRACE_MANIFEST", manifest, 1);
 
     if (bandwidth) {
         char bw[PATH_MAX + 32], err[256];
@@ -259,6 +274,9 @@ int vt_cmd_run(int argc, char **argv)
     if (WIFSIGNALED(status) && !quiet)
         fprintf(stderr, "vramtrace: program killed by signal %d; the trace holds everything up to that point\n", WTERMSIG(status));
     report_traces(manifest, manifest_ok, tmpl, quiet, rc);
-    if (manifest_ok) unlink(manifest);
+    if (manifest_ok) {
+        unlink(manifest);
+        rmdir(list_dir);
+    }
     return rc;
 }

@@ -61,4 +61,4 @@ else skip "static program: no static libc to link with"; fi
 TMPDIR="$W/no-such-dir" "$VT" run --sim -o "$W/nolist.jsonl" -- "$P" alloc >/dev/null 2>"$TMP/r7.err"
 check_eq "no list of traces: exit 0, the trace still written" "$?:$(jqs "$W/nolist.jsonl" '.[0].ev')" 0:header
 check_eq "no list of traces: said before and after, never 'never used CUDA'" \
-    "$(grep -c "cannot create the list of traces $W/no-such-dir/vramtrace-run-[0-9]*.list: No such file or directory" "$TMP/r7.err"):$(grep -c "traces go to $W/nolist.jsonl" "$TMP/r7.err"):$(grep -c 'never used CUDA' "$TMP/r7.err")" 1:1:0
+    "$(grep -c "cannot create the list of traces in $W/no-such-dir: No such file or directory" "$TMP/r7.err"):$(grep -c "traces go to $W/nolist.jsonl" "$TMP/r7.err"):$(grep -c 'never used CUDA' "$TMP/r7.err")" 1:1:0

@@ -1,9 +1,13 @@
 /* symbolize.c - libdwfl offline symbolization of trace backtraces, with C++ demangling. */
 #include "report/symbolize.h"
 
+#include <fcntl.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <elfutils/libdwfl.h>
 
@@ -20,6 +24,7 @@ struct module {
     const char *base_name;
     uint64_t base, lo, hi;
     int internal;
+    int file;       /* 0 not opened yet, 1 a regular file handed to dwfl, -1 not one (never opened again) */
     int syms_loaded;
     struct msym *syms;
     size_t nsyms;
@@ -36,10 +41,43 @@ struct vt_sym {
     struct vtr_strtab strs;
 };
 
+/* Paths in a trace are anyone's: a FIFO (or a device) named as a module, or as the separate debug
+ * file beside it, would block the report in open() for ever. Only regular files are opened. */
+static int is_regular(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* dwfl_standard_find_debuginfo, when no file it would open next to the module (DEBUGLINK, or
+ * the module's name + .debug, in its directory and its .debug/) exists as anything but a
+ * regular file. The paths under /usr/lib/debug are the system's. */
+static int safe_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                               const char *file_name, const char *debuglink, GElf_Word crc, char **out)
+{
+    if (file_name) {
+        char dir_buf[4096], cand[8300], self[4200];
+        snprintf(dir_buf, sizeof dir_buf, "%s", file_name);
+        const char *dir = dirname(dir_buf);
+        const char *base_name = strrchr(file_name, '/') ? strrchr(file_name, '/') + 1 : file_name;
+        snprintf(self, sizeof self, "%s.debug", base_name);
+        const char *names[2] = { debuglink, self };
+        for (int i = 0; i < 2; i++) {
+            if (!names[i] || strchr(names[i], '/')) continue;
+            for (int sub = 0; sub < 2; sub++) {
+                struct stat st;
+                snprintf(cand, sizeof cand, "%s/%s%s", dir, sub ? ".debug/" : "", names[i]);
+                if (lstat(cand, &st) == 0 && !is_regular(cand)) return -1;
+            }
+        }
+    }
+    return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc, out);
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = safe_find_debuginfo,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &debuginfo_path,
 };
@@ -88,7 +126,7 @@ int vt_sym_add_module(struct vt_sym *s, const char *path, uint64_t base, uint64_
     const char *sl = strrchr(m->path, '/');
     m->base_name = sl ? sl + 1 : m->path;
     m->base = base; m->lo = lo; m->hi = hi;
-    m->syms_loaded = 0; m->syms = NULL; m->nsyms = 0;
+    m->syms_loaded = 0; m->syms = NULL; m->nsyms = 0; m->file = 0;
     m->internal = vt_sym_is_internal_module(m->base_name);
     s->nmods++;
     s->dirty = 1;
@@ -103,7 +141,22 @@ static void report_modules(struct vt_sym *s)
     dwfl_report_begin(s->dwfl);
     for (size_t i = 0; i < s->nmods; i++) {
         if (!s->mods[i].path[0] || s->mods[i].path[0] != '/') continue;   /* [vdso] etc. */
-        dwfl_report_elf(s->dwfl, s->mods[i].base_name, s->mods[i].path, -1, s->mods[i].base, true);
+        struct module *m = &s->mods[i];
+        if (m->file < 0) continue;
+        /* The first time: opened here, without blocking, and handed to dwfl (which then owns it)
+         * only when it is a regular file. Reported again (after a new module), dwfl keeps the
+         * file it has: a new descriptor would make it drop the module as an overlap. */
+        int fd = -1;
+        if (m->file == 0) {
+            struct stat st;
+            fd = open(m->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+            m->file = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? 1 : -1;
+            if (m->file < 0) {
+                if (fd >= 0) close(fd);
+                continue;
+            }
+        }
+        if (!dwfl_report_elf(s->dwfl, m->base_name, m->path, fd, m->base, true) && fd >= 0) close(fd);
     }
     dwfl_report_end(s->dwfl, NULL, NULL);
     s->reported = 1;
