@@ -233,13 +233,13 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
     if (is_vram(ev->mem)) {
         struct stack *s = &a->stacks[st];
         uint64_t before = p->live;
-        p->live += ev->size;
-        s->live_bytes += ev->size; s->live_count++;
-        s->alloc_bytes += ev->size; s->alloc_count++;
+        vt_sat_add(&p->live, ev->size);
+        vt_sat_add(&s->live_bytes, ev->size); s->live_count++;
+        vt_sat_add(&s->alloc_bytes, ev->size); s->alloc_count++;
         if (touch(a, (uint32_t)st) < 0) return VT_AN_ENOMEM;
         d = device(p, ev->dev); /* the lookup of the replaced allocation's device may have moved the array */
         if (!d) return VT_AN_ENOMEM;
-        d->live += ev->size;
+        vt_sat_add(&d->live, ev->size);
         if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; }
         if (p->live > p->peak) {
             p->peak = p->live; p->peak_t = ev->t; p->peak_tid = (int)ev->tid;
@@ -247,16 +247,16 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
             a->peak_node = node ? (uint32_t)*node : 0;
             a->peak_pending = 1;
         }
-        p->alloc_count++; p->alloc_bytes += ev->size;
+        p->alloc_count++; vt_sat_add(&p->alloc_bytes, ev->size);
         add_largest(p, ev, st);
         vt_an_range_account(p, ev->tid, ev->size, 0);
         timeline_add(p, ev->t, before, p->live, ev->size, st, vt_an_keep(p, ev->api));
     } else if (ev->mem == VT_MEM_MANAGED) {
-        p->managed_live += ev->size;
+        vt_sat_add(&p->managed_live, ev->size);
         if (p->managed_live > p->managed_peak) { p->managed_peak = p->managed_live; p->managed_peak_t = ev->t; }
         add_largest(p, ev, st);
     } else {
-        p->host_live += ev->size;
+        vt_sat_add(&p->host_live, ev->size);
         if (p->host_live > p->host_peak) { p->host_peak = p->host_live; p->host_peak_t = ev->t; }
     }
     return 0;
@@ -284,7 +284,7 @@ static int on_free(struct vt_proc *p, const struct vt_event *ev)
         if (touch(a, l.stack) < 0) return VT_AN_ENOMEM;
         struct vt_device *d = device(p, l.dev);
         if (d) d->live -= l.size;
-        p->free_count++; p->free_bytes += l.size;
+        p->free_count++; vt_sat_add(&p->free_bytes, l.size);
         vt_an_range_account(p, ev->tid, l.size, 1);
         timeline_add(p, ev->t, before, p->live, 0, -1, NULL);
     } else if (l.mem == VT_MEM_MANAGED) p->managed_live -= l.size;
@@ -377,14 +377,14 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_COPY: {
         if (ev->res_null || ev->res) { add_error(p, ev->api, ev->res, ev->t); return 0; }
         struct vt_xfer *x = &p->xfer[ev->dir][ev->host];
-        x->bytes += ev->size; x->count++;
+        vt_sat_add(&x->bytes, ev->size); x->count++;
         if (ev->async) x->async_count++;
-        else { x->sync_bytes += ev->size; x->sync_count++; x->sync_ns += ev->dur; }
+        else { vt_sat_add(&x->sync_bytes, ev->size); x->sync_count++; x->sync_ns += ev->dur; }
         return 0;
     }
     case VT_EV_SET:
         if (ev->res_null || ev->res) add_error(p, ev->api, ev->res, ev->t);
-        else { p->set_count++; p->set_bytes += ev->size; }
+        else { p->set_count++; vt_sat_add(&p->set_bytes, ev->size); }
         return 0;
     case VT_EV_KERNEL: {
         char buf[4096];

@@ -90,6 +90,10 @@ struct vt_range {
     uint64_t peak_bytes, alloc_count, alloc_bytes, free_count, free_bytes;
 };
 
+/* Byte sums saturate at 2^64-1 rather than wrap: a hostile trace of 16384 allocations of 1 PiB
+ * would otherwise report a small total. */
+static inline void vt_sat_add(uint64_t *sum, uint64_t n) { *sum = *sum > UINT64_MAX - n ? UINT64_MAX : *sum + n; }
+
 struct vt_proc {
     /* identity (header) */
     const char *path, *program, *hostname, *tracer, *checks;

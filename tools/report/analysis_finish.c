@@ -28,10 +28,10 @@ static void leak(struct vt_proc *p, struct vtr_hmap *m)
         struct stack *s = &a->stacks[l->stack];
         enum vt_mem mem = (enum vt_mem)l->mem;
         if (mem == VT_MEM_DEVICE || mem == VT_MEM_ASYNC || mem == VT_MEM_VMM) {
-            s->leak_bytes += l->size; s->leak_count++;
-            p->leak_bytes += l->size; p->leak_count++;
-        } else if (mem == VT_MEM_MANAGED) { s->managed_leak += l->size; p->managed_leak_bytes += l->size; }
-        else { s->host_leak += l->size; p->host_leak_bytes += l->size; }
+            vt_sat_add(&s->leak_bytes, l->size); s->leak_count++;
+            vt_sat_add(&p->leak_bytes, l->size); p->leak_count++;
+        } else if (mem == VT_MEM_MANAGED) { vt_sat_add(&s->managed_leak, l->size); vt_sat_add(&p->managed_leak_bytes, l->size); }
+        else { vt_sat_add(&s->host_leak, l->size); vt_sat_add(&p->host_leak_bytes, l->size); }
     }
 }
 
@@ -108,10 +108,10 @@ static int make_sites(struct vt_proc *p)
     for (size_t i = 0; i < a->nstacks; i++) {
         struct stack *s = &a->stacks[i];
         struct vt_site *t = &p->sites[s->site];
-        t->peak_bytes += s->snap_bytes; t->peak_count += s->snap_count;
-        t->alloc_bytes += s->alloc_bytes; t->alloc_count += s->alloc_count;
-        t->leak_bytes += s->leak_bytes; t->leak_count += s->leak_count;
-        t->host_leak_bytes += s->host_leak; t->managed_leak_bytes += s->managed_leak;
+        vt_sat_add(&t->peak_bytes, s->snap_bytes); t->peak_count += s->snap_count;
+        vt_sat_add(&t->alloc_bytes, s->alloc_bytes); t->alloc_count += s->alloc_count;
+        vt_sat_add(&t->leak_bytes, s->leak_bytes); t->leak_count += s->leak_count;
+        vt_sat_add(&t->host_leak_bytes, s->host_leak); vt_sat_add(&t->managed_leak_bytes, s->managed_leak);
     }
     return 0;
 oom:
@@ -132,7 +132,7 @@ static void holdings_to_sites(struct vt_proc *p, struct vt_holding *h, size_t *n
             h[out++] = (struct vt_holding){ site, 0, 0 };
         }
         struct vt_holding *dst = &h[scratch[site].site];
-        dst->bytes += cur.bytes; dst->count += cur.count;
+        vt_sat_add(&dst->bytes, cur.bytes); dst->count += cur.count;
         scratch[site].bytes = 1;
     }
     for (size_t i = 0; i < out; i++) scratch[h[i].site] = (struct vt_holding){ 0, 0, 0 };
@@ -239,7 +239,7 @@ long vt_merge_sites(struct vt_proc *const *procs, size_t n, int which, struct vt
                 }
                 m[len++] = (struct vt_merged_site){ s->label, 0, 0 };
             }
-            m[k].bytes += bytes; m[k].count += count;
+            vt_sat_add(&m[k].bytes, bytes); m[k].count += count;
         }
     if (len) qsort(m, len, sizeof *m, cmp_merged);
     *out = m;

@@ -74,8 +74,8 @@ static void bump(struct vt_proc *p, uint32_t stat, uint64_t size, int free)
     struct rstat *s = &p->priv->rstats[stat];
     if (s->stamp == p->priv->rstamp) return;      /* already counted for this event */
     s->stamp = p->priv->rstamp;
-    if (free) { s->r.free_count++; s->r.free_bytes += size; return; }
-    s->r.alloc_count++; s->r.alloc_bytes += size;
+    if (free) { s->r.free_count++; vt_sat_add(&s->r.free_bytes, size); return; }
+    s->r.alloc_count++; vt_sat_add(&s->r.alloc_bytes, size);
     if (p->live > s->r.peak_bytes) s->r.peak_bytes = p->live;
 }
 

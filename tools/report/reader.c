@@ -163,7 +163,8 @@ static int get_i64(struct vt_reader *r, const char *k, size_t kn, const struct j
                    int64_t *out, int nonneg, char *err, size_t errlen)
 {
     WANT(v->type == JV_INT, "an integer");
-    if (v->big) return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is out of range", (int)kn, k);
+    if (v->big) return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is out of range%s", (int)kn, k,
+                            v->big == 2 ? " (beyond 64 bits)" : "");
     if (nonneg && v->i < 0)
         return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is negative (%lld)", (int)kn, k,
                     (long long)v->i);
@@ -175,6 +176,7 @@ static int get_u64(struct vt_reader *r, const char *k, size_t kn, const struct j
                    uint64_t *out, char *err, size_t errlen)
 {
     WANT(v->type == JV_INT, "an integer");
+    if (v->big == 2) return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is out of range (more than 2^64-1)", (int)kn, k);
     if (!v->big && v->i < 0)
         return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is negative (%lld)", (int)kn, k,
                     (long long)v->i);

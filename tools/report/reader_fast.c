@@ -32,16 +32,19 @@ static const char *fast_scalar(const char *p, const char *e, struct jval *v)
         if (neg) p++;
         const char *d = p;
         uint64_t u = 0;
+        int over = 0; /* more than 2^64-1: said as out of range, never clamped (json-c clamps) */
         while (p < e && *p >= '0' && *p <= '9') {
-            if (u > (UINT64_MAX - 9) / 10) return NULL;
-            u = u * 10 + (uint64_t)(*p - '0');
+            unsigned dgt = (unsigned)(*p - '0');
+            if (u > (UINT64_MAX - dgt) / 10) over = 1;
+            else u = u * 10 + dgt;
             p++;
         }
         size_t nd = (size_t)(p - d);
         if (nd == 0 || (nd > 1 && *d == '0')) return NULL;
         if (p < e && (*p == '.' || *p == 'e' || *p == 'E')) return NULL;
         v->type = JV_INT;
-        if (neg) { if (u > (uint64_t)INT64_MAX + 1) return NULL; v->i = (int64_t)(0 - u); }
+        if (over || (neg && u > (uint64_t)INT64_MAX + 1)) { v->big = 2; v->u = UINT64_MAX; v->i = neg ? INT64_MIN : INT64_MAX; }
+        else if (neg) v->i = (int64_t)(0 - u);
         else if (u > (uint64_t)INT64_MAX) { v->big = 1; v->u = u; v->i = INT64_MAX; }
         else v->i = (int64_t)u;
         return p;

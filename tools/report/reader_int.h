@@ -9,7 +9,7 @@
 enum { JV_NULL, JV_BOOL, JV_INT, JV_DBL, JV_STR, JV_ARR, JV_OBJ };
 struct jval {
     int type;
-    int big;                /* JV_INT above INT64_MAX: value in u */
+    int big;                /* JV_INT above INT64_MAX: value in u; 2: beyond 64 bits (out of range) */
     int64_t i;
     uint64_t u;
     const char *s;          /* JV_STR: not NUL-terminated */

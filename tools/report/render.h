@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "report/analysis.h"
+#include "report/escape.h"
 #include "report/refbw.h"
 
 struct vt_render_opts {
@@ -31,8 +32,6 @@ struct vt_dirstat vt_dirstat(const struct vt_proc *p, enum vt_dir dir, int host)
 struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt_dir dir, int host);
 /* "14:02:03.123 (+2.3 s)" (wall clock when the header had wall_time, else only the offset). */
 char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t);
-void vt_json_str(FILE *f, const char *s);      /* a JSON string literal, quotes included */
-void vt_html_str(FILE *f, const char *s);      /* text with & < > " ' escaped */
 /* A byte count as "1.50 GiB" in one of 16 rotating static buffers (for several in one printf). */
 const char *vtr_bytes_tmp(uint64_t bytes);
 const char *vt_site_label(const struct vt_proc *p, int site);   /* "(unknown)" for -1 */

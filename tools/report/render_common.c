@@ -11,7 +11,7 @@ struct vt_dirstat vt_dirstat(const struct vt_proc *p, enum vt_dir dir, int host)
     for (int h = 0; h < VT_HOST__COUNT; h++) {
         if (host != VT_HOST__COUNT && h != host) continue;
         const struct vt_xfer *x = &p->xfer[dir][h];
-        d.bytes += x->bytes; d.count += x->count; d.sync_bytes += x->sync_bytes; ns += x->sync_ns;
+        vt_sat_add(&d.bytes, x->bytes); d.count += x->count; vt_sat_add(&d.sync_bytes, x->sync_bytes); ns += x->sync_ns;
     }
     d.seconds = (double)ns / 1e9;
     d.gbps = ns > 0 ? (double)d.sync_bytes / (double)ns : -1;   /* bytes/ns == GB/s */
@@ -23,7 +23,7 @@ struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt
     struct vt_dirstat t = { 0 };
     for (size_t i = 0; i < n; i++) {
         struct vt_dirstat d = vt_dirstat(procs[i], dir, host);
-        t.bytes += d.bytes; t.count += d.count; t.sync_bytes += d.sync_bytes; t.seconds += d.seconds;
+        vt_sat_add(&t.bytes, d.bytes); t.count += d.count; vt_sat_add(&t.sync_bytes, d.sync_bytes); t.seconds += d.seconds;
     }
     t.gbps = t.seconds > 0 ? (double)t.sync_bytes / t.seconds / 1e9 : -1;
     return t;
@@ -41,41 +41,6 @@ char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t)
                  (int)(ns % 1000000000ll / 1000000), rel);
     } else snprintf(buf, n, "+%.3g s", rel);
     return buf;
-}
-
-void vt_json_str(FILE *f, const char *s)
-{
-    putc('"', f);
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        switch (*c) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        case '<': fputs("\\u003c", f); break;     /* safe to embed anywhere */
-        case '>': fputs("\\u003e", f); break;
-        case '&': fputs("\\u0026", f); break;
-        default:
-            if (*c < 0x20 || *c == 0x7f) fprintf(f, "\\u%04x", *c);
-            else putc(*c, f);
-        }
-    }
-    putc('"', f);
-}
-
-void vt_html_str(FILE *f, const char *s)
-{
-    for (const unsigned char *c = (const unsigned char *)(s ? s : ""); *c; c++) {
-        switch (*c) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: if (*c >= 0x20 || *c == '\n' || *c == '\t') putc(*c, f);
-        }
-    }
 }
 
 const char *vt_site_label(const struct vt_proc *p, int site)

@@ -34,7 +34,7 @@ static const char css[] =
 
 static void card(FILE *f, const char *cls, const char *label, const char *value)
 {
-    fprintf(f, "<div class=\"card %s\"><div class=\"l\">", cls);
+    vt_esc_printf(f, VT_ESC_HTML, "<div class=\"card %s\"><div class=\"l\">", cls);
     H(label);
     fputs("</div><div class=\"v\">", f);
     H(value);
@@ -45,7 +45,7 @@ static void table_sites(FILE *f, const struct vt_proc *p, const struct vt_holdin
 {
     fputs("<table><tr><th class=\"n\">bytes</th><th class=\"n\">share</th><th class=\"n\">allocs</th><th>call site</th></tr>", f);
     for (size_t i = 0; i < n && i < (size_t)top; i++) {
-        fprintf(f, "<tr><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%llu</td><td>", B(h[i].bytes),
+        vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%llu</td><td>", B(h[i].bytes),
                 total ? 100.0 * (double)h[i].bytes / (double)total : 0, (unsigned long long)h[i].count);
         const struct vt_site *s = &p->sites[h[i].site];
         if (stacks && s->nframes) {
@@ -70,7 +70,7 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     fputs("<p class=\"muted\">Blue: live VRAM (device, async and VMM allocations; managed and pinned host memory are not counted). "
           "Orange dot: the peak. Red: failed allocations. Hover for details.</p></section>", f);
 
-    fprintf(f, "<section><h2>Memory at the peak by call site (%s)</h2>", B(p->peak));
+    vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Memory at the peak by call site (%s)</h2>", B(p->peak));
     if (p->peak_ranges[0]) { fputs("<p>NVTX range: <code>", f); H(p->peak_ranges); fputs("</code></p>", f); }
     vt_svg_treemap(f, p);
     table_sites(f, p, p->peak_sites, p->npeak_sites, p->peak, o->top, 1);
@@ -81,7 +81,7 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
               "<th class=\"n\">frees</th><th class=\"n\">freed</th><th>range</th></tr>", f);
         for (size_t i = 0; i < p->nranges && i < (size_t)o->top; i++) {
             const struct vt_range *r = &p->ranges[i];
-            fprintf(f, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td class=\"n\">%llu</td>"
+            vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td class=\"n\">%llu</td>"
                     "<td class=\"n\">%s</td><td><code>", B(r->peak_bytes), (unsigned long long)r->alloc_count, B(r->alloc_bytes),
                     (unsigned long long)r->free_count, B(r->free_bytes));
             H(r->name);
@@ -91,14 +91,14 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
               "allocations in nested ranges also count in the enclosing ones.</p></section>", f);
     }
     if (p->nooms) {
-        fprintf(f, "<section><h2>Failed allocations (%llu)</h2>", (unsigned long long)p->oom_count);
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Failed allocations (%llu)</h2>", (unsigned long long)p->oom_count);
         for (size_t i = 0; i < p->nooms && i < (size_t)o->top; i++) {
             const struct vt_oom *x = &p->ooms[i];
             fputs("<div class=\"oom\"><b>", f);
             H(x->api);
-            fprintf(f, " of %s failed</b> at %s", B(x->requested), vt_fmt_when(w, sizeof w, p, x->t));
-            fprintf(f, "; live %s", B(x->live));
-            if (x->has_free) fprintf(f, "; driver free %s of %s", B(x->free_bytes), B(x->total_bytes));
+            vt_esc_printf(f, VT_ESC_HTML, " of %s failed</b> at %s", B(x->requested), vt_fmt_when(w, sizeof w, p, x->t));
+            vt_esc_printf(f, VT_ESC_HTML, "; live %s", B(x->live));
+            if (x->has_free) vt_esc_printf(f, VT_ESC_HTML, "; driver free %s of %s", B(x->free_bytes), B(x->total_bytes));
             fputs("<br>requested at <code>", f);
             H(vt_site_label(p, x->site));
             fputs("</code>", f);
@@ -112,7 +112,7 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         fputs("</section>", f);
     }
     if (p->nfindings) {
-        fprintf(f, "<section><h2>Findings (%llu)</h2><table><tr><th>severity</th><th>kind</th><th>kernel</th><th>arg</th><th>address</th><th>site</th><th>message</th></tr>",
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Findings (%llu)</h2><table><tr><th>severity</th><th>kind</th><th>kernel</th><th>arg</th><th>address</th><th>site</th><th>message</th></tr>",
                 (unsigned long long)p->finding_count);
         for (size_t i = 0; i < p->nfindings && i < (size_t)o->top * 10; i++) {
             const struct vt_finding *x = &p->findings[i];
@@ -120,8 +120,8 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
             fputs("</td><td>", f); H(x->kind);
             fputs("</td><td><code>", f); H(x->kernel);
             fputs("</code></td><td class=\"n\">", f);
-            if (x->arg >= 0) fprintf(f, "%lld", (long long)x->arg);
-            fprintf(f, "</td><td><code>0x%llx</code></td><td><code>", (unsigned long long)x->value);
+            if (x->arg >= 0) vt_esc_printf(f, VT_ESC_HTML, "%lld", (long long)x->arg);
+            vt_esc_printf(f, VT_ESC_HTML, "</td><td><code>0x%llx</code></td><td><code>", (unsigned long long)x->value);
             H(vt_site_label(p, x->site));
             fputs("</code></td><td>", f); H(x->msg);
             fputs("</td></tr>", f);
@@ -132,10 +132,10 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         struct vt_merged_site *m = NULL;
         struct vt_proc *one = (struct vt_proc *)p;
         long k = vt_merge_sites(&one, 1, 1, &m);
-        fprintf(f, "<section><h2>Leaks: %s in %llu allocations %s</h2><table><tr><th class=\"n\">bytes</th><th class=\"n\">allocs</th><th>call site</th></tr>",
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Leaks: %s in %llu allocations %s</h2><table><tr><th class=\"n\">bytes</th><th class=\"n\">allocs</th><th>call site</th></tr>",
                 B(p->leak_bytes), (unsigned long long)p->leak_count, p->has_footer && !p->footer_dropped ? "at exit" : "live when the trace ended");
         for (long i = 0; i < k && i < o->top; i++) {
-            fprintf(f, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td><code>", B(m[i].bytes), (unsigned long long)m[i].count);
+            vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td><code>", B(m[i].bytes), (unsigned long long)m[i].count);
             H(m[i].label);
             fputs("</code></td></tr>", f);
         }
@@ -146,9 +146,9 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         fputs("<section><h2>Largest allocations</h2><table><tr><th class=\"n\">bytes</th><th>mem</th><th>API</th><th>when</th><th>call site</th></tr>", f);
         for (size_t i = 0; i < p->nlargest && i < (size_t)o->top; i++) {
             const struct vt_largest *l = &p->largest[i];
-            fprintf(f, "<tr><td class=\"n\">%s</td><td>%s</td><td>", B(l->size), vt_rd_mem_name(l->mem));
+            vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td>%s</td><td>", B(l->size), vt_rd_mem_name(l->mem));
             H(l->api);
-            fprintf(f, "</td><td>%s</td><td><code>", vt_fmt_when(buf, sizeof buf, p, l->t));
+            vt_esc_printf(f, VT_ESC_HTML, "</td><td>%s</td><td><code>", vt_fmt_when(buf, sizeof buf, p, l->t));
             H(vt_site_label(p, l->site));
             fputs("</code></td></tr>", f);
         }
@@ -162,25 +162,27 @@ int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     char v[96];
     uint64_t oomc = 0, fc = 0, leak = 0, errs = 0;
     for (size_t i = 0; i < n; i++) {
-        oomc += procs[i]->oom_count; fc += procs[i]->finding_count; leak += procs[i]->leak_bytes; errs += procs[i]->error_count;
+        oomc += procs[i]->oom_count; fc += procs[i]->finding_count; vt_sat_add(&leak, procs[i]->leak_bytes); errs += procs[i]->error_count;
     }
     fputs("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
           "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\"><title>vramtrace report: ", f);
     H(base(pk->program[0] ? pk->program : pk->path));
-    fprintf(f, "</title><style>%s</style></head><body><header><h1>vramtrace report: ", css);
+    fputs("</title><style>", f);
+    fputs(css, f); /* the renderer's own stylesheet: markup, not text */
+    fputs("</style></head><body><header><h1>vramtrace report: ", f);
     H(pk->program[0] ? pk->program : "(unknown program)");
     fputs("</h1><div class=\"sub\">", f);
     if (n == 1) {
-        fprintf(f, "pid %lld", (long long)pk->pid);
-        if (pk->rank >= 0) fprintf(f, ", rank %lld", (long long)pk->rank);
+        vt_esc_printf(f, VT_ESC_HTML, "pid %lld", (long long)pk->pid);
+        if (pk->rank >= 0) vt_esc_printf(f, VT_ESC_HTML, ", rank %lld", (long long)pk->rank);
         if (pk->hostname[0]) { fputs(" on ", f); H(pk->hostname); }
         fputs(" \xc2\xb7 trace ", f);
         H(pk->path);
         char why[400];
-        fprintf(f, " \xc2\xb7 %llu events \xc2\xb7 %.3g s", (unsigned long long)pk->events, (double)(pk->t_end - pk->t0) / 1e9);
+        vt_esc_printf(f, VT_ESC_HTML, " \xc2\xb7 %llu events \xc2\xb7 %.3g s", (unsigned long long)pk->events, (double)(pk->t_end - pk->t0) / 1e9);
         if (vt_incomplete_reason(why, sizeof why, pk)) { fputs(" \xc2\xb7 incomplete: ", f); H(why); }
-    } else fprintf(f, "%zu traces", n);
+    } else vt_esc_printf(f, VT_ESC_HTML, "%zu traces", n);
     fputs("</div></header><main><div class=\"cards\" style=\"margin-top:18px\">", f);
     snprintf(v, sizeof v, "%s", B(pk->peak));
     card(f, "", n > 1 ? "highest peak VRAM" : "peak VRAM", v);
@@ -200,10 +202,10 @@ int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct
         for (size_t i = 0; i < n; i++) {
             const struct vt_proc *p = procs[i];
             fputs(i == top ? "<tr style=\"background:#fff6e0\"><td>" : "<tr><td>", f);
-            if (p->rank >= 0) fprintf(f, "%lld", (long long)p->rank); else fputs("-", f);
-            fprintf(f, "</td><td>%lld</td><td>", (long long)p->pid);
+            if (p->rank >= 0) vt_esc_printf(f, VT_ESC_HTML, "%lld", (long long)p->rank); else fputs("-", f);
+            vt_esc_printf(f, VT_ESC_HTML, "</td><td>%lld</td><td>", (long long)p->pid);
             H(p->hostname);
-            fprintf(f, "</td><td class=\"n\">%s%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td><code>",
+            vt_esc_printf(f, VT_ESC_HTML, "</td><td class=\"n\">%s%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td><code>",
                     B(p->peak), i == top ? " (highest)" : "", (unsigned long long)p->oom_count,
                     (unsigned long long)p->finding_count, B(p->leak_bytes));
             H(base(p->path));

@@ -8,12 +8,12 @@
 #define U(x) ((unsigned long long)(x))
 #define I(x) ((long long)(x))
 
-static void num_or_null(FILE *f, double v) { if (v >= 0) fprintf(f, "%.6g", v); else fputs("null", f); }
+static void num_or_null(FILE *f, double v) { if (v >= 0) vt_esc_printf(f, VT_ESC_JSON, "%.6g", v); else fputs("null", f); }
 
 static void xfer(FILE *f, struct vt_proc *const *procs, size_t n, enum vt_dir dir, int host)
 {
     struct vt_dirstat d = vt_dirstat_all(procs, n, dir, host);
-    fprintf(f, "{\"bytes\":%llu,\"count\":%llu,\"seconds\":%.9g,\"gbps\":", U(d.bytes), U(d.count), d.seconds);
+    vt_esc_printf(f, VT_ESC_JSON, "{\"bytes\":%llu,\"count\":%llu,\"seconds\":%.9g,\"gbps\":", U(d.bytes), U(d.count), d.seconds);
     num_or_null(f, d.gbps);
     if (host == VT_HOST__COUNT && (dir == VT_DIR_H2D || dir == VT_DIR_D2H)) {
         fputs(",\"pageable\":", f);
@@ -41,7 +41,7 @@ static void holdings(FILE *f, const struct vt_proc *p, const struct vt_holding *
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",{\"site\":" : "{\"site\":", f);
         vt_json_str(f, vt_site_label(p, h[i].site));
-        fprintf(f, ",\"bytes\":%llu,\"count\":%llu", U(h[i].bytes), U(h[i].count));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu,\"count\":%llu", U(h[i].bytes), U(h[i].count));
         if (stacks) {
             const struct vt_site *s = &p->sites[h[i].site];
             fputs(",\"stack\":[", f);
@@ -59,17 +59,17 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
         const struct vt_oom *o = &p->ooms[i];
         fputs(*first ? "{" : ",{", f);
         *first = 0;
-        fprintf(f, "\"requested_bytes\":%llu,\"live_bytes\":%llu,\"live_device_bytes\":%llu,\"site\":",
+        vt_esc_printf(f, VT_ESC_JSON, "\"requested_bytes\":%llu,\"live_bytes\":%llu,\"live_device_bytes\":%llu,\"site\":",
                 U(o->requested), U(o->live), U(o->live_dev));
         vt_json_str(f, vt_site_label(p, o->site));
         fputs(",\"api\":", f); vt_json_str(f, o->api);
-        fprintf(f, ",\"mem\":\"%s\",\"res\":%lld,\"dev\":%d,\"time_ns\":%lld,\"offset_ns\":%lld,\"free_bytes\":",
+        vt_esc_printf(f, VT_ESC_JSON, ",\"mem\":\"%s\",\"res\":%lld,\"dev\":%d,\"time_ns\":%lld,\"offset_ns\":%lld,\"free_bytes\":",
                 vt_rd_mem_name(o->mem), I(o->res), o->dev, I(o->t), I(o->t - p->t0));
-        if (o->has_free) fprintf(f, "%llu", U(o->free_bytes)); else fputs("null", f);
-        fprintf(f, ",\"total_bytes\":%llu,\"ranges\":", U(o->total_bytes));
+        if (o->has_free) vt_esc_printf(f, VT_ESC_JSON, "%llu", U(o->free_bytes)); else fputs("null", f);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"ranges\":", U(o->total_bytes));
         vt_json_str(f, o->ranges);
-        fprintf(f, ",\"pid\":%lld,\"rank\":", I(p->pid));
-        if (p->rank >= 0) fprintf(f, "%lld", I(p->rank)); else fputs("null", f);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"rank\":", I(p->pid));
+        if (p->rank >= 0) vt_esc_printf(f, VT_ESC_JSON, "%lld", I(p->rank)); else fputs("null", f);
         fputs(",\"held_by\":", f);
         holdings(f, p, o->holders, o->nholders, 0);
         fputc('}', f);
@@ -85,14 +85,14 @@ static void findings(FILE *f, const struct vt_proc *p, int *first)
         vt_json_str(f, x->kind);
         fputs(",\"severity\":", f); vt_json_str(f, x->severity);
         fputs(",\"kernel\":", f); if (x->kernel[0]) vt_json_str(f, x->kernel); else fputs("null", f);
-        fputs(",\"arg_index\":", f); if (x->arg >= 0) fprintf(f, "%lld", I(x->arg)); else fputs("null", f);
-        fprintf(f, ",\"offset\":%lld,\"address\":", I(x->offset));
-        if (x->value) fprintf(f, "\"0x%llx\"", U(x->value)); else fputs("null", f);
+        fputs(",\"arg_index\":", f); if (x->arg >= 0) vt_esc_printf(f, VT_ESC_JSON, "%lld", I(x->arg)); else fputs("null", f);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"offset\":%lld,\"address\":", I(x->offset));
+        if (x->value) vt_esc_printf(f, VT_ESC_JSON, "\"0x%llx\"", U(x->value)); else fputs("null", f);
         fputs(",\"site\":", f); if (x->site >= 0) vt_json_str(f, vt_site_label(p, x->site)); else fputs("null", f);
         fputs(",\"api\":", f); vt_json_str(f, x->api);
         fputs(",\"class\":", f); vt_json_str(f, x->cls);
         fputs(",\"msg\":", f); vt_json_str(f, x->msg);
-        fprintf(f, ",\"time_ns\":%lld,\"pid\":%lld}", I(x->t), I(p->pid));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"time_ns\":%lld,\"pid\":%lld}", I(x->t), I(p->pid));
     }
 }
 
@@ -104,7 +104,7 @@ static void merged(FILE *f, struct vt_proc *const *procs, size_t n, int which)
     for (long i = 0; i < k; i++) {
         fputs(i ? ",{\"site\":" : "{\"site\":", f);
         vt_json_str(f, m[i].label);
-        fprintf(f, ",\"bytes\":%llu,\"count\":%llu}", U(m[i].bytes), U(m[i].count));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu,\"count\":%llu}", U(m[i].bytes), U(m[i].count));
     }
     fputc(']', f);
     free(m);
@@ -117,7 +117,7 @@ static void ranges(FILE *f, const struct vt_proc *p)
         const struct vt_range *r = &p->ranges[i];
         fputs(i ? ",{\"name\":" : "{\"name\":", f);
         vt_json_str(f, r->name);
-        fprintf(f, ",\"peak_bytes\":%llu,\"alloc_count\":%llu,\"alloc_bytes\":%llu,\"free_count\":%llu,\"free_bytes\":%llu}",
+        vt_esc_printf(f, VT_ESC_JSON, ",\"peak_bytes\":%llu,\"alloc_count\":%llu,\"alloc_bytes\":%llu,\"free_count\":%llu,\"free_bytes\":%llu}",
                 U(r->peak_bytes), U(r->alloc_count), U(r->alloc_bytes), U(r->free_count), U(r->free_bytes));
     }
     fputc(']', f);
@@ -128,15 +128,15 @@ static void process(FILE *f, const struct vt_proc *p)
     fputs("{\"trace\":", f); vt_json_str(f, p->path);
     fputs(",\"program\":", f); vt_json_str(f, p->program);
     fputs(",\"hostname\":", f); vt_json_str(f, p->hostname);
-    fprintf(f, ",\"pid\":%lld,\"rank\":", I(p->pid));
-    if (p->rank >= 0) fprintf(f, "%lld", I(p->rank)); else fputs("null", f);
+    vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"rank\":", I(p->pid));
+    if (p->rank >= 0) vt_esc_printf(f, VT_ESC_JSON, "%lld", I(p->rank)); else fputs("null", f);
     fputs(",\"local_rank\":", f);
-    if (p->local_rank >= 0) fprintf(f, "%lld", I(p->local_rank)); else fputs("null", f);
+    if (p->local_rank >= 0) vt_esc_printf(f, VT_ESC_JSON, "%lld", I(p->local_rank)); else fputs("null", f);
     char why[400];
     const char *reason = vt_incomplete_reason(why, sizeof why, p);
-    fprintf(f, ",\"complete\":%s,\"incomplete_reason\":", reason ? "false" : "true");
+    vt_esc_printf(f, VT_ESC_JSON, ",\"complete\":%s,\"incomplete_reason\":", reason ? "false" : "true");
     if (reason) vt_json_str(f, reason); else fputs("null", f);
-    fprintf(f, ",\"dropped_events\":%lld,\"events\":%llu,\"warnings\":%ld,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
+    vt_esc_printf(f, VT_ESC_JSON, ",\"dropped_events\":%lld,\"events\":%llu,\"warnings\":%ld,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
             "\"oom_count\":%llu,\"finding_count\":%llu,\"leaked_bytes\":%llu,\"devices\":[",
             I(p->footer_dropped), U(p->events), p->warnings, U(p->peak), I(p->peak_t),
             U(p->oom_count), U(p->finding_count), U(p->leak_bytes));
@@ -144,10 +144,10 @@ static void process(FILE *f, const struct vt_proc *p)
     for (size_t i = 0; i < p->ndevices; i++) {
         const struct vt_device *d = &p->devices[i];
         if (!d->seen && !d->peak) continue;
-        fprintf(f, "%s{\"dev\":%d,\"name\":", first ? "" : ",", d->dev);
+        vt_esc_printf(f, VT_ESC_JSON, "%s{\"dev\":%d,\"name\":", first ? "" : ",", d->dev);
         first = 0;
         if (d->name) vt_json_str(f, d->name); else fputs("null", f);
-        fprintf(f, ",\"total_bytes\":%llu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,\"sim\":%s}",
+        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,\"sim\":%s}",
                 U(d->total_bytes), U(d->peak), I(d->peak_t), d->sim ? "true" : "false");
     }
     fputs("],\"ranges\":", f);
@@ -164,32 +164,32 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     long warnings = 0;
     for (size_t i = 0; i < n; i++) {
         const struct vt_proc *p = procs[i];
-        leaked += p->leak_bytes; leak_count += p->leak_count; oomc += p->oom_count; fc += p->finding_count;
+        vt_sat_add(&leaked, p->leak_bytes); leak_count += p->leak_count; oomc += p->oom_count; fc += p->finding_count;
         managed = p->managed_peak > managed ? p->managed_peak : managed;
         host = p->host_peak > host ? p->host_peak : host;
-        sum += p->peak; ac += p->alloc_count; ab += p->alloc_bytes; fr += p->free_count;
+        vt_sat_add(&sum, p->peak); ac += p->alloc_count; vt_sat_add(&ab, p->alloc_bytes); fr += p->free_count;
         failed += p->failed_allocs; errors += p->error_count; warnings += p->warnings; launches += p->launches;
     }
-    fprintf(f, "{\"format\":\"vramtrace-report\",\"version\":1,\"traces\":%zu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
+    vt_esc_printf(f, VT_ESC_JSON, "{\"format\":\"vramtrace-report\",\"version\":1,\"traces\":%zu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
             "\"peak_offset_ns\":%lld,\"peak_pid\":%lld,\"peak_rank\":",
             n, U(pk->peak), I(pk->peak_t), I(pk->peak ? pk->peak_t - pk->t0 : 0), I(pk->pid));
-    if (pk->rank >= 0) fprintf(f, "%lld", I(pk->rank)); else fputs("null", f);
+    if (pk->rank >= 0) vt_esc_printf(f, VT_ESC_JSON, "%lld", I(pk->rank)); else fputs("null", f);
     fputs(",\"peak_ranges\":", f); vt_json_str(f, pk->peak_ranges);
     fputs(",\"peak_sites\":", f);
     holdings(f, pk, pk->peak_sites, pk->npeak_sites, 1);
     fputs(",\"ranges\":", f);
     ranges(f, pk);
-    fprintf(f, ",\"oom_count\":%llu,\"oom_events\":[", U(oomc));
+    vt_esc_printf(f, VT_ESC_JSON, ",\"oom_count\":%llu,\"oom_events\":[", U(oomc));
     int first = 1;
     for (size_t i = 0; i < n; i++) ooms(f, procs[i], &first);
-    fprintf(f, "],\"leaked_bytes\":%llu,\"leaked_count\":%llu,\"leaks\":", U(leaked), U(leak_count));
+    vt_esc_printf(f, VT_ESC_JSON, "],\"leaked_bytes\":%llu,\"leaked_count\":%llu,\"leaks\":", U(leaked), U(leak_count));
     merged(f, procs, n, 1);
     fputc(',', f);
     transfers(f, procs, n);
-    fprintf(f, ",\"finding_count\":%llu,\"findings\":[", U(fc));
+    vt_esc_printf(f, VT_ESC_JSON, ",\"finding_count\":%llu,\"findings\":[", U(fc));
     first = 1;
     for (size_t i = 0; i < n; i++) findings(f, procs[i], &first);
-    fprintf(f, "],\"errors\":[");
+    vt_esc_printf(f, VT_ESC_JSON, "],\"errors\":[");
     first = 1;
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < procs[i]->nerrors; j++) {
@@ -197,22 +197,22 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
             fputs(first ? "{\"api\":" : ",{\"api\":", f);
             first = 0;
             vt_json_str(f, e->api);
-            fprintf(f, ",\"res\":%lld,\"count\":%llu,\"pid\":%lld}", I(e->res), U(e->count), I(procs[i]->pid));
+            vt_esc_printf(f, VT_ESC_JSON, ",\"res\":%lld,\"count\":%llu,\"pid\":%lld}", I(e->res), U(e->count), I(procs[i]->pid));
         }
-    fprintf(f, "],\"failed_calls\":%llu,\"allocations\":{\"count\":%llu,\"bytes\":%llu,\"frees\":%llu,\"failed\":%llu},"
+    vt_esc_printf(f, VT_ESC_JSON, "],\"failed_calls\":%llu,\"allocations\":{\"count\":%llu,\"bytes\":%llu,\"frees\":%llu,\"failed\":%llu},"
             "\"launches\":%llu,\"managed_peak_bytes\":%llu,\"host_pinned_peak_bytes\":%llu,\"warnings\":%ld,\"largest\":[",
             U(errors), U(ac), U(ab), U(fr), U(failed), U(launches), U(managed), U(host), warnings);
     for (size_t i = 0; i < pk->nlargest; i++) {
         const struct vt_largest *l = &pk->largest[i];
-        fprintf(f, "%s{\"bytes\":%llu,\"mem\":\"%s\",\"api\":", i ? "," : "", U(l->size), vt_rd_mem_name(l->mem));
+        vt_esc_printf(f, VT_ESC_JSON, "%s{\"bytes\":%llu,\"mem\":\"%s\",\"api\":", i ? "," : "", U(l->size), vt_rd_mem_name(l->mem));
         vt_json_str(f, l->api);
-        fprintf(f, ",\"time_ns\":%lld,\"dev\":%d,\"site\":", I(l->t), l->dev);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"time_ns\":%lld,\"dev\":%d,\"site\":", I(l->t), l->dev);
         vt_json_str(f, vt_site_label(pk, l->site));
         fputc('}', f);
     }
     fputs("],\"processes\":[", f);
     for (size_t i = 0; i < n; i++) { if (i) fputc(',', f); process(f, procs[i]); }
-    fprintf(f, "],\"combined\":{\"sum_of_peaks_bytes\":%llu,\"peak_sites\":", U(sum));
+    vt_esc_printf(f, VT_ESC_JSON, "],\"combined\":{\"sum_of_peaks_bytes\":%llu,\"peak_sites\":", U(sum));
     merged(f, procs, n, 0);
     fputs("}}\n", f);
     return ferror(f) ? -1 : 0;

@@ -35,18 +35,18 @@ static void complete(struct vt_perfetto *pf, const struct vt_proc *p, const stru
     sep(pf);
     fputs("{\"ph\":\"X\",\"name\":", f);
     vt_json_str(f, name && name[0] ? name : vt_rd_ev_name(ev->type));
-    fprintf(f, ",\"cat\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f,\"dur\":%.3f,\"args\":{", cat, pidof(p),
+    vt_esc_printf(f, VT_ESC_JSON, ",\"cat\":\"%s\",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f,\"dur\":%.3f,\"args\":{", cat, pidof(p),
             (long long)ev->tid, us(ev->t), us(ev->dur));
-    fprintf(f, "\"res\":");
-    if (ev->res_null) fputs("null", f); else fprintf(f, "%lld", (long long)ev->res);
-    if (ev->has & VT_F_SIZE) fprintf(f, ",\"bytes\":%llu", (unsigned long long)ev->size);
+    vt_esc_printf(f, VT_ESC_JSON, "\"res\":");
+    if (ev->res_null) fputs("null", f); else vt_esc_printf(f, VT_ESC_JSON, "%lld", (long long)ev->res);
+    if (ev->has & VT_F_SIZE) vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu", (unsigned long long)ev->size);
     if (ev->type == VT_EV_COPY) {
-        fprintf(f, ",\"dir\":\"%s\"", vt_rd_dir_name(ev->dir));
-        if (ev->host) fprintf(f, ",\"host\":\"%s\"", vt_rd_host_name(ev->host));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"dir\":\"%s\"", vt_rd_dir_name(ev->dir));
+        if (ev->host) vt_esc_printf(f, VT_ESC_JSON, ",\"host\":\"%s\"", vt_rd_host_name(ev->host));
     }
-    if (ev->has & VT_F_MEM) fprintf(f, ",\"mem\":\"%s\"", vt_rd_mem_name(ev->mem));
-    if (ev->has & VT_F_ADDR) fprintf(f, ",\"addr\":\"0x%llx\"", (unsigned long long)ev->addr);
-    if (ev->dev >= 0) fprintf(f, ",\"dev\":%lld", (long long)ev->dev);
+    if (ev->has & VT_F_MEM) vt_esc_printf(f, VT_ESC_JSON, ",\"mem\":\"%s\"", vt_rd_mem_name(ev->mem));
+    if (ev->has & VT_F_ADDR) vt_esc_printf(f, VT_ESC_JSON, ",\"addr\":\"0x%llx\"", (unsigned long long)ev->addr);
+    if (ev->dev >= 0) vt_esc_printf(f, VT_ESC_JSON, ",\"dev\":%lld", (long long)ev->dev);
     fputs("}}", f);
 }
 
@@ -62,12 +62,12 @@ static void on_event(void *ctx, const struct vt_proc *p, const struct vt_event *
             const struct vt_device *d = &p->devices[i];
             if (d->dev != ev->dev) continue;
             sep(pf);
-            fprintf(f, "{\"ph\":\"C\",\"name\":\"VRAM dev %d\",\"pid\":%lld,\"ts\":%.3f,\"args\":{\"bytes\":%llu}}",
+            vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"C\",\"name\":\"VRAM dev %d\",\"pid\":%lld,\"ts\":%.3f,\"args\":{\"bytes\":%llu}}",
                     d->dev, pidof(p), us(ev->t + ev->dur), (unsigned long long)d->live);
         }
         if (ev->mem == VT_MEM_MANAGED || ev->mem == VT_MEM_PINNED || ev->mem == VT_MEM_REGISTERED) {
             sep(pf);
-            fprintf(f, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%lld,\"ts\":%.3f,\"args\":{\"bytes\":%llu}}",
+            vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"C\",\"name\":\"%s\",\"pid\":%lld,\"ts\":%.3f,\"args\":{\"bytes\":%llu}}",
                     ev->mem == VT_MEM_MANAGED ? "managed" : "pinned host", pidof(p), us(ev->t + ev->dur),
                     (unsigned long long)(ev->mem == VT_MEM_MANAGED ? p->managed_live : p->host_live));
         }
@@ -83,23 +83,23 @@ static void on_event(void *ctx, const struct vt_proc *p, const struct vt_event *
         sep(pf);
         fputs("{\"ph\":\"B\",\"cat\":\"nvtx\",\"name\":", f);
         vt_json_str(f, ev->name);
-        fprintf(f, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
         break;
     case VT_EV_RANGE_POP:
         sep(pf);
-        fprintf(f, "{\"ph\":\"E\",\"cat\":\"nvtx\",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
+        vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"E\",\"cat\":\"nvtx\",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
         break;
     case VT_EV_RANGE_START: case VT_EV_RANGE_END:
         sep(pf);
-        fprintf(f, "{\"ph\":\"%s\",\"cat\":\"nvtx\",\"id\":%lld,\"name\":", ev->type == VT_EV_RANGE_START ? "b" : "e", (long long)ev->id);
+        vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"%s\",\"cat\":\"nvtx\",\"id\":%lld,\"name\":", ev->type == VT_EV_RANGE_START ? "b" : "e", (long long)ev->id);
         vt_json_str(f, ev->name[0] ? ev->name : "range");
-        fprintf(f, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
         break;
     case VT_EV_MARK:
         sep(pf);
         fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"name\":", f);
         vt_json_str(f, ev->name);
-        fprintf(f, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
         break;
     default: break;
     }
@@ -120,7 +120,7 @@ int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, siz
         for (size_t j = 0; j < p->nooms; j++) {
             const struct vt_oom *o = &p->ooms[j];
             sep(pf);
-            fprintf(f, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"oom\",\"name\":\"OOM %s %s\",\"pid\":%lld,\"ts\":%.3f,"
+            vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"oom\",\"name\":\"OOM %s %s\",\"pid\":%lld,\"ts\":%.3f,"
                     "\"args\":{\"requested_bytes\":%llu,\"live_bytes\":%llu,\"site\":", o->api,
                     vtr_fmt_bytes(b1, sizeof b1, o->requested), pidof(p), us(o->t),
                     (unsigned long long)o->requested, (unsigned long long)o->live);
@@ -134,7 +134,7 @@ int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, siz
             sep(pf);
             fputs("{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"finding\",\"name\":", f);
             vt_json_str(f, x->kind);
-            fprintf(f, ",\"pid\":%lld,\"ts\":%.3f,\"args\":{\"severity\":", pidof(p), us(x->t));
+            vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"ts\":%.3f,\"args\":{\"severity\":", pidof(p), us(x->t));
             vt_json_str(f, x->severity);
             fputs(",\"kernel\":", f); vt_json_str(f, x->kernel);
             fputs(",\"msg\":", f); vt_json_str(f, x->msg);
@@ -143,7 +143,7 @@ int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, siz
         }
         if (p->peak) {
             sep(pf);
-            fprintf(f, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"peak\",\"name\":\"peak %s\",\"pid\":%lld,\"ts\":%.3f}",
+            vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"peak\",\"name\":\"peak %s\",\"pid\":%lld,\"ts\":%.3f}",
                     vtr_fmt_bytes(b2, sizeof b2, p->peak), pidof(p), us(p->peak_t));
         }
         sep(pf);
@@ -152,7 +152,7 @@ int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, siz
         char name[512];
         if (p->rank >= 0) snprintf(name, sizeof name, "%s (rank %lld)", prog[0] ? prog : "process", (long long)p->rank);
         else snprintf(name, sizeof name, "%s", prog[0] ? prog : "process");
-        fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{\"name\":", pidof(p));
+        vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%lld,\"args\":{\"name\":", pidof(p));
         vt_json_str(f, name);
         fputs("}}", f);
     }
@@ -160,7 +160,7 @@ int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, siz
         if (!pf->tids.used[i]) continue;
         uint64_t k = pf->tids.keys[i];
         sep(pf);
-        fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\"tid %llu\"}}",
+        vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%llu,\"tid\":%llu,\"args\":{\"name\":\"tid %llu\"}}",
                 (unsigned long long)(k >> 32), (unsigned long long)(k & 0xffffffffu), (unsigned long long)(k & 0xffffffffu));
     }
     fputs("\n]}\n", f);

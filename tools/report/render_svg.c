@@ -31,54 +31,54 @@ void vt_svg_timeline(FILE *f, const struct vt_proc *p)
     const char *unit = "GiB";
     double div = 1 << 30;
     if (ymax < (1ull << 20)) { unit = "KiB"; div = 1024; } else if (ymax < (1ull << 30)) { unit = "MiB"; div = 1 << 20; }
-    fprintf(f, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" aria-label=\"live device memory over time\">", W, Hh);
-    fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafbfc\" stroke=\"#dde\"/>", L, T, pw, ph);
+    vt_esc_printf(f, VT_ESC_HTML, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" aria-label=\"live device memory over time\">", W, Hh);
+    vt_esc_printf(f, VT_ESC_HTML, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" fill=\"#fafbfc\" stroke=\"#dde\"/>", L, T, pw, ph);
     double step;
     nice_ticks(ym / div, &step);
     for (double v = 0; v <= ym / div + 1e-9; v += step) {
         double y = T + ph - v * div / ym * ph;
-        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e6ea\"/>"
+        vt_esc_printf(f, VT_ESC_HTML, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e6ea\"/>"
                 "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\" fill=\"#556\">%g %s</text>",
                 L, L + pw, y, y, L - 6, y + 4, v, unit);
     }
     nice_ticks(dur / 1e9, &step);
     for (double s = 0; s <= dur / 1e9 + 1e-12; s += step) {
         double x = L + s * 1e9 / dur * pw;
-        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eef0f3\"/>"
+        vt_esc_printf(f, VT_ESC_HTML, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#eef0f3\"/>"
                 "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\" fill=\"#556\">%g s</text>",
                 x, x, T, T + ph, x, T + ph + 16, s);
     }
-    fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" fill=\"#334\">time since the trace started</text>",
+    vt_esc_printf(f, VT_ESC_HTML, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\" fill=\"#334\">time since the trace started</text>",
             L + pw / 2, Hh - 4);
     /* area of the per-bucket maximum, line of the value at each bucket's end */
     double bw = (double)p->bucket_ns;
     uint64_t level = 0;
     fputs("<path fill=\"#4a7bd0\" fill-opacity=\".25\" stroke=\"none\" d=\"", f);
-    fprintf(f, "M%.1f %.1f", L, T + ph);
+    vt_esc_printf(f, VT_ESC_HTML, "M%.1f %.1f", L, T + ph);
     for (size_t i = 0; i < p->ntimeline; i++) {
         const struct vt_bucket *b = &p->timeline[i];
         uint64_t mx = b->used ? b->max : level;
         double x0 = L + fmin((double)i * bw / dur, 1) * pw, x1 = L + fmin((double)(i + 1) * bw / dur, 1) * pw;
         double y = T + ph - (double)mx / ym * ph;
         if (b->used) level = b->last;
-        fprintf(f, "L%.1f %.1fL%.1f %.1fL%.1f %.1f", x0, y, x1, y, x1, T + ph - (double)level / ym * ph);
+        vt_esc_printf(f, VT_ESC_HTML, "L%.1f %.1fL%.1f %.1fL%.1f %.1f", x0, y, x1, y, x1, T + ph - (double)level / ym * ph);
     }
-    fprintf(f, "L%.1f %.1fL%.1f %.1fZ\"/>", L + pw, T + ph - (double)level / ym * ph, L + pw, T + ph);
+    vt_esc_printf(f, VT_ESC_HTML, "L%.1f %.1fL%.1f %.1fZ\"/>", L + pw, T + ph - (double)level / ym * ph, L + pw, T + ph);
     level = 0;
     fputs("<path fill=\"none\" stroke=\"#2b5fb8\" stroke-width=\"1.6\" d=\"", f);
-    fprintf(f, "M%.1f %.1f", L, T + ph);
+    vt_esc_printf(f, VT_ESC_HTML, "M%.1f %.1f", L, T + ph);
     for (size_t i = 0; i < p->ntimeline; i++) {
         const struct vt_bucket *b = &p->timeline[i];
         if (b->used) level = b->last;
         double x1 = L + fmin((double)(i + 1) * bw / dur, 1) * pw;
-        fprintf(f, "H%.1fV%.1f", x1 - (b->used ? 0 : 0), T + ph - (double)level / ym * ph);
+        vt_esc_printf(f, VT_ESC_HTML, "H%.1fV%.1f", x1 - (b->used ? 0 : 0), T + ph - (double)level / ym * ph);
     }
-    fprintf(f, "H%.1f\"/>", L + pw);
+    vt_esc_printf(f, VT_ESC_HTML, "H%.1f\"/>", L + pw);
     /* device capacity */
     for (size_t i = 0; i < p->ndevices; i++)
         if (p->devices[i].total_bytes && (double)p->devices[i].total_bytes <= ym) {
             double y = T + ph - (double)p->devices[i].total_bytes / ym * ph;
-            fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-dasharray=\"6 4\"/>"
+            vt_esc_printf(f, VT_ESC_HTML, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#999\" stroke-dasharray=\"6 4\"/>"
                     "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#666\">dev %d capacity %s</text>",
                     L, L + pw, y, y, L + 6, y - 4, p->devices[i].dev, B(p->devices[i].total_bytes));
         }
@@ -88,10 +88,10 @@ void vt_svg_timeline(FILE *f, const struct vt_proc *p)
         if (!b->used) continue;
         double x0 = L + fmin((double)i * bw / dur, 1) * pw, x1 = L + fmin((double)(i + 1) * bw / dur, 1) * pw;
         if (x1 - x0 < 2) x1 = x0 + 2;
-        fprintf(f, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"transparent\"><title>+%.4f s: live %s (max %s)",
+        vt_esc_printf(f, VT_ESC_HTML, "<rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%.0f\" fill=\"transparent\"><title>+%.4f s: live %s (max %s)",
                 x0, T, x1 - x0, ph, (double)b->t0 / 1e9, B(b->last), B(b->max));
         if (b->big_size) {
-            fprintf(f, "\nlargest allocation here: %s ", B(b->big_size));
+            vt_esc_printf(f, VT_ESC_HTML, "\nlargest allocation here: %s ", B(b->big_size));
             H(b->big_api ? b->big_api : "");
             fputs(" at ", f);
             H(vt_site_label(p, b->big_site));
@@ -103,18 +103,18 @@ void vt_svg_timeline(FILE *f, const struct vt_proc *p)
         const struct vt_oom *o = &p->ooms[i];
         double x = L + (double)(o->t - p->t0) / dur * pw;
         double y = T + ph - (double)o->live / ym * ph;
-        fprintf(f, "<g><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#d0463a\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>"
+        vt_esc_printf(f, VT_ESC_HTML, "<g><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.0f\" y2=\"%.0f\" stroke=\"#d0463a\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>"
                 "<path d=\"M%.1f %.1fl-6 -10h12z\" fill=\"#d0463a\"/>", x, x, T, T + ph, x, y - 2);
-        if (i < 3) fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"12\" fill=\"#d0463a\" font-weight=\"600\">OOM</text>", x + 4, T + 14 + 14.0 * (double)i);
-        fprintf(f, "<title>OOM: %s of %s failed at +%.4f s; live %s; ", o->api, B(o->requested), (double)(o->t - p->t0) / 1e9, B(o->live));
+        if (i < 3) vt_esc_printf(f, VT_ESC_HTML, "<text x=\"%.1f\" y=\"%.0f\" font-size=\"12\" fill=\"#d0463a\" font-weight=\"600\">OOM</text>", x + 4, T + 14 + 14.0 * (double)i);
+        vt_esc_printf(f, VT_ESC_HTML, "<title>OOM: %s of %s failed at +%.4f s; live %s; ", o->api, B(o->requested), (double)(o->t - p->t0) / 1e9, B(o->live));
         fputs("requested at ", f);
         H(vt_site_label(p, o->site));
-        if (o->nholders) { fprintf(f, "; most held by %s ", B(o->holders[0].bytes)); H(vt_site_label(p, o->holders[0].site)); }
+        if (o->nholders) { vt_esc_printf(f, VT_ESC_HTML, "; most held by %s ", B(o->holders[0].bytes)); H(vt_site_label(p, o->holders[0].site)); }
         fputs("</title></g>", f);
     }
     if (p->peak) {
         double x = L + (double)(p->peak_t - p->t0) / dur * pw, y = T + ph - (double)p->peak / ym * ph;
-        fprintf(f, "<g><circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#f0a020\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
+        vt_esc_printf(f, VT_ESC_HTML, "<g><circle cx=\"%.1f\" cy=\"%.1f\" r=\"5\" fill=\"#f0a020\" stroke=\"#fff\" stroke-width=\"1.5\"/>"
                 "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" font-weight=\"600\" fill=\"#a06000\" text-anchor=\"%s\">peak %s</text>"
                 "<title>peak: %s live at +%.4f s", x, y, x + (x > L + pw - 120 ? -8 : 8), y - 6,
                 x > L + pw - 120 ? "end" : "start", B(p->peak), B(p->peak), (double)(p->peak_t - p->t0) / 1e9);
@@ -138,21 +138,21 @@ static double worst(const struct tm_item *it, size_t a, size_t b, double side)
 static void tm_rect(FILE *f, const struct tm_item *it, double x, double y, double w, double h, uint64_t total, size_t idx)
 {
     static const char *const pal[] = { "#4a7bd0", "#3a9d8f", "#7b61c4", "#d07a3a", "#5a9d3a", "#c4557b", "#3a86b8", "#9d8a3a" };
-    fprintf(f, "<g><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"2\"/>",
+    vt_esc_printf(f, VT_ESC_HTML, "<g><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\" stroke=\"#fff\" stroke-width=\"2\"/>",
             x, y, w, h, it->label ? pal[idx % 8] : "#a0a6b0");
     size_t maxc = (size_t)(w / 7.2);
     if (w > 40 && h > 30) {
         char lab[256];
         snprintf(lab, sizeof lab, "%s", it->label ? it->label : "other sites");
         if (strlen(lab) > maxc && maxc > 3) { lab[maxc - 1] = '\0'; strcat(lab, "\xe2\x80\xa6"); }
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#fff\" font-weight=\"600\">", x + 6, y + 17);
+        vt_esc_printf(f, VT_ESC_HTML, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" fill=\"#fff\" font-weight=\"600\">", x + 6, y + 17);
         H(lab);
-        fprintf(f, "</text><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#fff\">%s (%.1f%%)</text>", x + 6, y + 32,
+        vt_esc_printf(f, VT_ESC_HTML, "</text><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#fff\">%s (%.1f%%)</text>", x + 6, y + 32,
                 B(it->bytes), 100.0 * (double)it->bytes / (double)total);
     }
     fputs("<title>", f);
     H(it->label ? it->label : "other sites");
-    fprintf(f, ": %s at the peak</title></g>", B(it->bytes));
+    vt_esc_printf(f, VT_ESC_HTML, ": %s at the peak</title></g>", B(it->bytes));
 }
 
 void vt_svg_treemap(FILE *f, const struct vt_proc *p)
@@ -162,14 +162,14 @@ void vt_svg_treemap(FILE *f, const struct vt_proc *p)
     if (!n) { fputs("<p class=\"muted\">No device memory was live at the peak.</p>", f); return; }
     struct tm_item it[25];
     uint64_t total = 0, shown = 0;
-    for (size_t i = 0; i < p->npeak_sites; i++) total += p->peak_sites[i].bytes;
+    for (size_t i = 0; i < p->npeak_sites; i++) vt_sat_add(&total, p->peak_sites[i].bytes);
     for (size_t i = 0; i < n; i++) {
         it[i] = (struct tm_item){ vt_site_label(p, p->peak_sites[i].site), p->peak_sites[i].bytes, 0 };
-        shown += it[i].bytes;
+        vt_sat_add(&shown, it[i].bytes);
     }
     if (total > shown) it[n++] = (struct tm_item){ NULL, total - shown, 0 };
     for (size_t i = 0; i < n; i++) it[i].area = (double)it[i].bytes / (double)total * W * Hh;
-    fprintf(f, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" aria-label=\"memory at the peak by call site\">", W, Hh);
+    vt_esc_printf(f, VT_ESC_HTML, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" aria-label=\"memory at the peak by call site\">", W, Hh);
     double x = 0, y = 0, w = W, h = Hh;
     size_t i = 0;
     while (i < n) {
@@ -206,26 +206,26 @@ static void link_label(FILE *f, double x, double y, const char *dir, struct vt_p
     struct vt_dirstat all = vt_dirstat_all(procs, n, d, VT_HOST__COUNT);
     char r1[32], r2[32], r3[32];
     rate(r1, sizeof r1, all.gbps, all.bytes);
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"14\" font-weight=\"600\" text-anchor=\"middle\" fill=\"#1d2330\">%s  %s in %llu copies  \xc2\xb7  %s achieved</text>",
+    vt_esc_printf(f, VT_ESC_HTML, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"14\" font-weight=\"600\" text-anchor=\"middle\" fill=\"#1d2330\">%s  %s in %llu copies  \xc2\xb7  %s achieved</text>",
             x, y, dir, B(all.bytes), (unsigned long long)all.count, r1);
     if (ref_pinned < 0) {   /* d2d */
         if (ref && ref->gbps[VT_REF_D2D] > 0)
-            fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">reference d2d_copy %.1f GB/s</text>",
+            vt_esc_printf(f, VT_ESC_HTML, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">reference d2d_copy %.1f GB/s</text>",
                     x, y + 16, ref->gbps[VT_REF_D2D]);
         return;
     }
     struct vt_dirstat pg = vt_dirstat_all(procs, n, d, VT_HOST_PAGEABLE), pn = vt_dirstat_all(procs, n, d, VT_HOST_PINNED);
     rate(r2, sizeof r2, pg.gbps, pg.bytes);
     rate(r3, sizeof r3, pn.gbps, pn.bytes);
-    fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" text-anchor=\"middle\" fill=\"#445\">pageable %s @ %s  \xc2\xb7  pinned %s @ %s",
+    vt_esc_printf(f, VT_ESC_HTML, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\" text-anchor=\"middle\" fill=\"#445\">pageable %s @ %s  \xc2\xb7  pinned %s @ %s",
             x, y + 17, B(pg.bytes), r2, B(pn.bytes), r3);
-    if (ref && ref->gbps[ref_pinned] > 0) fprintf(f, "  \xc2\xb7  reference pinned %.1f GB/s", ref->gbps[ref_pinned]);
-    if (ref && ref->gbps[ref_pageable] > 0) fprintf(f, ", pageable %.1f GB/s", ref->gbps[ref_pageable]);
+    if (ref && ref->gbps[ref_pinned] > 0) vt_esc_printf(f, VT_ESC_HTML, "  \xc2\xb7  reference pinned %.1f GB/s", ref->gbps[ref_pinned]);
+    if (ref && ref->gbps[ref_pageable] > 0) vt_esc_printf(f, VT_ESC_HTML, ", pageable %.1f GB/s", ref->gbps[ref_pageable]);
     fputs("</text>", f);
     if (ref && ref->gbps[ref_pinned] > 0 && all.gbps >= 0) {
         double u = all.gbps / ref->gbps[ref_pinned];
         double bw = 240;
-        fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"8\" rx=\"4\" fill=\"#e4e6ea\"/>"
+        vt_esc_printf(f, VT_ESC_HTML, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"8\" rx=\"4\" fill=\"#e4e6ea\"/>"
                 "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.1f\" height=\"8\" rx=\"4\" fill=\"%s\"><title>%.0f%% of the measured pinned bandwidth</title></rect>"
                 "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" fill=\"#556\">%.0f%% of reference</text>",
                 x - bw / 2, y + 24, bw, x - bw / 2, y + 24, fmin(u, 1) * bw, u < 0.5 ? "#d0463a" : u < 0.8 ? "#e0a030" : "#3a9d5d",
@@ -236,27 +236,27 @@ static void link_label(FILE *f, double x, double y, const char *dir, struct vt_p
 void vt_svg_flow(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_refbw *ref)
 {
     const double W = 1100, Hh = 330;
-    fprintf(f, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" aria-label=\"data flow\">"
+    vt_esc_printf(f, VT_ESC_HTML, "<svg viewBox=\"0 0 %.0f %.0f\" width=\"100%%\" role=\"img\" aria-label=\"data flow\">"
             "<defs><marker id=\"ah\" markerWidth=\"10\" markerHeight=\"10\" refX=\"8\" refY=\"5\" orient=\"auto\">"
             "<path d=\"M0 0L10 5L0 10z\" fill=\"#4a5468\"/></marker></defs>", W, Hh);
     /* boxes */
     fputs("<rect x=\"20\" y=\"70\" width=\"200\" height=\"150\" rx=\"10\" fill=\"#e8eef9\" stroke=\"#4a7bd0\" stroke-width=\"2\"/>"
           "<text x=\"120\" y=\"138\" font-size=\"18\" font-weight=\"600\" text-anchor=\"middle\">Host DDR</text>", f);
     if (ref && ref->gbps[VT_REF_HOST_DDR] > 0)
-        fprintf(f, "<text x=\"120\" y=\"160\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">copy %.1f GB/s (reference)</text>", ref->gbps[VT_REF_HOST_DDR]);
+        vt_esc_printf(f, VT_ESC_HTML, "<text x=\"120\" y=\"160\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">copy %.1f GB/s (reference)</text>", ref->gbps[VT_REF_HOST_DDR]);
     struct vt_dirstat hh = vt_dirstat_all(procs, n, VT_DIR_H2H, VT_HOST__COUNT);
-    if (hh.count) fprintf(f, "<text x=\"120\" y=\"180\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">h2h %s</text>", B(hh.bytes));
+    if (hh.count) vt_esc_printf(f, VT_ESC_HTML, "<text x=\"120\" y=\"180\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">h2h %s</text>", B(hh.bytes));
     fputs("<rect x=\"880\" y=\"70\" width=\"200\" height=\"150\" rx=\"10\" fill=\"#eaf6ee\" stroke=\"#3a9d5d\" stroke-width=\"2\"/>"
           "<text x=\"980\" y=\"138\" font-size=\"18\" font-weight=\"600\" text-anchor=\"middle\">GPU VRAM</text>", f);
     uint64_t peak = 0;
     for (size_t i = 0; i < n; i++) peak = procs[i]->peak > peak ? procs[i]->peak : peak;
-    fprintf(f, "<text x=\"980\" y=\"160\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">peak %s</text>", B(peak));
+    vt_esc_printf(f, VT_ESC_HTML, "<text x=\"980\" y=\"160\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">peak %s</text>", B(peak));
     if (ref && ref->gbps[VT_REF_VRAM_TRIAD] > 0)
-        fprintf(f, "<text x=\"980\" y=\"178\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">triad %.0f GB/s (reference)</text>", ref->gbps[VT_REF_VRAM_TRIAD]);
+        vt_esc_printf(f, VT_ESC_HTML, "<text x=\"980\" y=\"178\" font-size=\"12\" text-anchor=\"middle\" fill=\"#556\">triad %.0f GB/s (reference)</text>", ref->gbps[VT_REF_VRAM_TRIAD]);
     /* PCIe band */
     fputs("<rect x=\"220\" y=\"128\" width=\"660\" height=\"34\" fill=\"#f0f1f4\" stroke=\"#c8ccd4\"/>", f);
     if (ref && ref->pcie_gbps > 0)
-        fprintf(f, "<text x=\"550\" y=\"150\" font-size=\"13\" text-anchor=\"middle\" fill=\"#445\">PCIe gen %d x%d  \xc2\xb7  %.1f GB/s theoretical per direction</text>",
+        vt_esc_printf(f, VT_ESC_HTML, "<text x=\"550\" y=\"150\" font-size=\"13\" text-anchor=\"middle\" fill=\"#445\">PCIe gen %d x%d  \xc2\xb7  %.1f GB/s theoretical per direction</text>",
                 ref->pcie_gen, ref->pcie_width, ref->pcie_gbps);
     else fputs("<text x=\"550\" y=\"150\" font-size=\"13\" text-anchor=\"middle\" fill=\"#445\">PCIe</text>", f);
     /* arrows */

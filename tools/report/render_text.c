@@ -275,7 +275,7 @@ int vt_render_text(FILE *f, struct vt_proc *const *procs, size_t n, const struct
         fprintf(f, "  %-5s %-8lld %-12.12s %10s %6llu %8llu %10s  %s%s\n", rk, (long long)p->pid,
                 p->hostname[0] ? p->hostname : "-", B(p->peak), (unsigned long long)p->oom_count,
                 (unsigned long long)p->finding_count, B(p->leak_bytes), base(p->path), i == top ? "  <- peak" : "");
-        sum += p->peak; ooms_ += p->oom_count; fnd += p->finding_count; leak += p->leak_bytes;
+        vt_sat_add(&sum, p->peak); ooms_ += p->oom_count; fnd += p->finding_count; vt_sat_add(&leak, p->leak_bytes);
     }
     const struct vt_proc *pk = procs[top];
     fprintf(f, "\n  highest peak: ");

@@ -194,7 +194,13 @@ int vt_cmd_report(int argc, char **argv)
         if (fclose(pff) != 0 || rc < 0) { fprintf(stderr, "vramtrace report: writing %s failed\n", perfetto); if (!status) status = 1; }
     }
     if (!status) {
-        int rc = json ? vt_render_json(stdout, procs, done, &opts) : vt_render_text(stdout, procs, done, &opts);
+        int rc;
+        if (json) rc = vt_render_json(stdout, procs, done, &opts);
+        else { /* through the filter: a name cannot move the terminal's cursor or ring it */
+            FILE *text = vt_text_filter(stdout);
+            rc = vt_render_text(text ? text : stdout, procs, done, &opts);
+            if (text && fclose(text) != 0) rc = -1;
+        }
         if (fflush(stdout) != 0 || rc < 0) { fputs("vramtrace report: writing the report failed\n", stderr); status = 1; }
         if (html && !status) status = write_file(html, "HTML report", vt_render_html, procs, done, &opts);
     }
