@@ -50,6 +50,11 @@ struct ring_file_hdr {
      * line starts there. A writer killed mid-copy leaves part of a line that recovery, which
      * formats the record again from `tail`, must cut first (else the line is broken or doubled). */
     _Atomic uint64_t line_rec, line_off;
+    /* Where the records whose lines are complete in the trace end (a ring position): set after
+     * the copy, before the record's slots are emptied and `tail` passes them. A drainer killed
+     * between the two leaves line_done > tail, and recovery starts there (the lines are in the
+     * trace; re-formatting or cutting them would double or lose one). */
+    _Atomic uint64_t line_done;
     /* The API names the records' ids refer to (api_names.h): written before any record using them. */
     _Alignas(64) struct vt_api_names names;
 };
@@ -69,7 +74,10 @@ static struct {
     _Alignas(64) _Atomic int sleeping; /* written by the drainer only: own cache line */
     _Alignas(64) _Atomic int wake;
     pthread_mutex_t drain_lock;
-    long kill_after;             /* VRAMTRACE_TEST_KILL_IN_DRAIN: die mid-line (tests only) */
+    /* VRAMTRACE_TEST_KILL_AT=STEP:K (tests only): die at step STEP of the K-th record drained,
+     * to prove that a drainer killed after any store of its loop loses and doubles nothing. */
+    long kill_rec;
+    int kill_step;
     char line[1 << 16];          /* the drainer's formatting buffer (drain_lock held) */
 } J = { .drain_lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -80,9 +88,11 @@ static __thread __attribute__((tls_model("initial-exec"))) uint64_t seen_tail;
 /* nslots is a power of two: a mask, not a division (a 64-bit div costs tens of cycles per claim) */
 static inline struct slot_hdr *slot_at(uint64_t pos) { return (struct slot_hdr *)(J.data + (pos & (J.nslots - 1)) * SLOT); }
 
-static uint64_t proc_start_time(pid_t pid)
+/* /proc/PID/stat's start time (field 22), and its state (field 3) in *state when asked. */
+static uint64_t proc_stat(pid_t pid, char *state)
 {
     char path[64], buf[1024];
+    if (state) *state = '?';
     snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) return 0;
@@ -92,9 +102,19 @@ static uint64_t proc_start_time(pid_t pid)
     buf[n] = '\0';
     const char *p = strrchr(buf, ')'); /* comm may hold spaces */
     if (!p) return 0;
+    if (state && p[1] == ' ' && p[2]) *state = p[2];
     for (int field = 2; *p && field < 22; p++)
         if (*p == ' ') field++;
     return strtoull(p, NULL, 10);
+}
+static uint64_t proc_start_time(pid_t pid) { return proc_stat(pid, NULL); }
+
+/* The ring's writer still runs: its pid alive with the start time it recorded, and not a zombie
+ * (killed but not yet waited for by its parent: it writes nothing more). */
+static int writer_alive(pid_t pid, uint64_t start_time)
+{
+    char state;
+    return pid > 0 && kill(pid, 0) == 0 && proc_stat(pid, &state) == start_time && state != 'Z' && state != 'X';
 }
 
 /* Format and write records from the tail while they are complete. Caller holds drain_lock. */
@@ -114,19 +134,27 @@ static long drain_locked(int take_incomplete)
         if (n == 0 || n > J.nslots / 4) n = 1; /* damaged: step over one slot */
         size_t len = vt_record_format(s->type, s + 1, s->bytes, st != S_READY, &h->names, J.line, sizeof J.line);
         char *dst = len ? vt_writer_reserve(len) : NULL;
+        int kill = __builtin_expect(J.kill_rec > 0, 0) && --J.kill_rec == 0 ? J.kill_step : 0;
         if (dst) {
             atomic_store_explicit(&h->line_off, vt_writer_offset(dst), memory_order_relaxed);
             atomic_store_explicit(&h->line_rec, t + 1, memory_order_release);
             atomic_thread_fence(memory_order_release); /* both before any byte of the line */
-            if (__builtin_expect(J.kill_after > 0, 0) && --J.kill_after == 0) {
-                memcpy(dst, J.line, len / 2);
-                raise(SIGKILL);
-            }
+            if (kill == 1) raise(SIGKILL);
+            if (kill == 2) { memcpy(dst, J.line, len / 2); raise(SIGKILL); }
             memcpy(dst, J.line, len);
+            if (kill == 3) raise(SIGKILL);
         }
-        for (uint32_t i = 0; i < n; i++) atomic_store_explicit(&slot_at(t + i)->state, S_EMPTY, memory_order_relaxed);
+        atomic_thread_fence(memory_order_release); /* the line before line_done */
+        atomic_store_explicit(&h->line_done, t + n, memory_order_release);
+        if (kill == 4) raise(SIGKILL);
+        for (uint32_t i = 0; i < n; i++) {
+            atomic_store_explicit(&slot_at(t + i)->state, S_EMPTY, memory_order_relaxed);
+            if (kill == 5) raise(SIGKILL);
+        }
+        if (kill == 6) raise(SIGKILL);
         t += n;
         atomic_store_explicit(&h->tail, t, memory_order_release);
+        if (kill == 7) raise(SIGKILL);
         done++;
     }
     return done;
@@ -211,6 +239,7 @@ int vt_journal_open(const char *trace_path, int mode, const char *token, char *e
     atomic_store(&hdr->head, 0);
     atomic_store(&hdr->tail, 0);
     atomic_store(&hdr->line_rec, 0);
+    atomic_store(&hdr->line_done, 0);
     vt_api_names_use(&hdr->names);
     /* Fault the ring in now: first-touch faults would otherwise land on the program's threads,
      * one per 4 KiB of events, for the whole first lap. */
@@ -226,8 +255,9 @@ int vt_journal_open(const char *trace_path, int mode, const char *token, char *e
     J.data = area;
     J.nslots = nslots;
     J.sync = mode == 1;
-    const char *kill_env = getenv("VRAMTRACE_TEST_KILL_IN_DRAIN");
-    J.kill_after = kill_env ? atol(kill_env) : 0;
+    const char *kill_env = getenv("VRAMTRACE_TEST_KILL_AT");
+    J.kill_rec = 0;
+    if (kill_env && sscanf(kill_env, "%d:%ld", &J.kill_step, &J.kill_rec) != 2) J.kill_rec = 0;
     atomic_store(&J.stop, 0);
     J.have_thread = 0;
     if (mode == 0) {
@@ -451,8 +481,10 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
         out = -EPERM;
         goto done;
     }
-    if (h->pid > 0 && kill((pid_t)h->pid, 0) == 0 && proc_start_time((pid_t)h->pid) == h->start_time) {
-        snprintf(err, errlen, "%s: process %lld is still writing it", ring, (long long)h->pid);
+    if (writer_alive((pid_t)h->pid, h->start_time)) {
+        uint64_t pending = atomic_load(&h->head) - atomic_load(&h->tail);
+        snprintf(err, errlen, "%s: process %lld is still writing it (%llu ring slots not yet in the trace)", ring,
+                 (long long)h->pid, (unsigned long long)(pending > h->nslots ? h->nslots : pending));
         out = -EBUSY;
         goto done;
     }
@@ -462,8 +494,12 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     int tfd = open(trace_path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
     if (tfd >= 0) trim_nul_tail(tfd);
     struct stat tst;
-    uint64_t line_off = atomic_load(&h->line_off);
-    if (tfd >= 0 && atomic_load(&h->line_rec) == atomic_load(&h->tail) + 1 && fstat(tfd, &tst) == 0 &&
+    uint64_t line_off = atomic_load(&h->line_off), tail = atomic_load(&h->tail), line_done = atomic_load(&h->line_done);
+    /* The drainer died after completing lines it had not yet passed `tail` over: they are in the
+     * trace, and recovery starts after them. Else, when it died copying the record at `tail`,
+     * the part of its line already in the trace is cut (the record is formatted again). */
+    int done_ahead = line_done > tail && line_done - tail <= h->nslots;
+    if (tfd >= 0 && !done_ahead && atomic_load(&h->line_rec) == tail + 1 && fstat(tfd, &tst) == 0 &&
         line_off < (uint64_t)tst.st_size && ftruncate(tfd, (off_t)line_off) != 0) {
         /* cannot cut the partial line: the recovered ones still follow it */
     }
@@ -472,7 +508,7 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
         if (tfd >= 0) close(tfd);
         goto done;
     }
-    uint64_t t = atomic_load(&h->tail), head = atomic_load(&h->head);
+    uint64_t t = done_ahead ? line_done : tail, head = atomic_load(&h->head);
     if (head - t > h->nslots) t = head - h->nslots;
     static char line[1 << 16];
     char rec[1 << 16];
