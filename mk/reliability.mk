@@ -4,7 +4,8 @@
 #                      and fork programs run under it on the simulated device (tests/cases/rel_*.sh
 #                      with VT_TSAN_LIB set)
 #   make lint          cppcheck + clang-tidy over src/ and tools/, fails on any finding
-#   make fuzz          every fuzz/fuzz_*.c target for FUZZ_SECONDS (default 60) each
+#   make fuzz          every fuzz/fuzz_*.c target for FUZZ_SECONDS (default 60) each (CI: 20);
+#                      longer hunts: make fuzz FUZZ_SECONDS=600
 
 # rel_dlopen must not be linked with CUDA: it loads the runtime itself.
 $(BUILD)/tests/progs/rel_dlopen: tests/progs/rel_dlopen.c
@@ -66,11 +67,28 @@ tidy: $(BW_PTX_H)
 FUZZ_TARGETS := $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
 FUZZ_SEEDS_fatbin ?= $(FB_DIR)
 FUZZ_SEEDS_trace ?= tests/data/traces
+FUZZ_SEEDS_ring ?= fuzz/seeds/ring
+FUZZ_SEEDS_cli ?= fuzz/seeds/cli
+# the parallel reader is fuzzed in 4 KiB chunks; inputs up to 256 KiB span dozens of them
+FUZZ_FLAGS_trace ?= -max_len=262144
+FUZZ_FLAGS_cli ?= -close_fd_mask=2 -timeout=20
+# `vramtrace report`'s command line: report.c and everything it calls
+$(BUILD)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(wildcard tools/report/*.c tools/report/*.h) $(FUZZ_RING_SRCS) src/journal.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -Itools -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -o $@ fuzz/fuzz_cli.c $(sort $(wildcard tools/report/*.c) $(FUZZ_RING_SRCS) src/journal.c) \
+	    -ljson-c -ldw -lelf -lstdc++ -lm -lpthread
+# crash recovery: journal.c is included by the target (its ring layout is private)
+FUZZ_RING_SRCS := src/records.c src/api_names.c src/trace_writer.c src/registry.c src/rangemap.c src/inflight.c tools/report/escape.c
+$(BUILD)/fuzz/fuzz_ring: fuzz/fuzz_ring.c src/journal.c src/journal.h src/records.h $(FUZZ_RING_SRCS)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -Itools -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -o $@ fuzz/fuzz_ring.c $(FUZZ_RING_SRCS) -ljson-c -lpthread
 .PHONY: fuzz
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)
 	@set -e; $(foreach t,$(FUZZ_TARGETS), \
 	    mkdir -p $(BUILD)/fuzz/corpus-$(t); echo "fuzz: $(t) for $(FUZZ_SECONDS) s"; \
-	    $(BUILD)/fuzz/fuzz_$(t) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
+	    $(BUILD)/fuzz/fuzz_$(t) -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 $(FUZZ_FLAGS_$(t)) \
 	        -artifact_prefix=$(BUILD)/fuzz/$(t)- $(BUILD)/fuzz/corpus-$(t) $(FUZZ_SEEDS_$(t)) 2>$(BUILD)/fuzz/$(t).log \
 	        || { tail -40 $(BUILD)/fuzz/$(t).log; exit 1; }; tail -1 $(BUILD)/fuzz/$(t).log;)
 

@@ -445,6 +445,24 @@ static int discard_unborn_ring(const char *ring, const char *trace_path, const s
     return unlink(ring) == 0;
 }
 
+/* What lies from `off` to the end of the trace is one line, whole or in part, after a complete
+ * one: the record the drainer was copying, which recovery formats again. The only cut recovery
+ * makes: a damaged ring's offset must never cut other lines. */
+static int only_partial_line_after(int fd, uint64_t off, uint64_t end)
+{
+    char buf[4096];
+    if (off == 0 || pread(fd, buf, 1, (off_t)off - 1) != 1 || buf[0] != '\n') return 0;
+    for (uint64_t at = off; at < end;) {
+        size_t want = end - at < sizeof buf ? (size_t)(end - at) : sizeof buf;
+        ssize_t n = pread(fd, buf, want, (off_t)at);
+        if (n <= 0) return 0;
+        const char *nl = memchr(buf, '\n', (size_t)n);
+        if (nl && (at + (uint64_t)(nl - buf) + 1 != end)) return 0; /* a newline before the very end */
+        at += (uint64_t)n;
+    }
+    return 1;
+}
+
 long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
 {
     char ring[4200];
@@ -500,7 +518,8 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
      * the part of its line already in the trace is cut (the record is formatted again). */
     int done_ahead = line_done > tail && line_done - tail <= h->nslots;
     if (tfd >= 0 && !done_ahead && atomic_load(&h->line_rec) == tail + 1 && fstat(tfd, &tst) == 0 &&
-        line_off < (uint64_t)tst.st_size && ftruncate(tfd, (off_t)line_off) != 0) {
+        line_off < (uint64_t)tst.st_size && only_partial_line_after(tfd, line_off, (uint64_t)tst.st_size) &&
+        ftruncate(tfd, (off_t)line_off) != 0) {
         /* cannot cut the partial line: the recovered ones still follow it */
     }
     if (!data || tfd < 0) {
