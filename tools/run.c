@@ -227,7 +227,8 @@ int vt_cmd_run(int argc, char **argv)
      * another user can guess (/tmp/vramtrace-run-PID.list) let them plant a link that made root's
      * run, and the traced processes appending to it, write into root's files. */
     char list_dir[PATH_MAX], manifest[PATH_MAX + 16];
-    const char *tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
     snprintf(list_dir, sizeof list_dir, "%s/vramtrace-run-XXXXXX", tmpdir);
     int manifest_ok = mkdtemp(list_dir) != NULL;
     snprintf(manifest, sizeof manifest, "%s/traces.list", manifest_ok ? list_dir : tmpdir);
