@@ -24,7 +24,11 @@ OPT      ?= -O2 -g
 SAN_ON   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SANFLAGS := $(if $(SAN),$(SAN_ON))
 CFLAGS   ?=
-CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -fPIC -Isrc -Itools
+# src/ is in layer folders (each has a README saying what it owns and may call); their headers
+# are included by name.
+SRC_DIRS := hooks core fatbin trace platform
+SRC_INC  := $(SRC_DIRS:%=-Isrc/%)
+CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -fPIC $(SRC_INC) -Itools
 LDFLAGS  += $(SANFLAGS)
 
 LIB_LIBS  := -ldl -lpthread -lzstd -llz4
@@ -37,7 +41,7 @@ LTO_CFLAGS := $(if $(LTO),-flto=auto -ffat-lto-objects)
 LTO_LDFLAGS := $(if $(LTO),-flto=auto $(OPT) -fPIC)
 TOOL_LIBS := -ljson-c -ldw -lelf -ldl -lpthread -lzstd -llz4 -lm
 
-LIB_SRCS  := $(wildcard src/*.c)
+LIB_SRCS  := $(wildcard src/*/*.c)
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_SRCS := $(wildcard tools/*.c tools/report/*.c tools/bandwidth/*.c)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -62,7 +66,7 @@ $(BUILD)/libvramtrace.so: $(LIB_OBJS) src/libvramtrace.map
 
 # The same objects as a static archive, for unit tests and the CLI (only what they reference is linked).
 # Not interpose.o: its exported dlsym would replace libc's in the CLI (and crash the ASan build).
-$(BUILD)/libvtcore.a: $(filter-out $(BUILD)/obj/src/interpose.o,$(LIB_OBJS))
+$(BUILD)/libvtcore.a: $(filter-out $(BUILD)/obj/src/hooks/interpose.o,$(LIB_OBJS))
 	rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/vramtrace: $(TOOL_OBJS) $(BUILD)/libvtcore.a

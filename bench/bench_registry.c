@@ -1,4 +1,4 @@
-/* bench_registry.c - the registry alone (src/registry.c), to show how its locking scales:
+/* bench_registry.c - the registry alone (src/core/registry.c), to show how its locking scales:
  * T threads each insert, look up and remove 4 KiB ranges, either in their own 2 MiB regions
  * (their own shards, as threads allocating from different driver pages) or all in one region
  * (one shard: what every thread paid with the old single registry mutex). Prints

@@ -4,7 +4,7 @@
  * header line. vt_journal_recover must not crash, hang or read outside the file, and every line
  * the trace holds afterwards must be valid JSON in valid UTF-8: a dead program's ring is
  * untrusted input. journal.c is included for its (private) ring layout. */
-#include "../src/journal.c"
+#include "../src/trace/journal.c"
 
 #include <json-c/json.h>
 #include <sys/wait.h>

@@ -2,7 +2,7 @@
 #   $(BUILD)/tests/fatbin_dump   prints the layouts vt_fatbin_parse finds (tests/cases/fatbin_*.sh)
 #   make fatbin-fixtures         regenerate tests/data/fatbin/*.fatbin etc. with nvcc (committed)
 #   make fuzz-fatbin             libFuzzer run for FUZZ_SECONDS (default 60), seeds tests/data/fatbin/
-FATBIN_SRCS := $(wildcard src/fatbin*.c)
+FATBIN_SRCS := $(wildcard src/fatbin/fatbin*.c)
 TEST_DEPS += $(BUILD)/tests/fatbin_dump
 
 $(BUILD)/tests/fatbin_dump: tests/unit/fatbin_dump.c $(BUILD)/libvtcore.a
@@ -28,10 +28,10 @@ fatbin-fixtures: $(BUILD)/tests/fatbin_dump
 
 FUZZ_SECONDS ?= 60
 FUZZ_CC ?= clang
-$(BUILD)/fuzz/fuzz_fatbin: fuzz/fuzz_fatbin.c $(FATBIN_SRCS) src/fatbin.h src/fatbin_int.h
+$(BUILD)/fuzz/fuzz_fatbin: fuzz/fuzz_fatbin.c $(FATBIN_SRCS) src/fatbin/fatbin.h src/fatbin/fatbin_int.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -Isrc -o $@ fuzz/fuzz_fatbin.c $(FATBIN_SRCS) -lzstd -llz4
+	    -fno-sanitize-recover=undefined $(SRC_INC) -o $@ fuzz/fuzz_fatbin.c $(FATBIN_SRCS) -lzstd -llz4
 fuzz-fatbin: $(BUILD)/fuzz/fuzz_fatbin
 	@mkdir -p $(BUILD)/fuzz/corpus-fatbin
 	$(BUILD)/fuzz/fuzz_fatbin -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \

@@ -17,12 +17,12 @@ TSAN_BUILD ?= build-tsan
 TSAN_OBJS  := $(LIB_SRCS:%.c=$(TSAN_BUILD)/obj/%.o)
 # -Wno-tsan: gcc warns that TSan does not model atomic_thread_fence (the seqlock uses fences);
 # a race TSan then reports through a fence must be checked by hand before it is suppressed.
-TSAN_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Wno-tsan $(OPT) -fPIC -Isrc -Itools
+TSAN_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) -Wno-tsan $(OPT) -fPIC $(SRC_INC) -Itools
 # TSan's own start-up calls dlsym(RTLD_NEXT, ...) - our exported dlsym - before the TSan runtime
 # is initialised, and instrumented code crashes there (__tsan_func_entry on a null trace). The
 # dlsym path (interpose.c, resolve.c) is therefore built without instrumentation; its shared state
 # is atomics and mutexes, whose happens-before edges TSan still sees through its interceptors.
-TSAN_PLAIN := src/interpose.c src/resolve.c
+TSAN_PLAIN := src/hooks/interpose.c src/platform/resolve.c
 .PHONY: tsan-lib tsan-test
 $(TSAN_BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -40,10 +40,10 @@ tsan-test: all $(TSAN_BUILD)/libvramtrace.so $(TEST_DEPS)
 	    sh tests/run.sh rel_tsan
 
 # --- lint ------------------------------------------------------------------------------------
-LINT_SRCS := $(wildcard src/*.c tools/*.c tools/report/*.c tools/bandwidth/*.c)
+LINT_SRCS := $(wildcard src/*/*.c tools/*.c tools/report/*.c tools/bandwidth/*.c)
 CPPCHECK_FLAGS := --quiet --error-exitcode=1 --inline-suppr --std=c11 --enable=warning,portability,performance \
-    --suppress=missingIncludeSystem -D_GNU_SOURCE -Isrc -Itools -I$(BUILD)/gen \
-    --suppress=nullPointerArithmeticRedundantCheck:src/check.c --suppress=uninitvar:tools/bandwidth/pcie.c
+    --suppress=missingIncludeSystem -D_GNU_SOURCE $(SRC_INC) -Itools -I$(BUILD)/gen \
+    --suppress=nullPointerArithmeticRedundantCheck:src/core/check.c --suppress=uninitvar:tools/bandwidth/pcie.c
 # The two suppressions are false positives (cppcheck 2.10): check.c's read loop runs only while
 # buf is non-NULL; pcie.c's qsort sees an array whose first n (possibly 0) entries are set.
 # clang-analyzer-* and bugprone-*, less the checks that only argue style here (swappable
@@ -58,7 +58,7 @@ cppcheck: $(BW_PTX_H)
 # one clang-tidy per file, TIDY_JOBS at a time; the findings of every file, then the verdict
 tidy: $(BW_PTX_H)
 	@printf '%s\n' $(LINT_SRCS) | xargs -P $(TIDY_JOBS) -I{} sh -c \
-	    'clang-tidy --quiet -checks="$(TIDY_CHECKS)" --warnings-as-errors="*" {} -- -std=c11 -D_GNU_SOURCE -Isrc -Itools -I$(BUILD)/gen >$(BUILD)/tidy-$$(echo {} | tr / _).log 2>&1 || { grep -v "warnings\? generated" $(BUILD)/tidy-$$(echo {} | tr / _).log; exit 1; }' \
+	    'clang-tidy --quiet -checks="$(TIDY_CHECKS)" --warnings-as-errors="*" {} -- -std=c11 -D_GNU_SOURCE $(SRC_INC) -Itools -I$(BUILD)/gen >$(BUILD)/tidy-$$(echo {} | tr / _).log 2>&1 || { grep -v "warnings\? generated" $(BUILD)/tidy-$$(echo {} | tr / _).log; exit 1; }' \
 	    && echo "clang-tidy: clean"
 
 # --- fuzz: every fuzz/fuzz_NAME.c, built by the rule its module's mk/*.mk provides
@@ -73,16 +73,16 @@ FUZZ_SEEDS_cli ?= fuzz/seeds/cli
 FUZZ_FLAGS_trace ?= -max_len=262144
 FUZZ_FLAGS_cli ?= -close_fd_mask=2 -timeout=20
 # `vramtrace report`'s command line: report.c and everything it calls
-$(BUILD)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(wildcard tools/report/*.c tools/report/*.h) $(FUZZ_RING_SRCS) src/journal.c
+$(BUILD)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(wildcard tools/report/*.c tools/report/*.h) $(FUZZ_RING_SRCS) src/trace/journal.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -Itools -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -o $@ fuzz/fuzz_cli.c $(sort $(wildcard tools/report/*.c) $(FUZZ_RING_SRCS) src/journal.c) \
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 $(SRC_INC) -Itools -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -o $@ fuzz/fuzz_cli.c $(sort $(wildcard tools/report/*.c) $(FUZZ_RING_SRCS) src/trace/journal.c) \
 	    -ljson-c -ldw -lelf -lstdc++ -lm -lpthread
 # crash recovery: journal.c is included by the target (its ring layout is private)
-FUZZ_RING_SRCS := src/records.c src/api_names.c src/trace_writer.c src/registry.c src/rangemap.c src/inflight.c tools/report/escape.c
-$(BUILD)/fuzz/fuzz_ring: fuzz/fuzz_ring.c src/journal.c src/journal.h src/records.h $(FUZZ_RING_SRCS)
+FUZZ_RING_SRCS := src/trace/records.c src/trace/api_names.c src/trace/trace_writer.c src/core/registry.c src/core/rangemap.c src/core/inflight.c tools/report/escape.c
+$(BUILD)/fuzz/fuzz_ring: fuzz/fuzz_ring.c src/trace/journal.c src/trace/journal.h src/trace/records.h $(FUZZ_RING_SRCS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Isrc -Itools -fsanitize=fuzzer,address,undefined \
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 $(SRC_INC) -Itools -fsanitize=fuzzer,address,undefined \
 	    -fno-sanitize-recover=undefined -o $@ fuzz/fuzz_ring.c $(FUZZ_RING_SRCS) -ljson-c -lpthread
 .PHONY: fuzz
 fuzz: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/fuzz_%)

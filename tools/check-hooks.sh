@@ -1,5 +1,5 @@
 #!/bin/sh
-# tools/check-hooks.sh - the hook tables (VT_HOOK_ENTRY in src/*.c), the symbols libvramtrace.so
+# tools/check-hooks.sh - the hook tables (VT_HOOK_ENTRY in src/*/*.c), the symbols libvramtrace.so
 # exports, and the real CUDA libraries agree:
 #   1. every table entry is exported by the library, and every exported cu*/cuda* symbol is in a table;
 #   2. with the toolkit present, every entry names a symbol the real libcudart / libcuda (stub) export;
@@ -9,7 +9,7 @@ BUILD=${1:-build}; CUDA_HOME=${2:-/usr/local/cuda}
 lib="$BUILD/libvramtrace.so"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 [ -f "$lib" ] || { echo "not ok - $lib not built"; exit 1; }
-grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*' src/*.c | sed 's/VT_HOOK_ENTRY(//; s/, /\t/; s/"//g' | sort -u >"$tmp/table"
+grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*' src/*/*.c | sed 's/VT_HOOK_ENTRY(//; s/, /\t/; s/"//g' | sort -u >"$tmp/table"
 cut -f1 "$tmp/table" | sort -u >"$tmp/names"
 nm -D --defined-only "$lib" | awk '{print $3}' | grep -E '^(cu|cuda|__cuda)' | sort -u >"$tmp/exported"
 fail=0

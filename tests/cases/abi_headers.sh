@@ -1,5 +1,5 @@
 #!/bin/sh
-# abi_headers.sh - src/cuda_abi.h (the tracer's own CUDA declarations, so it builds without the
+# abi_headers.sh - src/core/cuda_abi.h (the tracer's own CUDA declarations, so it builds without the
 # toolkit) has the same struct layouts and constants as the toolkit's cuda.h / driver_types.h.
 . tests/lib.sh
 CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
@@ -41,7 +41,7 @@ cat >"$TMP/ours.c" <<'P'
 int main(void) { probe(); return 0; }
 P
 cc -I"$CUDA_HOME/include" -I"$TMP" -o "$TMP/real" "$TMP/real.c" && "$TMP/real" >"$TMP/real.txt"
-cc -Isrc -I"$TMP" -o "$TMP/ours" "$TMP/ours.c" && "$TMP/ours" >"$TMP/ours.txt"
+cc -Isrc/core -I"$TMP" -o "$TMP/ours" "$TMP/ours.c" && "$TMP/ours" >"$TMP/ours.txt"
 check "probe programs built and ran" test -s "$TMP/real.txt" -a -s "$TMP/ours.txt"
 while read -r name rest; do
     check_eq "cuda_abi.h: $name" "$(grep "^$name " "$TMP/ours.txt" | cut -d' ' -f2-)" "$rest"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# journal.sh - the record ring (src/journal.c): events reach the trace through the drain thread,
+# journal.sh - the record ring (src/trace/journal.c): events reach the trace through the drain thread,
 # the ring is removed on a clean exit, a process killed before the drain got there leaves a ring
 # that `vramtrace report` (or `run`) folds back in, a live writer's ring is left alone, and a
 # damaged ring file gives a warning, not a crash. Also: VRAMTRACE_SYNC=1 gives the same trace.

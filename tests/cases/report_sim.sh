@@ -43,7 +43,7 @@ if [ -x "$EXAMPLES/oom" ] && [ -f "$SIM/libcudart.so.13" ]; then
     checks "$TMP/oom.jsonl" "fresh recording" "grab(char const*, int, unsigned long) (oom.cu:16) <- alloc_activations(int) (oom.cu:31)"
 else skip "simulated device or examples not built: fresh recording"; fi
 
-# src/unwind.c must record exactly the stacks glibc backtrace() gives: the same programs (one
+# src/platform/unwind.c must record exactly the stacks glibc backtrace() gives: the same programs (one
 # threaded) traced with VRAMTRACE_UNWIND=glibc and with the default, address randomization off.
 if [ -x "$EXAMPLES/oom" ] && [ -x "$PROGS/rel_stress" ] && [ -f "$SIM/libcudart.so.13" ] && setarch -R true 2>/dev/null; then
     for u in default glibc; do

@@ -22,7 +22,7 @@ check_eq "4G device holds 8 x 512 MiB chunks" "$(v "$out" chunks)" 8
 check_eq "OOM is cudaErrorMemoryAllocation" "$(v "$out" err)" 2
 check_eq "allocation works again after freeing" "$(v "$out" after_free)" 0
 
-# param-layout-dependent checks need the fatbin parser (src/fatbin.c)
+# param-layout-dependent checks need the fatbin parser (src/fatbin/fatbin.c)
 layout=$(run "$B" paraminfo)
 if [ "$(v "$layout" rc)" != 0 ]; then
     skip "host-pointer launch checks: no kernel layouts (fatbin parser not built yet)"
