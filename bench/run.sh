@@ -149,7 +149,10 @@ cpus=$(getconf _NPROCESSORS_ONLN)
 awk -v reps="$REPS" -v model="$model" -v cpus="$cpus" -v secs=$((end - start)) '
 function key(c, o, t) { return c SUBSEP o SUBSEP t }
 $1 == "untraced" || $1 == "nobt" || $1 == "check" || $1 == "default" {
-    if ($2 == "RESULT") { k = key($1, $3, $4); if (!(k in ns) || $6 < ns[k]) ns[k] = $6 }
+    if ($2 == "RESULT") {
+        k = key($1, $3, $4); if (!(k in ns) || $6 < ns[k]) ns[k] = $6
+        if ($7 != "" && (!(k in pcpu) || $7 < pcpu[k])) pcpu[k] = $7
+    }
     else if ($2 == "RSS") { r = $1; if (!(r in rss) || $3 > rss[r]) { rss[r] = $3; anon[r] = $4; file[r] = $5 } }
 }
 $1 == "REG" { k = $2 SUBSEP $3; if (!(k in reg) || $5 < reg[k]) reg[k] = $5; if ($6 != 0) regbad = 1 }
@@ -176,6 +179,12 @@ END {
         o = ops[i]; c = cfgs[j]
         if (o == "memcpy") continue
         row(sprintf("%-26s %d thr %s", label[o], t, cl[c]), ns[key("untraced", o, t)], ns[key(c, o, t)], "ns", ".1f")
+    }
+    print "whole-process CPU per call, every thread (the program'"'"'s and the tracer'"'"'s drain thread; CLOCK_PROCESS_CPUTIME_ID over the timed loop)"
+    for (i = 1; i <= 6; i++) for (t = 1; t <= 8; t += 7) for (j = 1; j <= 3; j += 2) {
+        o = ops[i]; c = cfgs[j]
+        if (o == "memcpy") continue
+        row(sprintf("%-26s %d thr %s", label[o], t, cl[c]), pcpu[key("untraced", o, t)], pcpu[key(c, o, t)], "ns", ".1f")
     }
     print "registry alone: insert+lookup+remove of a 4 KiB range (core-ns/op; baseline = the same with 1 thread)"
     for (m = 1; m <= 2; m++) for (t = 1; t <= 8; t *= 2) {
