@@ -161,6 +161,23 @@ check_findings drv_linked "driver (-lcuda) extra buffer"
 # layout from its cache of the first (no finding).
 if [ -x "$PROGS/nvrtc_gen" ] && [ -x "$PROGS/rel_nvrtc" ] && no_san "$PROGS/nvrtc_gen" "$TMP/a.ptx" "$TMP/b.ptx" 2>"$TMP/nvrtc.err"; then
     check "NVRTC: the PTX is over 128 KiB" test "$(stat -c %s "$TMP/a.ptx")" -gt 131072
+    # truth for the layouts, from the host compiler: kernel parameters are laid out as a C struct
+    # of the same types (CUDA Programming Guide, "Function Parameters"): offsetof and sizeof
+    cat >"$TMP/abi.c" <<'C'
+#include <stddef.h>
+#include <stdio.h>
+struct a { float *out; const float *in; float a; int n; };
+struct b { int n; float a; float *out; const float *in; };
+int main(void)
+{
+    printf("["); printf("[%zu,%zu]", offsetof(struct a, out), sizeof(float *)); printf(",[%zu,%zu]", offsetof(struct a, in), sizeof(float *));
+    printf(",[%zu,%zu]", offsetof(struct a, a), sizeof(float)); printf(",[%zu,%zu]]\n", offsetof(struct a, n), sizeof(int));
+    printf("["); printf("[%zu,%zu]", offsetof(struct b, n), sizeof(int)); printf(",[%zu,%zu]", offsetof(struct b, a), sizeof(float));
+    printf(",[%zu,%zu]", offsetof(struct b, out), sizeof(float *)); printf(",[%zu,%zu]]\n", offsetof(struct b, in), sizeof(float *));
+    return 0;
+}
+C
+    no_san cc -o "$TMP/abi" "$TMP/abi.c" && "$TMP/abi" >"$TMP/abi.txt"
     for np in 0 1; do
         if [ $np = 0 ]; then lay=paraminfo; else lay=ptx; fi
         for m in data lib file libfile reuse; do
@@ -175,6 +192,9 @@ if [ -x "$PROGS/nvrtc_gen" ] && [ -x "$PROGS/rel_nvrtc" ] && no_san "$PROGS/nvrt
             check "NVRTC $m, layout from $lay: the message names kernel and argument" \
                 grep -q "host pointer passed to kernel scale, argument $arg" "$TMP/$t.err"
             check_eq "NVRTC $m: layout from $lay" "$(q $t '[.[] | select(.ev=="kernel") | .layout] | unique | join(",")')" "$lay;"
+            if [ $m = reuse ]; then want_params=$(tr '\n' ';' <"$TMP/abi.txt"); else want_params="$(head -1 "$TMP/abi.txt");"; fi
+            check_eq "NVRTC $m, layout from $lay: scale's parameters where the host compiler puts them (offsetof)" \
+                "$(q $t '.[] | select(.ev=="kernel") | .params | tojson')" "$want_params"
         done
     done
 else
