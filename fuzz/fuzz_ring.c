@@ -98,11 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (ssize_t i = 0; i < len; i++) if (line[i]) line[m++] = line[i]; /* NUL padding is skipped by readers */
         while (m && (line[m - 1] == '\n')) m--;
         if (!m) continue;
-        for (size_t i = 0; i < m;) {
-            size_t k = vt_utf8_len((const unsigned char *)line + i);
-            if (!k || k > m - i) { fprintf(stderr, "recovered line is not UTF-8\n"); abort(); }
-            i += k;
-        }
+        if (!vt_utf8_valid(line, m)) { fprintf(stderr, "recovered line is not UTF-8\n"); abort(); }
         json_tokener *tok = json_tokener_new();
         json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
         json_object *o = json_tokener_parse_ex(tok, line, (int)m);

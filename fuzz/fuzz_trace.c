@@ -29,19 +29,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 #define PROMISE(cond, what) do { if (!(cond)) { fprintf(stderr, "broken promise: %s\n", what); abort(); } } while (0)
 
-static int valid_utf8(const char *s, size_t n)
-{
-    for (size_t i = 0; i < n;) {
-        size_t k = vt_utf8_len((const unsigned char *)s + i);
-        if (!k || k > n - i) return 0;
-        i += k;
-    }
-    return 1;
-}
-
 static void check_json(const char *buf, size_t n, const char *what)
 {
-    PROMISE(valid_utf8(buf, n), what);
+    PROMISE(vt_utf8_valid(buf, n), what);
     json_tokener *tok = json_tokener_new_ex(64);
     json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
     json_object *o = json_tokener_parse_ex(tok, buf, (int)n);

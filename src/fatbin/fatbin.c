@@ -321,12 +321,14 @@ static size_t bounded_strlen(const char *s, size_t max)
     return z ? (size_t)(z - s) : max;
 }
 
+/* The magics that tell the image kinds apart (little-endian bytes). */
+static const uint8_t wrap_m[4] = {0xB1, 0x43, 0x62, 0x46}; /* fatbin wrapper 0x466243B1 */
+static const uint8_t fat_m[4] = {0x50, 0xED, 0x55, 0xBA};  /* fatbin header 0xBA55ED50 */
+static const uint8_t elf_m[4] = {0x7f, 'E', 'L', 'F'};
+
 /* Parse the image into b. */
 static int parse_image(vt_fb_builder *b, const uint8_t *p, size_t len, char *err, size_t errlen)
 {
-    static const uint8_t wrap_m[4] = {0xB1, 0x43, 0x62, 0x46};
-    static const uint8_t fat_m[4] = {0x50, 0xED, 0x55, 0xBA};
-    static const uint8_t elf_m[4] = {0x7f, 'E', 'L', 'F'};
     if (has_magic(p, len, wrap_m, 4)) {
         if (len && len < 16)
             return vt_fb_fail(err, errlen, VT_FATBIN_ETRUNC, "fatbin wrapper truncated");
@@ -368,9 +370,6 @@ static int parse_image(vt_fb_builder *b, const uint8_t *p, size_t len, char *err
 
 const void *vt_fatbin_image_extent(const void *image, size_t *len)
 {
-    static const uint8_t wrap_m[4] = {0xB1, 0x43, 0x62, 0x46};
-    static const uint8_t fat_m[4] = {0x50, 0xED, 0x55, 0xBA};
-    static const uint8_t elf_m[4] = {0x7f, 'E', 'L', 'F'};
     const uint8_t *p = image;
     *len = 0;
     if (!p) return NULL;

@@ -435,8 +435,7 @@ static int discard_unborn_ring(const char *ring, const char *trace_path, const s
     const unsigned char *b = (const unsigned char *)h;
     for (size_t i = 0; i < sizeof *h; i++)
         if (b[i]) return 0;
-    long pid = tf->pid;
-    if (pid <= 0 || kill((pid_t)pid, 0) == 0 || errno != ESRCH) return 0;
+    if (tf->pid <= 0 || writer_alive((pid_t)tf->pid, proc_start_time((pid_t)tf->pid))) return 0;
     int tfd = open(trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (tfd >= 0) {
         trim_nul_tail(tfd);
@@ -480,17 +479,20 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     /* Only the trace's own ring: anyone who can write beside a trace can plant TRACE.ring, and
      * recovering it would cut the trace and append whatever it holds. */
     struct trace_facts tf;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || trace_header_facts(trace_path, &tf) != 0 || st.st_uid != tf.uid) {
+    if (trace_header_facts(trace_path, &tf) != 0) {
+        snprintf(err, errlen, "%s: not this trace's ring (the trace has no header to match it); left alone", ring);
+        out = -EPERM;
+        goto done;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != tf.uid) {
         snprintf(err, errlen, "%s: not this trace's ring (not a regular file of the trace's owner); left alone", ring);
         out = -EPERM;
         goto done;
     }
-    if (fstat(fd, &st) != 0 || st.st_size < HDR_BYTES || pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h ||
-        memcmp(h->magic, RING_MAGIC, sizeof RING_MAGIC) != 0 || h->slot_size != SLOT || h->nslots == 0 ||
+    int have_hdr = st.st_size >= HDR_BYTES && pread(fd, h, sizeof *h, 0) == (ssize_t)sizeof *h;
+    if (!have_hdr || memcmp(h->magic, RING_MAGIC, sizeof RING_MAGIC) != 0 || h->slot_size != SLOT || h->nslots == 0 ||
         (h->nslots & (h->nslots - 1)) != 0 || (uint64_t)st.st_size < HDR_BYTES + (uint64_t)h->nslots * SLOT) {
-        if (st.st_size >= HDR_BYTES && pread(fd, h, sizeof *h, 0) == (ssize_t)sizeof *h &&
-            discard_unborn_ring(ring, trace_path, h, &tf))
-            out = 0;
+        if (have_hdr && discard_unborn_ring(ring, trace_path, h, &tf)) out = 0;
         else snprintf(err, errlen, "%s: not a vramtrace ring file", ring);
         goto done;
     }

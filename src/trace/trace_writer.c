@@ -311,10 +311,11 @@ void vt_writer_close(const char *footer, size_t len)
         memcpy(p + len, key, sizeof key - 1);
         size_t at = end + len + sizeof key - 1;
         memcpy(W.map + at + VT_COUNT_WIDTH, "}\n", 2);
+        /* Published first, then counted: a drop whose thread loads footer_count_at before this
+         * store added to `dropped` before the load below (both seq_cst), and one after it
+         * rewrites the count itself, under the lock. */
         pthread_mutex_lock(&W.footer_lock);
-        put_count(W.map + at, atomic_load(&W.dropped));
         atomic_store(&W.footer_count_at, at);
-        /* a drop between the load above and the store went uncounted by its thread: count again */
         put_count(W.map + at, atomic_load(&W.dropped));
         pthread_mutex_unlock(&W.footer_lock);
         end += total;

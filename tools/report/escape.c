@@ -20,6 +20,16 @@ size_t vt_utf8_len(const unsigned char *s)
     return n;
 }
 
+int vt_utf8_valid(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t k = vt_utf8_len((const unsigned char *)s + i);
+        if (!k || k > n - i) return 0;
+        i += k;
+    }
+    return 1;
+}
+
 /* Each valid character of s (at most `max` bytes) to put_char, or put_bad for a byte that starts
  * no valid UTF-8 sequence. */
 static void each_char(FILE *f, const char *s, size_t max, void (*put_char)(FILE *, const unsigned char *, size_t),

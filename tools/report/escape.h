@@ -19,6 +19,8 @@ enum vt_esc { VT_ESC_JSON, VT_ESC_HTML };
 
 /* Bytes in the valid UTF-8 sequence at s (1 to 4), or 0 when none starts there. */
 size_t vt_utf8_len(const unsigned char *s);
+/* s[0..n) is valid UTF-8 throughout. */
+int vt_utf8_valid(const char *s, size_t n);
 void vt_json_str(FILE *f, const char *s);                  /* a JSON string literal, quotes included */
 void vt_json_chars(FILE *f, const char *s, size_t max);    /* its body, at most max bytes of s */
 void vt_html_str(FILE *f, const char *s);                  /* text for an element or an attribute */
