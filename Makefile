@@ -25,9 +25,9 @@ SAN_ON   := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 SANFLAGS := $(if $(SAN),$(SAN_ON))
 CFLAGS   ?=
 # src/ is in layer folders (each has a README saying what it owns and may call); their headers
-# are included by name.
+# are included by name. include/vramtrace/ is the contract shared by library, CLI and users.
 SRC_DIRS := hooks core fatbin trace platform
-SRC_INC  := $(SRC_DIRS:%=-Isrc/%)
+SRC_INC  := -Iinclude $(SRC_DIRS:%=-Isrc/%)
 CFLAGS   += -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -fPIC $(SRC_INC) -Itools
 LDFLAGS  += $(SANFLAGS)
 

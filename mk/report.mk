@@ -14,4 +14,4 @@ FUZZ_CC ?= clang
 fuzz-trace: $(BUILD)/fuzz/fuzz_trace
 $(BUILD)/fuzz/fuzz_trace: fuzz/fuzz_trace.c $(REPORT_SRCS) $(wildcard tools/report/*.h)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Itools -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_trace.c $(REPORT_SRCS) -ljson-c -ldw -lelf -lstdc++ -lm
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Itools -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_trace.c $(REPORT_SRCS) -ljson-c -ldw -lelf -lstdc++ -lm

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vramtrace/trace.h>
 #include "backtrace.h"
 #include "check.h"
 #include "jsonl.h"
@@ -73,7 +74,7 @@ void vt_emit_module(const char *path, uint64_t base, uint64_t lo, uint64_t hi)
     char buf[LINE_MAX_BYTES * 3];
     vt_line l;
     vt_line_init(&l, buf, sizeof buf - 2);
-    VT_PUT_LIT(&l, "{\"ev\":\"module\",\"path\":");
+    VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_MODULE "\",\"path\":");
     vt_put_str(&l, path);
     vt_put_key(&l, "base"); vt_put_hex(&l, base);
     vt_put_key(&l, "lo"); vt_put_hex(&l, lo);
@@ -123,7 +124,7 @@ void vt_ensure_device(int dev)
     char buf[LINE_MAX_BYTES];
     vt_line l;
     vt_line_init(&l, buf, sizeof buf - 2);
-    VT_PUT_LIT(&l, "{\"ev\":\"device\"");
+    VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_DEVICE "\"");
     vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
     vt_put_key(&l, "dev"); vt_put_i64(&l, dev);
     vt_put_key(&l, "name"); vt_put_str(&l, nm);
@@ -365,7 +366,11 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
     VT_RESTORE_ERRNO;
 }
 
-static const char *const dir_names[] = { "h2h", "h2d", "d2h", "d2d" };
+static const char *const dir_names[] = {
+#define VT_X(id) [VT_DIR_##id] = VT_DIRN_##id,
+    VT_TRACE_DIRS(VT_X)
+#undef VT_X
+};
 
 static int side_is_device(const vt_ptr_info *i) { return i->cls == VT_PTR_DEVICE || i->cls == VT_PTR_MANAGED; }
 
@@ -473,7 +478,7 @@ void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, u
     if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
     char buf[LINE_MAX_BYTES];
     vt_line l;
-    vt_fmt_begin(&l, buf, map ? "map" : "unmap", c);
+    vt_fmt_begin(&l, buf, map ? VT_EVN_MAP : VT_EVN_UNMAP, c);
     vt_put_key(&l, "addr"); vt_put_hex(&l, addr);
     vt_put_key(&l, "size"); vt_put_u64(&l, size);
     if (map) { vt_put_key(&l, "handle"); vt_put_hex(&l, handle); }
@@ -548,7 +553,7 @@ void vt_ev_pool_trim(const struct vt_call *c, uint64_t pool, uint64_t keep, int 
     if (vt_trace_ready()) {
         char buf[LINE_MAX_BYTES];
         vt_line l;
-        vt_fmt_begin(&l, buf, "pool_trim", c);
+        vt_fmt_begin(&l, buf, VT_EVN_POOL_TRIM, c);
         vt_put_key(&l, "pool"); vt_put_hex(&l, pool);
         vt_put_key(&l, "keep"); vt_put_u64(&l, keep);
         if (has_reserved) {

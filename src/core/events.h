@@ -12,6 +12,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include <vramtrace/trace.h>
+
 #include "cuda_abi.h"
 #include "kernels.h"
 
@@ -51,7 +53,12 @@ struct vt_free_pending {
 void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr, int is_handle, uint64_t stream, int has_stream);
 void vt_ev_free_end(struct vt_free_pending *p, int res);
 
-enum vt_dir { VT_DIR_H2H = 0, VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D };
+/* copy directions, in vramtrace/trace.h's order (VT_DIR_H2H = 0) */
+enum vt_dir {
+#define VT_X(id) VT_DIR_##id,
+    VT_TRACE_DIRS(VT_X)
+#undef VT_X
+};
 struct vt_copy_extra {
     int async; uint64_t stream;
     int kind;       /* cudaMemcpyKind, -1 for driver copies */
@@ -87,8 +94,13 @@ void vt_ev_pool_trim(const struct vt_call *c, uint64_t pool, uint64_t keep, int 
 void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b);
 void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id);
 
-enum vt_finding_kind { VT_F_HOST_POINTER, VT_F_USE_AFTER_FREE, VT_F_OOB_POINTER, VT_F_OOB_COPY,
-                       VT_F_DIRECTION, VT_F_DOUBLE_FREE, VT_F_INVALID_FREE, VT_F_COUNT };
+/* finding kinds, in vramtrace/trace.h's order (the trace's "kind" names) */
+enum vt_finding_kind {
+#define VT_X(id) VT_F_##id,
+    VT_TRACE_FINDINGS(VT_X)
+#undef VT_X
+    VT_F_COUNT
+};
 struct vt_finding {
     int kind, error;            /* error: 1 error, 0 warning */
     const char *api;

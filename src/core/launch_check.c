@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vramtrace/trace.h>
 #include "check.h"
 #include "events_fmt.h"
 #include "registry.h"
@@ -19,7 +20,7 @@ static void emit_kernel_record(vt_kernel *k)
     if (!buf) return;
     vt_line l;
     vt_line_init(&l, buf, cap - 2);
-    VT_PUT_LIT(&l, "{\"ev\":\"kernel\"");
+    VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_KERNEL "\"");
     vt_put_key(&l, "id"); vt_put_u64(&l, k->id);
     vt_put_key(&l, "name"); vt_put_str(&l, k->name);
     vt_put_key(&l, "params"); VT_PUT_LIT(&l, "[");
@@ -71,7 +72,9 @@ static void short_name(const char *mangled, char *out, size_t cap)
 }
 
 static const char *const kind_names[VT_F_COUNT] = {
-    "host_pointer", "use_after_free", "oob_pointer", "oob_copy", "direction_mismatch", "double_free", "invalid_free",
+#define VT_X(id) [VT_F_##id] = VT_FINDN_##id,
+    VT_TRACE_FINDINGS(VT_X)
+#undef VT_X
 };
 
 void vt_ev_finding(const struct vt_finding *f)
@@ -129,11 +132,11 @@ void vt_ev_finding(const struct vt_finding *f)
         char buf[LINE_MAX_BYTES * 2];
         vt_line l;
         vt_line_init(&l, buf, sizeof buf - 2);
-        VT_PUT_LIT(&l, "{\"ev\":\"finding\"");
+        VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_FINDING "\"");
         vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
         vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
         vt_put_key(&l, "kind"); vt_put_str(&l, kind_names[f->kind]);
-        vt_put_key(&l, "severity"); vt_put_str(&l, f->error ? "error" : "warning");
+        vt_put_key(&l, "severity"); vt_put_str(&l, f->error ? VT_SEVN_ERROR : VT_SEVN_WARNING);
         vt_put_key(&l, "api"); vt_put_str(&l, f->api);
         vt_put_key(&l, "dev"); vt_put_i64(&l, vt_ts.cur_dev);
         if (f->k) {
@@ -158,7 +161,7 @@ void vt_ev_finding(const struct vt_finding *f)
     uint64_t total = 0;
     for (int i = 0; i < VT_F_COUNT; i++) total += atomic_load(&vt_finding_counts[i]);
     if (!vt_cfg.quiet && total <= 20)
-        fprintf(stderr, "vramtrace: %s: %s\n", f->error ? "error" : "warning", msg);
+        fprintf(stderr, "vramtrace: %s: %s\n", f->error ? VT_SEVN_ERROR : VT_SEVN_WARNING, msg);
     if (f->error && vt_cfg.check == VT_CHECK_ABORT) {
         fprintf(stderr, "vramtrace: stopping at the first error (--check=abort); trace: %s\n", vt_trace_path());
         abort();

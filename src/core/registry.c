@@ -73,7 +73,9 @@ static inline void bump_gen(int s)
 static _Atomic uint64_t span_lo = UINT64_MAX, span_hi;
 
 static const char *const mem_names[VT_MEM_COUNT] = {
-    "device", "async", "managed", "pinned", "registered", "vmm_map", "foreign", "vmm", "ipc", "graph",
+#define VT_X(id) [VT_MEM_##id] = VT_MEMN_##id,
+    VT_TRACE_MEMS(VT_X)
+#undef VT_X
 };
 const char *vt_mem_name(int mem) { return mem >= 0 && mem < VT_MEM_COUNT ? mem_names[mem] : "unknown"; }
 

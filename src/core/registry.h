@@ -26,13 +26,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <vramtrace/trace.h>
+
+/* The kinds of memory, in vramtrace/trace.h's order (VT_MEM_DEVICE = 0): the trace's "mem" names.
+ * VT_MEM_VMM is a physical handle, never in the address map. */
 enum vt_mem {
-    VT_MEM_DEVICE = 0, VT_MEM_ASYNC, VT_MEM_MANAGED, VT_MEM_PINNED, VT_MEM_REGISTERED,
-    VT_MEM_VMM_MAP,   /* address range mapped with cuMemMap (bytes counted by the VMM handle) */
-    VT_MEM_FOREIGN,   /* device memory the driver knows but the tracer never saw allocated */
-    VT_MEM_VMM,       /* physical VMM allocation (handle); not in the address map */
-    VT_MEM_IPC,       /* cuIpcOpenMemHandle mapping: another process's memory, not counted */
-    VT_MEM_GRAPH,     /* graph allocation node's address; memory exists only while the graph runs */
+#define VT_X(id) VT_MEM_##id,
+    VT_TRACE_MEMS(VT_X)
+#undef VT_X
     VT_MEM_COUNT
 };
 const char *vt_mem_name(int mem);

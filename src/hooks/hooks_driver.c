@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <vramtrace/trace.h>
 #include "cuda_abi.h"
 #include "events.h"
 #include "kernels.h"
@@ -100,7 +101,7 @@ static CUresult alloc_async_impl(void *real, const char *api, CUdeviceptr *p, si
     VT_CALL_END(c, r);
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
     if (!graph) { vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x); return r; }
-    vt_ev_region_open(&c, "graph_alloc", r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
+    vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
     if (r == CUDA_SUCCESS && p) vt_graph_capture_alloc(u(s), *p, n, c.dev);
     return r;
 }
@@ -117,7 +118,7 @@ static CUresult alloc_pool_impl(void *real, const char *api, CUdeviceptr *p, siz
     VT_CALL_END(c, r);
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
     if (!graph) { vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x); return r; }
-    vt_ev_region_open(&c, "graph_alloc", r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
+    vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
     if (r == CUDA_SUCCESS && p) vt_graph_capture_alloc(u(s), *p, n, c.dev);
     return r;
 }

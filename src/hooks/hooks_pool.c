@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vramtrace/trace.h>
 #include "cuda_abi.h"
 #include "events.h"
 #include "hooks_pool.h"
@@ -212,7 +213,7 @@ static int add_alloc_impl(void *real, const char *api, int rt, CUgraphNode *node
     if (rt) RT_RUN(r, ((add_alloc_fn)real)(node, g, deps, nd, p)); else r = ((add_alloc_fn)real)(node, g, deps, nd, p);
     VT_CALL_END(c, r);
     if (!p) return r;
-    vt_ev_region_open(&c, "graph_alloc", r == 0 ? p->dptr : 0, p->bytesize, VT_MEM_GRAPH, NULL);
+    vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == 0 ? p->dptr : 0, p->bytesize, VT_MEM_GRAPH, NULL);
     if (r == 0) gset_add(g, 0, p->dptr, p->bytesize, c.dev);
     return r;
 }
@@ -263,7 +264,7 @@ static int ipc_open_impl(void *real, const char *api, int rt, CUdeviceptr *p, vt
     if (rt) RT_RUN(r, ((ipc_open_fn)real)(p, h, f)); else r = ((ipc_open_fn)real)(p, h, f);
     VT_CALL_END(c, r);
     uint64_t a = r == 0 && p ? *p : 0;
-    vt_ev_region_open(&c, "ipc_open", a, a ? range_size(a) : 0, VT_MEM_IPC, NULL);
+    vt_ev_region_open(&c, VT_EVN_IPC_OPEN, a, a ? range_size(a) : 0, VT_MEM_IPC, NULL);
     return r;
 }
 VT_REAL_SLOT(cudaIpcOpenMemHandle);
@@ -284,7 +285,7 @@ static int ipc_close_impl(void *real, const char *api, int rt, CUdeviceptr p)
     int r;
     if (rt) RT_RUN(r, ((ipc_close_fn)real)(p)); else r = ((ipc_close_fn)real)(p);
     VT_CALL_END(c, r);
-    vt_ev_region_close(&c, "ipc_close", p, size, VT_MEM_IPC);
+    vt_ev_region_close(&c, VT_EVN_IPC_CLOSE, p, size, VT_MEM_IPC);
     return r;
 }
 VT_REAL_SLOT(cudaIpcCloseMemHandle);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <vramtrace/trace.h>
 #include "cuda_abi.h"
 #include "events.h"
 #include "kernels.h"
@@ -136,7 +137,7 @@ static cudaError_t malloc_async_impl(void *real, const char *api, void **p, size
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
     if (!graph) return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
     VT_CALL_END(c, r);
-    vt_ev_region_open(&c, "graph_alloc", r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
+    vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
     if (r == cudaSuccess && p) vt_graph_capture_alloc(u(s), u(*p), n, c.dev);
     return r;
 }
@@ -154,7 +155,7 @@ static cudaError_t malloc_pool_impl(void *real, const char *api, void **p, size_
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
     if (!graph) return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
     VT_CALL_END(c, r);
-    vt_ev_region_open(&c, "graph_alloc", r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
+    vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
     if (r == cudaSuccess && p) vt_graph_capture_alloc(u(s), u(*p), n, c.dev);
     return r;
 }

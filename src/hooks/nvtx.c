@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vramtrace/trace.h>
 #include "events.h"
 #include "tracer.h"
 
@@ -62,23 +63,23 @@ static const char *attr_name(const struct nvtx_attr *a, char *buf, size_t cap)
 
 static int push(const char *name)
 {
-    if (vt_cfg.enabled) vt_ev_range("range_push", name ? name : "", 0, 0);
+    if (vt_cfg.enabled) vt_ev_range(VT_EVN_RANGE_PUSH, name ? name : "", 0, 0);
     return push_depth++;
 }
 static int pop(void)
 {
     if (push_depth <= 0) return -2; /* NVTX's "no range to pop" */
-    if (vt_cfg.enabled) vt_ev_range("range_pop", NULL, 0, 0);
+    if (vt_cfg.enabled) vt_ev_range(VT_EVN_RANGE_POP, NULL, 0, 0);
     return --push_depth;
 }
 static uint64_t start(const char *name)
 {
     uint64_t id = atomic_fetch_add(&next_range_id, 1);
-    if (vt_cfg.enabled) vt_ev_range("range_start", name ? name : "", id, 1);
+    if (vt_cfg.enabled) vt_ev_range(VT_EVN_RANGE_START, name ? name : "", id, 1);
     return id;
 }
-static void end(uint64_t id) { if (vt_cfg.enabled) vt_ev_range("range_end", NULL, id, 1); }
-static void mark(const char *name) { if (vt_cfg.enabled) vt_ev_range("mark", name ? name : "", 0, 0); }
+static void end(uint64_t id) { if (vt_cfg.enabled) vt_ev_range(VT_EVN_RANGE_END, NULL, id, 1); }
+static void mark(const char *name) { if (vt_cfg.enabled) vt_ev_range(VT_EVN_MARK, name ? name : "", 0, 0); }
 
 static int push_a(const char *m) { return push(m); }
 static int push_w(const wchar_t *m) { char b[256]; narrow(m, b, sizeof b); return push(b); }

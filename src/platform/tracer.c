@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <vramtrace/trace.h>
 #include "api_names.h"
 #include "backtrace.h"
 #include "check.h"
@@ -255,7 +256,8 @@ static void write_header(void)
     char buf[16384];
     vt_line l;
     vt_line_init(&l, buf, sizeof buf - 2);
-    VT_PUT_LIT(&l, "{\"ev\":\"header\",\"format\":\"vramtrace-trace\",\"version\":1,\"tracer\":\"" VT_TRACER_VERSION "\"");
+    VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_HEADER "\",\"format\":\"" VT_TRACE_FORMAT "\",\"version\":" VT_TRACE_XSTR(VT_TRACE_VERSION)
+               ",\"tracer\":\"" VT_TRACER_VERSION "\"");
     /* first, before any string a program controls: recovery looks for the first "token" */
     vt_put_key(&l, "token"); vt_put_str(&l, ring_token);
     vt_put_key(&l, "pid"); vt_put_i64(&l, getpid());
@@ -446,7 +448,7 @@ void vt_tracer_shutdown(void)
     char buf[512];
     vt_line l;
     vt_line_init(&l, buf, sizeof buf);
-    VT_PUT_LIT(&l, "{\"ev\":\"footer\"");
+    VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_FOOTER "\"");
     vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
     vt_put_key(&l, "events"); vt_put_u64(&l, vt_writer_lines() + 1);
     vt_put_key(&l, "live_bytes"); vt_put_u64(&l, vt_registry_live_vram(-1));

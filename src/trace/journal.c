@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <vramtrace/trace.h>
 #include "records.h"
 #include "trace_writer.h"
 
@@ -417,7 +418,8 @@ static int trace_header_facts(const char *trace_path, struct trace_facts *f)
     buf[n] = '\0';
     char *nl = memchr(buf, '\n', (size_t)n);
     if (nl) *nl = '\0';
-    if (strncmp(buf, "{\"ev\":\"header\"", 14) != 0) return -1;
+    static const char head[] = "{\"ev\":\"" VT_EVN_HEADER "\"";
+    if (strncmp(buf, head, sizeof head - 1) != 0) return -1;
     const char *p = strstr(buf, "\"pid\":"), *t = strstr(buf, "\"token\":\"");
     f->pid = p ? strtol(p + 6, NULL, 10) : 0;
     if (t && strlen(t + 9) > VT_RING_TOKEN_LEN && t[9 + VT_RING_TOKEN_LEN] == '"')

@@ -4,11 +4,16 @@
 
 #include <string.h>
 
+#include <vramtrace/trace.h>
 #include "jsonl.h"
 #include "registry.h"
 
-static const char *const dir_names[] = { "h2h", "h2d", "d2h", "d2d" };
-static const char *const host_names[] = { NULL, "pageable", "pinned", "managed" };
+#define VT_X(id) VT_DIRN_##id,
+static const char *const dir_names[] = { VT_TRACE_DIRS(VT_X) };   /* enum vt_dir's order */
+#undef VT_X
+#define VT_X(id) VT_HOSTN_##id,
+static const char *const host_names[] = { NULL, VT_TRACE_HOSTS(VT_X) };   /* 0: no host side */
+#undef VT_X
 
 /* {"ev":EV,"t":..,"dur":..,"tid":..,"api":..,"res":..,"dev":..  — the fixed part (< 200 bytes,
  * the API name is capped) always fits a buffer of LINE_MIN bytes, so it is written unchecked. */
@@ -47,7 +52,7 @@ void vt_record_begin(vt_line *l, const char *ev, const struct vt_rec_call *c, co
 
 static void fmt_alloc(vt_line *l, const struct vt_api_names *names, const struct vt_rec_alloc *a)
 {
-    vt_record_begin(l, "alloc", &a->c, names, 0);
+    vt_record_begin(l, VT_EVN_ALLOC, &a->c, names, 0);
     int ok = a->c.res == 0;
     if (ok && !a->is_handle) { vt_put_key(l, "addr"); vt_put_hex(l, a->addr); }
     vt_put_key(l, "size"); vt_put_u64(l, a->size);
@@ -77,7 +82,7 @@ static void fmt_alloc(vt_line *l, const struct vt_api_names *names, const struct
 static void fmt_free(vt_line *l, const struct vt_api_names *names, const struct vt_rec_free *f)
 {
     char *p = l->p;
-    p = VT_W_LIT(p, "{\"ev\":\"free\",\"t\":");
+    p = VT_W_LIT(p, "{\"ev\":\"" VT_EVN_FREE "\",\"t\":");
     p = vt_w_u64(p, f->c.t0);
     p = VT_W_LIT(p, ",\"tid\":");
     p = vt_w_i64(p, f->c.tid);
@@ -105,7 +110,7 @@ static void fmt_free(vt_line *l, const struct vt_api_names *names, const struct 
 
 static void fmt_copy(vt_line *l, const struct vt_api_names *names, const struct vt_rec_copy *x)
 {
-    vt_record_begin(l, "copy", &x->c, names, 0);
+    vt_record_begin(l, VT_EVN_COPY, &x->c, names, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"dst\":");
     p = vt_w_hex(p, x->dst);
@@ -138,7 +143,7 @@ static void fmt_copy(vt_line *l, const struct vt_api_names *names, const struct 
 
 static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct vt_rec_set *s)
 {
-    vt_record_begin(l, "set", &s->c, names, 0);
+    vt_record_begin(l, VT_EVN_SET, &s->c, names, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"addr\":");
     p = vt_w_hex(p, s->addr);
@@ -153,7 +158,7 @@ static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct v
 
 static void fmt_launch(vt_line *l, const struct vt_api_names *names, const struct vt_rec_launch *k)
 {
-    vt_record_begin(l, "launch", &k->c, names, 0);
+    vt_record_begin(l, VT_EVN_LAUNCH, &k->c, names, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"k\":");
     p = vt_w_u64(p, k->k);
@@ -170,7 +175,7 @@ static void fmt_launch(vt_line *l, const struct vt_api_names *names, const struc
 
 static void fmt_meminfo(vt_line *l, const struct vt_api_names *names, const struct vt_rec_meminfo *m)
 {
-    vt_record_begin(l, "meminfo", &m->c, names, 0);
+    vt_record_begin(l, VT_EVN_MEMINFO, &m->c, names, 0);
     if (m->c.res == 0) {
         char *p = l->p;
         p = VT_W_LIT(p, ",\"free_bytes\":");
@@ -205,7 +210,7 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
     case VT_R_COPY: if (len < sizeof(struct vt_rec_copy)) return 0; fmt_copy(&l, names, rec); break;
     case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, names, rec); break;
     case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, names, rec); break;
-    case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; vt_record_begin(&l, "sync", rec, names, 0); break;
+    case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; vt_record_begin(&l, VT_EVN_SYNC, rec, names, 0); break;
     case VT_R_MEMINFO: if (len < sizeof(struct vt_rec_meminfo)) return 0; fmt_meminfo(&l, names, rec); break;
     default: return 0;
     }

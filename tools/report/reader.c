@@ -13,14 +13,21 @@
 #include <json-c/json.h>
 
 
-static const char *const ev_names[VT_EV__COUNT] = {
-    "unknown", "header", "module", "device", "alloc", "free", "map", "unmap", "copy", "set",
-    "kernel", "launch", "sync", "meminfo", "finding", "range_push", "range_pop", "range_start",
-    "range_end", "mark", "footer" };
-static const char *const mem_names[VT_MEM__COUNT] = {
-    "none", "device", "async", "vmm", "managed", "pinned", "registered" };
-static const char *const dir_names[VT_DIR__COUNT] = { "none", "h2d", "d2h", "d2d", "h2h" };
-static const char *const host_names[VT_HOST__COUNT] = { "none", "pageable", "pinned", "managed" };
+/* Name tables from vramtrace/trace.h, indexed by the enums reader.h builds from the same lists. */
+#define NAME(prefix, id) [prefix##_##id] = prefix##N_##id,
+#define EV(id) NAME(VT_EV, id)
+#define MEM(id) NAME(VT_MEM, id)
+#define DIR(id) NAME(VT_DIR, id)
+#define HOST(id) NAME(VT_HOST, id)
+static const char *const ev_names[VT_EV__COUNT] = { "unknown", VT_TRACE_EVENTS(EV) };
+static const char *const mem_names[VT_MEM__COUNT] = { "none", VT_TRACE_MEMS(MEM) };
+static const char *const dir_names[VT_DIR__COUNT] = { "none", VT_TRACE_DIRS(DIR) };
+static const char *const host_names[VT_HOST__COUNT] = { "none", VT_TRACE_HOSTS(HOST) };
+#undef EV
+#undef MEM
+#undef DIR
+#undef HOST
+#undef NAME
 
 const char *vt_rd_ev_name(enum vt_ev_type t) { return (unsigned)t < VT_EV__COUNT ? ev_names[t] : "?"; }
 const char *vt_rd_mem_name(enum vt_mem m) { return (unsigned)m < VT_MEM__COUNT ? mem_names[m] : "?"; }
@@ -425,8 +432,8 @@ static int validate(struct vt_reader *r, struct vt_event *ev, int first, char *e
     if (first) {
         if (ev->type != VT_EV_HEADER)
             return fail(r, VT_RD_ESCHEMA, err, errlen, "first record is not a header (ev \"%s\")", vt_rd_ev_name(ev->type));
-        if (!(ev->has & VT_F_FORMAT) || strcmp(ev->format, "vramtrace-trace"))
-            return fail(r, VT_RD_ESCHEMA, err, errlen, "not a vramtrace trace (header format is not \"vramtrace-trace\")");
+        if (!(ev->has & VT_F_FORMAT) || strcmp(ev->format, VT_TRACE_FORMAT))
+            return fail(r, VT_RD_ESCHEMA, err, errlen, "not a vramtrace trace (header format is not \"" VT_TRACE_FORMAT "\")");
         if (!(ev->has & VT_F_VERSION))
             return fail(r, VT_RD_ESCHEMA, err, errlen, "header record is missing field 'version'");
         if (ev->version != VT_TRACE_VERSION)

@@ -18,23 +18,30 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VT_TRACE_VERSION 1
+#include <vramtrace/trace.h>   /* VT_TRACE_VERSION, and the names the enums below are built from */
+
 #define VT_READER_MAX_LINE (64u << 20)
 #define VT_READER_MAX_BT 256
 #define VT_MAX_SANE_SIZE (1ull << 50)      /* 1 PiB: bigger successful sizes are "absurd" */
 
 enum vt_rd_err { VT_RD_OK = 0, VT_RD_EIO = -1, VT_RD_ESYNTAX = -2, VT_RD_ESCHEMA = -3, VT_RD_ENOMEM = -4 };
 
-enum vt_ev_type {
-    VT_EV_UNKNOWN = 0, VT_EV_HEADER, VT_EV_MODULE, VT_EV_DEVICE, VT_EV_ALLOC, VT_EV_FREE,
-    VT_EV_MAP, VT_EV_UNMAP, VT_EV_COPY, VT_EV_SET, VT_EV_KERNEL, VT_EV_LAUNCH, VT_EV_SYNC,
-    VT_EV_MEMINFO, VT_EV_FINDING, VT_EV_RANGE_PUSH, VT_EV_RANGE_POP, VT_EV_RANGE_START,
-    VT_EV_RANGE_END, VT_EV_MARK, VT_EV_FOOTER, VT_EV__COUNT
-};
-enum vt_mem { VT_MEM_NONE = 0, VT_MEM_DEVICE, VT_MEM_ASYNC, VT_MEM_VMM, VT_MEM_MANAGED,
-              VT_MEM_PINNED, VT_MEM_REGISTERED, VT_MEM__COUNT };
-enum vt_dir { VT_DIR_NONE = 0, VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D, VT_DIR_H2H, VT_DIR__COUNT };
-enum vt_host { VT_HOST_NONE = 0, VT_HOST_PAGEABLE, VT_HOST_PINNED, VT_HOST_MANAGED, VT_HOST__COUNT };
+/* The format's value sets, from vramtrace/trace.h's lists, with 0 for "absent" (or, for the
+ * record kind, a kind this reader does not know: such records are returned and ignored). */
+#define VT_RD_X(prefix, id) prefix##id,
+#define VT_RD_EV(id) VT_RD_X(VT_EV_, id)
+#define VT_RD_MEM(id) VT_RD_X(VT_MEM_, id)
+#define VT_RD_DIR(id) VT_RD_X(VT_DIR_, id)
+#define VT_RD_HOST(id) VT_RD_X(VT_HOST_, id)
+enum vt_ev_type { VT_EV_UNKNOWN = 0, VT_TRACE_EVENTS(VT_RD_EV) VT_EV__COUNT };
+enum vt_mem { VT_MEM_NONE = 0, VT_TRACE_MEMS(VT_RD_MEM) VT_MEM__COUNT };
+enum vt_dir { VT_DIR_NONE = 0, VT_TRACE_DIRS(VT_RD_DIR) VT_DIR__COUNT };
+enum vt_host { VT_HOST_NONE = 0, VT_TRACE_HOSTS(VT_RD_HOST) VT_HOST__COUNT };
+#undef VT_RD_EV
+#undef VT_RD_MEM
+#undef VT_RD_DIR
+#undef VT_RD_HOST
+#undef VT_RD_X
 
 /* Presence bits for optional fields (struct vt_event.has). */
 enum {
