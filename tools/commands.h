@@ -8,7 +8,4 @@ int vt_cmd_run(int argc, char **argv);
 int vt_cmd_report(int argc, char **argv);
 int vt_cmd_bandwidth(int argc, char **argv);
 
-/* Directory holding the vramtrace binary (for finding libvramtrace.so and build/sim); "" if unknown. */
-const char *vt_self_dir(void);
-
 #endif

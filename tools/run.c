@@ -34,6 +34,20 @@ static void run_usage(FILE *f)
           "The exit status is CMD's (128+N when it was killed by signal N).\n", f);
 }
 
+/* Directory holding the vramtrace binary (libvramtrace.so and build/sim sit beside it); "" if
+ * unknown. Asked on first use: only `run` needs it. */
+static const char *self_dir(void)
+{
+    static char dir[PATH_MAX];
+    if (dir[0]) return dir;
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    if (n <= 0) { dir[0] = '\0'; return dir; }
+    dir[n] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    return dir;
+}
+
 static int file_exists(const char *p)
 {
     struct stat st;
@@ -42,7 +56,7 @@ static int file_exists(const char *p)
 
 static int find_lib(char *out, size_t len)
 {
-    const char *dir = vt_self_dir();
+    const char *dir = self_dir();
     const char *env = getenv("VRAMTRACE_LIB");
     if (env && *env) { snprintf(out, len, "%s", env); return file_exists(out); }
     if (snprintf(out, len, "%s/libvramtrace.so", dir) < (int)len && file_exists(out)) return 1;
@@ -197,13 +211,13 @@ int vt_cmd_run(int argc, char **argv)
 
     char lib[PATH_MAX];
     if (!find_lib(lib, sizeof lib)) {
-        fprintf(stderr, "vramtrace run: cannot find libvramtrace.so next to %s/vramtrace (set VRAMTRACE_LIB)\n", vt_self_dir());
+        fprintf(stderr, "vramtrace run: cannot find libvramtrace.so next to %s/vramtrace (set VRAMTRACE_LIB)\n", self_dir());
         return 1;
     }
     if (sim) {
-        char simdir[PATH_MAX];
-        snprintf(simdir, sizeof simdir, "%s/sim", vt_self_dir());
-        char probe[PATH_MAX + 32];
+        char simdir[PATH_MAX + 8];
+        snprintf(simdir, sizeof simdir, "%s/sim", self_dir());
+        char probe[sizeof simdir + 32];
         snprintf(probe, sizeof probe, "%s/libcudart.so.13", simdir);
         if (!file_exists(probe)) {
             fprintf(stderr, "vramtrace run: --sim needs the simulated device, not built in %s (run `make test` or `make sim` with nvcc installed)\n", simdir);

@@ -1,25 +1,10 @@
 /* vramtrace.c - CLI entry point: dispatches `vramtrace run|report|bandwidth`. */
-#include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 
 #define VT_VERSION "0.1.0"
-
-static char self_dir[PATH_MAX];
-
-const char *vt_self_dir(void) { return self_dir; }
-
-static void init_self_dir(void)
-{
-    ssize_t n = readlink("/proc/self/exe", self_dir, sizeof self_dir - 1);
-    if (n <= 0) { self_dir[0] = '\0'; return; }
-    self_dir[n] = '\0';
-    char *slash = strrchr(self_dir, '/');
-    if (slash) *slash = '\0';
-}
 
 static void usage(FILE *f)
 {
@@ -37,7 +22,6 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-    init_self_dir();
     if (argc < 2) { usage(stderr); return 2; }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) { usage(stdout); return 0; }
