@@ -46,7 +46,7 @@ for t in $traces; do
 done
 
 # the keys the reader matches are format fields (a misspelt key would be silently never read)
-grep -o 'KEY("[a-z_]*")' "$ROOT/tools/report/reader.c" | sed 's/KEY("\(.*\)")/\1/' | sort -u >"$TMP/rkeys"
+grep -o 'KEY("[a-z_]*")' "$ROOT/tools/report/reader_fields.c" | sed 's/KEY("\(.*\)")/\1/' | sort -u >"$TMP/rkeys"
 check "the reader matches at least 40 keys" test "$(wc -l <"$TMP/rkeys")" -ge 40
 check_eq "every key the reader matches is in trace.h" "$(comm -23 "$TMP/rkeys" "$TMP/fields" | tr '\n' ' ')" ""
 

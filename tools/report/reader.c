@@ -1,5 +1,6 @@
 /* reader.c - streaming JSONL trace reader: hand-written fast path for flat records, strict
  * json-c fallback for everything else, typed validation into struct vt_event. */
+#include "report/reader.h"
 #include "report/reader_int.h"
 
 #include <errno.h>
@@ -11,51 +12,6 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
-
-
-/* Name tables from vramtrace/trace.h, indexed by the enums reader.h builds from the same lists. */
-#define NAME(prefix, id) [prefix##_##id] = prefix##N_##id,
-#define EV(id) NAME(VT_EV, id)
-#define MEM(id) NAME(VT_MEM, id)
-#define DIR(id) NAME(VT_DIR, id)
-#define HOST(id) NAME(VT_HOST, id)
-static const char *const ev_names[VT_EV__COUNT] = { "unknown", VT_TRACE_EVENTS(EV) };
-static const char *const mem_names[VT_MEM__COUNT] = { "none", VT_TRACE_MEMS(MEM) };
-static const char *const dir_names[VT_DIR__COUNT] = { "none", VT_TRACE_DIRS(DIR) };
-static const char *const host_names[VT_HOST__COUNT] = { "none", VT_TRACE_HOSTS(HOST) };
-#undef EV
-#undef MEM
-#undef DIR
-#undef HOST
-#undef NAME
-
-const char *vt_rd_ev_name(enum vt_ev_type t) { return (unsigned)t < VT_EV__COUNT ? ev_names[t] : "?"; }
-const char *vt_rd_mem_name(enum vt_mem m) { return (unsigned)m < VT_MEM__COUNT ? mem_names[m] : "?"; }
-const char *vt_rd_dir_name(enum vt_dir d) { return (unsigned)d < VT_DIR__COUNT ? dir_names[d] : "?"; }
-const char *vt_rd_host_name(enum vt_host h) { return (unsigned)h < VT_HOST__COUNT ? host_names[h] : "?"; }
-
-static int lookup(const char *const *names, int count, const char *s, size_t n)
-{
-    for (int i = 1; i < count; i++)
-        if (names[i][0] == s[0] && strlen(names[i]) == n && memcmp(names[i], s, n) == 0) return i;
-    return -1;
-}
-
-int vtr_rd_ev_lookup(const char *s, size_t n) { return lookup(ev_names, VT_EV__COUNT, s, n); }
-
-__attribute__((format(printf, 5, 6)))
-static int fail(struct vt_reader *r, int code, char *err, size_t errlen, const char *fmt, ...)
-{
-    int n = snprintf(err, errlen, "%s:%ld: ", r->path, r->line);
-    if (n < 0) n = 0;
-    if ((size_t)n < errlen) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
-        va_end(ap);
-    }
-    return code;
-}
 
 __attribute__((format(printf, 2, 3)))
 static void warnf(struct vt_reader *r, const char *fmt, ...)
@@ -129,233 +85,6 @@ int vt_reader_seek(struct vt_reader *r, uint64_t offset, long line, int got_head
 }
 const char *vt_reader_path(const struct vt_reader *r) { return r->path; }
 
-/* ---- typed field extraction ---------------------------------------------------------------- */
-
-static const char *type_name(int t)
-{
-    static const char *const n[] = { "null", "a boolean", "an integer", "a number", "a string",
-                                     "an array", "an object" };
-    return n[t];
-}
-
-const char *vtr_rd_keep_str(struct vt_reader *r, const char *s, size_t n)
-{
-    if (r->alen + n + 1 > r->acap) return "";      /* cannot happen: arena sized per line */
-    char *d = r->arena + r->alen;
-    memcpy(d, s, n);
-    d[n] = '\0';
-    r->alen += n + 1;
-    return d;
-}
-
-static int parse_hex(const char *s, size_t n, uint64_t *out)
-{
-    if (n < 3 || n > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X')) return -1;
-    uint64_t v = 0;
-    for (size_t i = 2; i < n; i++) {
-        char c = s[i];
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-              : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-        if (d < 0) return -1;
-        v = v << 4 | (uint64_t)d;
-    }
-    *out = v;
-    return 0;
-}
-
-#define WANT(cond, what) do { if (!(cond)) return fail(r, VT_RD_ESCHEMA, err, errlen, \
-        "field '%.*s' must be %s, got %s", (int)kn, k, what, type_name(v->type)); } while (0)
-
-static int get_i64(struct vt_reader *r, const char *k, size_t kn, const struct jval *v,
-                   int64_t *out, int nonneg, char *err, size_t errlen)
-{
-    WANT(v->type == JV_INT, "an integer");
-    if (v->big) return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is out of range%s", (int)kn, k,
-                            v->big == 2 ? " (beyond 64 bits)" : "");
-    if (nonneg && v->i < 0)
-        return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is negative (%lld)", (int)kn, k,
-                    (long long)v->i);
-    *out = v->i;
-    return 0;
-}
-
-static int get_u64(struct vt_reader *r, const char *k, size_t kn, const struct jval *v,
-                   uint64_t *out, char *err, size_t errlen)
-{
-    WANT(v->type == JV_INT, "an integer");
-    if (v->big == 2) return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is out of range (more than 2^64-1)", (int)kn, k);
-    if (!v->big && v->i < 0)
-        return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is negative (%lld)", (int)kn, k,
-                    (long long)v->i);
-    *out = v->big ? v->u : (uint64_t)v->i;
-    return 0;
-}
-
-static int get_hex(struct vt_reader *r, const char *k, size_t kn, const struct jval *v,
-                   uint64_t *out, char *err, size_t errlen)
-{
-    WANT(v->type == JV_STR, "a hex string");
-    if (parse_hex(v->s, v->n, out) < 0)
-        return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' is not a hex address (\"%.*s\")",
-                    (int)kn, k, (int)(v->n > 40 ? 40 : v->n), v->s);
-    return 0;
-}
-
-static int get_enum(struct vt_reader *r, const char *k, size_t kn, const struct jval *v,
-                    const char *const *names, int count, int *out, char *err, size_t errlen)
-{
-    WANT(v->type == JV_STR, "a string");
-    int e = lookup(names, count, v->s, v->n);
-    if (e < 0)
-        return fail(r, VT_RD_ESCHEMA, err, errlen, "field '%.*s' has unknown value \"%.*s\"",
-                    (int)kn, k, (int)(v->n > 40 ? 40 : v->n), v->s);
-    *out = e;
-    return 0;
-}
-
-static int64_t rank_var(json_object *o, const char *const *names)
-{
-    for (; *names; names++) {
-        json_object *x;
-        if (json_object_object_get_ex(o, *names, &x)) {
-            const char *s = json_object_get_string(x);
-            char *end;
-            long long v = s ? strtoll(s, &end, 10) : 0;
-            if (s && *s && !*end && v >= 0 && v < (1ll << 31)) return v;
-        }
-    }
-    return -1;
-}
-
-/* Every record field goes down this chain (keys it does not need go all the way), so each test
- * is first one compare of (length, first, last character) against a constant. */
-#define KEY_SIG(n, first, last) ((uint32_t)(n) | (uint32_t)(unsigned char)(first) << 8 | (uint32_t)(unsigned char)(last) << 16)
-#define KEY(lit) (ksig == KEY_SIG(sizeof(lit) - 1, lit[0], lit[sizeof(lit) - 2]) && memcmp(k, lit, sizeof(lit) - 1) == 0)
-#define STR(dst) do { WANT(v->type == JV_STR, "a string"); (dst) = vtr_rd_keep_str(r, v->s, v->n); } while (0)
-#define I64(dst, nn, bit) do { rc = get_i64(r, k, kn, v, &(dst), nn, err, errlen); ev->has |= (bit); } while (0)
-#define HEX(dst, bit) do { rc = get_hex(r, k, kn, v, &(dst), err, errlen); ev->has |= (bit); } while (0)
-
-static inline unsigned skip_slot(uint32_t sig) { return (sig * 0x9E3779B1u) >> 26; }
-static inline int skipped_key(const struct vt_reader *r, const char *k, size_t kn, uint32_t sig)
-{
-    unsigned i = skip_slot(sig);
-    return r->skip[i].sig == sig && r->skip[i].n == kn && memcmp(r->skip[i].k, k, kn) == 0;
-}
-static void remember_skipped(struct vt_reader *r, const char *k, size_t kn, uint32_t sig)
-{
-    if (!kn || kn >= sizeof r->skip[0].k) return;
-    unsigned i = skip_slot(sig);
-    r->skip[i].sig = sig;
-    r->skip[i].n = (uint8_t)kn;
-    memcpy(r->skip[i].k, k, kn);
-}
-
-int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t kn,
-                 const struct jval *v, char *err, size_t errlen)
-{
-    int rc = 0, e = 0;
-    const uint32_t ksig = kn ? KEY_SIG(kn, k[0], k[kn - 1]) : 0;
-    if (KEY("ev")) {
-        WANT(v->type == JV_STR, "a string");
-        r->seen_ev = 1;
-        e = lookup(ev_names, VT_EV__COUNT, v->s, v->n);
-        ev->type = e < 0 ? VT_EV_UNKNOWN : (enum vt_ev_type)e;
-    } else if (KEY("t")) I64(ev->t, 1, VT_F_T);
-    else if (KEY("dur")) I64(ev->dur, 1, VT_F_DUR);
-    else if (KEY("tid")) I64(ev->tid, 1, VT_F_TID);
-    else if (KEY("api")) { STR(ev->api); ev->has |= VT_F_API; }
-    else if (KEY("res")) {
-        ev->has |= VT_F_RES;
-        if (v->type == JV_NULL) ev->res_null = 1;
-        else rc = get_i64(r, k, kn, v, &ev->res, 0, err, errlen);
-    } else if (KEY("dev")) {
-        I64(ev->dev, 0, VT_F_DEV);
-        if (!rc && (ev->dev < -1 || ev->dev > 4095))
-            return fail(r, VT_RD_ESCHEMA, err, errlen, "field 'dev' is out of range (%lld)", (long long)ev->dev);
-    } else if (KEY("k")) I64(ev->k, 1, VT_F_K);
-    else if (KEY("stream")) HEX(ev->stream, 0);
-    else if (KEY("addr")) HEX(ev->addr, VT_F_ADDR);
-    else if (KEY("size")) { rc = get_u64(r, k, kn, v, &ev->size, err, errlen); ev->has |= VT_F_SIZE; }
-    else if (skipped_key(r, k, kn, ksig)) return 0; /* grid, block, shmem, src, dst...: seen, not needed */
-    else if (KEY("mem")) {
-        rc = get_enum(r, k, kn, v, mem_names, VT_MEM__COUNT, &e, err, errlen);
-        if (!rc) { ev->mem = (enum vt_mem)e; ev->has |= VT_F_MEM; }
-    } else if (KEY("dir")) {
-        rc = get_enum(r, k, kn, v, dir_names, VT_DIR__COUNT, &e, err, errlen);
-        if (!rc) { ev->dir = (enum vt_dir)e; ev->has |= VT_F_DIR; }
-    } else if (KEY("host")) {
-        rc = get_enum(r, k, kn, v, host_names, VT_HOST__COUNT, &e, err, errlen);
-        if (!rc) { ev->host = (enum vt_host)e; ev->has |= VT_F_HOST; }
-    } else if (KEY("bt")) {
-        WANT(v->type == JV_ARR, "an array");
-        size_t n = v->n < VT_READER_MAX_BT ? v->n : VT_READER_MAX_BT;
-        for (size_t i = 0; i < n && !rc; i++) {
-            const struct jval *x = &v->elems[i];
-            if (x->type != JV_STR || parse_hex(x->s, x->n, &r->bt[i]) < 0)
-                rc = fail(r, VT_RD_ESCHEMA, err, errlen, "field 'bt' element %zu is not a hex address", i);
-        }
-        ev->bt = r->bt; ev->nbt = n; ev->has |= VT_F_BT;
-    } else if (KEY("handle")) HEX(ev->handle, VT_F_HANDLE);
-    else if (KEY("free_bytes")) { rc = get_u64(r, k, kn, v, &ev->free_bytes, err, errlen); ev->has |= VT_F_FREE; }
-    else if (KEY("total_bytes")) { rc = get_u64(r, k, kn, v, &ev->total_bytes, err, errlen); ev->has |= VT_F_TOTAL; }
-    else if (KEY("async")) { WANT(v->type == JV_BOOL, "a boolean"); ev->async = (int)v->i; ev->has |= VT_F_ASYNC; }
-    else if (KEY("id")) I64(ev->id, 0, VT_F_ID);
-    else if (KEY("name")) { STR(ev->name); ev->has |= VT_F_NAME; }
-    else if (KEY("kind")) {             /* a string on findings; the cudaMemcpyKind integer on copies */
-        if (v->type == JV_STR) { ev->kind = vtr_rd_keep_str(r, v->s, v->n); ev->has |= VT_F_KIND; }
-        else WANT(v->type == JV_INT, "a string or an integer");
-    } else if (KEY("severity")) STR(ev->severity);
-    else if (KEY("msg")) STR(ev->msg);
-    else if (KEY("class")) STR(ev->cls);
-    else if (KEY("mapping")) STR(ev->mapping);
-    else if (KEY("arg")) I64(ev->arg, 1, VT_F_ARG);
-    else if (KEY("offset")) I64(ev->offset, 1, 0);
-    else if (KEY("value")) {            /* hex string on findings; the memset byte (integer) on `set` */
-        if (v->type == JV_INT) rc = get_u64(r, k, kn, v, &ev->value, err, errlen);
-        else HEX(ev->value, 0);
-        ev->has |= VT_F_VALUE;
-    } else if (KEY("alloc")) {
-        WANT(v->type == JV_OBJ, "an object");
-        json_object *a, *s;
-        if (v->jo && json_object_object_get_ex(v->jo, "addr", &a) &&
-            json_object_is_type(a, json_type_string))
-            parse_hex(json_object_get_string(a), strlen(json_object_get_string(a)), &ev->alloc_addr);
-        if (v->jo && json_object_object_get_ex(v->jo, "size", &s) && json_object_is_type(s, json_type_int))
-            ev->alloc_size = (uint64_t)json_object_get_int64(s);
-        ev->has |= VT_F_ALLOCREF;
-    } else if (KEY("path")) { STR(ev->path); ev->has |= VT_F_PATH; }
-    else if (KEY("base")) HEX(ev->base, VT_F_BASE);
-    else if (KEY("lo")) HEX(ev->lo, VT_F_LO);
-    else if (KEY("hi")) HEX(ev->hi, VT_F_HI);
-    else if (KEY("sim")) { WANT(v->type == JV_BOOL, "a boolean"); ev->sim = (int)v->i; }
-    else if (KEY("format")) { STR(ev->format); ev->has |= VT_F_FORMAT; }
-    else if (KEY("version")) I64(ev->version, 0, VT_F_VERSION);
-    else if (KEY("tracer")) STR(ev->tracer);
-    else if (KEY("pid")) I64(ev->pid, 1, VT_F_PID);
-    else if (KEY("ppid")) I64(ev->ppid, 1, 0);
-    else if (KEY("program")) STR(ev->program);
-    else if (KEY("hostname")) STR(ev->hostname);
-    else if (KEY("checks")) STR(ev->checks);
-    else if (KEY("wall_time")) {
-        if (v->type == JV_DBL) { ev->wall_time = 0; ev->has |= VT_F_WALL; }
-        else I64(ev->wall_time, 1, VT_F_WALL);
-    } else if (KEY("page_size")) I64(ev->page_size, 1, 0);
-    else if (KEY("rank")) {
-        WANT(v->type == JV_OBJ, "an object");
-        static const char *const rk[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL };
-        static const char *const lr[] = { "LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", NULL };
-        static const char *const ws[] = { "WORLD_SIZE", "OMPI_COMM_WORLD_SIZE", "SLURM_NTASKS", NULL };
-        if (v->jo) { ev->rank = rank_var(v->jo, rk); ev->local_rank = rank_var(v->jo, lr);
-                     ev->world_size = rank_var(v->jo, ws); }
-    } else if (KEY("events")) I64(ev->events, 1, 0);
-    else if (KEY("dropped")) I64(ev->dropped, 1, 0);
-    else if (KEY("live_bytes")) I64(ev->live_bytes, 1, 0);
-    else if (KEY("findings")) I64(ev->findings, 1, 0);
-    else if (KEY("error")) STR(ev->error);
-    /* everything else (src, dst, grid, block, params, argv, pitch, ...) is not needed */
-    else remember_skipped(r, k, kn, ksig);
-    return rc;
-}
 
 /* ---- json-c fallback ----------------------------------------------------------------------- */
 
@@ -389,16 +118,16 @@ static int slow_parse(struct vt_reader *r, const char *p, size_t len, struct vt_
     enum json_tokener_error je = json_tokener_get_error(r->tok);
     if (!o || je != json_tokener_success) {
         if (o) json_object_put(o);
-        return fail(r, VT_RD_ESYNTAX, err, errlen, "not valid JSON (%s)",
+        return vtr_rd_fail(r, VT_RD_ESYNTAX, err, errlen, "not valid JSON (%s)",
                     je == json_tokener_continue ? "unexpected end of line" : json_tokener_error_desc(je));
     }
     if (ws(p + json_tokener_get_parse_end(r->tok), p + len) != p + len) {
         json_object_put(o);
-        return fail(r, VT_RD_ESYNTAX, err, errlen, "not valid JSON (trailing characters after the record)");
+        return vtr_rd_fail(r, VT_RD_ESYNTAX, err, errlen, "not valid JSON (trailing characters after the record)");
     }
     r->jo = o;
     if (!json_object_is_type(o, json_type_object))
-        return fail(r, VT_RD_ESCHEMA, err, errlen, "record is not a JSON object");
+        return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "record is not a JSON object");
     json_object_object_foreach(o, key, val) {
         struct jval v;
         to_jval(val, &v);
@@ -424,32 +153,32 @@ static int need(struct vt_reader *r, const struct vt_event *ev, uint32_t bits, c
     uint32_t miss = bits & ~ev->has;
     if (!miss) return 0;
     int b = __builtin_ctz(miss);
-    return fail(r, VT_RD_ESCHEMA, err, errlen, "%s record is missing field '%s'", vt_rd_ev_name(ev->type), names[b]);
+    return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "%s record is missing field '%s'", vt_rd_ev_name(ev->type), names[b]);
 }
 
 static int validate(struct vt_reader *r, struct vt_event *ev, int first, char *err, size_t errlen)
 {
     if (first) {
         if (ev->type != VT_EV_HEADER)
-            return fail(r, VT_RD_ESCHEMA, err, errlen, "first record is not a header (ev \"%s\")", vt_rd_ev_name(ev->type));
+            return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "first record is not a header (ev \"%s\")", vt_rd_ev_name(ev->type));
         if (!(ev->has & VT_F_FORMAT) || strcmp(ev->format, VT_TRACE_FORMAT))
-            return fail(r, VT_RD_ESCHEMA, err, errlen, "not a vramtrace trace (header format is not \"" VT_TRACE_FORMAT "\")");
+            return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "not a vramtrace trace (header format is not \"" VT_TRACE_FORMAT "\")");
         if (!(ev->has & VT_F_VERSION))
-            return fail(r, VT_RD_ESCHEMA, err, errlen, "header record is missing field 'version'");
+            return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "header record is missing field 'version'");
         if (ev->version != VT_TRACE_VERSION)
-            return fail(r, VT_RD_ESCHEMA, err, errlen, "unsupported trace version %lld (this vramtrace reads version %d)",
+            return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "unsupported trace version %lld (this vramtrace reads version %d)",
                         (long long)ev->version, VT_TRACE_VERSION);
         return need(r, ev, VT_F_PID, err, errlen);
     }
     switch (ev->type) {
-    case VT_EV_HEADER: return fail(r, VT_RD_ESCHEMA, err, errlen, "second header record");
+    case VT_EV_HEADER: return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "second header record");
     case VT_EV_ALLOC: {
         int rc = need(r, ev, VT_F_T | VT_F_RES | VT_F_SIZE | VT_F_MEM, err, errlen);
         if (rc || ev->res_null || ev->res != 0) return rc;
         if (ev->mem == VT_MEM_VMM && !(ev->has & (VT_F_HANDLE | VT_F_ADDR))) return need(r, ev, VT_F_HANDLE, err, errlen);
         if (ev->mem != VT_MEM_VMM && (rc = need(r, ev, VT_F_ADDR, err, errlen))) return rc;
         if (ev->size > VT_MAX_SANE_SIZE)
-            return fail(r, VT_RD_ESCHEMA, err, errlen, "absurd allocation size %llu", (unsigned long long)ev->size);
+            return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "absurd allocation size %llu", (unsigned long long)ev->size);
         return 0;
     }
     case VT_EV_FREE:
@@ -458,7 +187,7 @@ static int validate(struct vt_reader *r, struct vt_event *ev, int first, char *e
     case VT_EV_COPY: {
         int rc = need(r, ev, VT_F_T | VT_F_SIZE | VT_F_DIR, err, errlen);
         if (!rc && ev->size > VT_MAX_SANE_SIZE)
-            return fail(r, VT_RD_ESCHEMA, err, errlen, "absurd copy size %llu", (unsigned long long)ev->size);
+            return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "absurd copy size %llu", (unsigned long long)ev->size);
         return rc;
     }
     case VT_EV_KERNEL: return need(r, ev, VT_F_ID | VT_F_NAME, err, errlen);
@@ -481,7 +210,7 @@ int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
     if (r->acap < len + 64) {
         size_t cap = len + 64 > 4096 ? len + 64 : 4096;
         char *a = realloc(r->arena, cap);
-        if (!a) return fail(r, VT_RD_ENOMEM, err, errlen, "out of memory");
+        if (!a) return vtr_rd_fail(r, VT_RD_ENOMEM, err, errlen, "out of memory");
         r->arena = a; r->acap = cap;
     }
     for (int pass = 0; pass < 2; pass++) {
@@ -496,11 +225,11 @@ int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
                            : slow_parse(r, line, len, ev, err, errlen);
         if (rc < 0) return rc;
         if (rc == FALLBACK) continue;
-        if (!r->seen_ev) return fail(r, VT_RD_ESCHEMA, err, errlen, "record is missing field 'ev'");
+        if (!r->seen_ev) return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "record is missing field 'ev'");
         rc = validate(r, ev, first, err, errlen);
         return rc < 0 ? rc : 1;
     }
-    return fail(r, VT_RD_ESYNTAX, err, errlen, "not valid JSON");
+    return vtr_rd_fail(r, VT_RD_ESYNTAX, err, errlen, "not valid JSON");
 }
 
 /* ---- line splitting ------------------------------------------------------------------------ */
@@ -526,7 +255,7 @@ int vt_reader_next(struct vt_reader *r, struct vt_event *ev, char *err, size_t e
                 r->start = r->end;
                 if (!r->got_header) {
                     r->line = r->line ? r->line : 1;
-                    return fail(r, VT_RD_ESCHEMA, err, errlen, "empty trace (no header record)");
+                    return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "empty trace (no header record)");
                 }
                 return 0;
             }
@@ -538,17 +267,17 @@ int vt_reader_next(struct vt_reader *r, struct vt_event *ev, char *err, size_t e
             if (r->end == r->cap) {
                 if (r->cap > VT_READER_MAX_LINE) {
                     r->line++;
-                    return fail(r, VT_RD_ESYNTAX, err, errlen, "line longer than %u bytes", VT_READER_MAX_LINE);
+                    return vtr_rd_fail(r, VT_RD_ESYNTAX, err, errlen, "line longer than %u bytes", VT_READER_MAX_LINE);
                 }
                 char *nb = realloc(r->buf, r->cap * 2);
-                if (!nb) return fail(r, VT_RD_ENOMEM, err, errlen, "out of memory");
+                if (!nb) return vtr_rd_fail(r, VT_RD_ENOMEM, err, errlen, "out of memory");
                 r->buf = nb;
                 r->cap *= 2;
             }
             ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
             if (n < 0) {
                 if (errno == EINTR) continue;
-                return fail(r, VT_RD_EIO, err, errlen, "read error: %s", strerror(errno));
+                return vtr_rd_fail(r, VT_RD_EIO, err, errlen, "read error: %s", strerror(errno));
             }
             if (n == 0) r->eof = 1;
             r->end += (size_t)n;

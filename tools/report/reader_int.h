@@ -1,10 +1,12 @@
-/* reader_int.h - what reader.c and reader_fast.c share (internal to the trace reader): the
- * reader's state, the parsed-value type, and the field table both parsers feed. */
+/* reader_int.h - what reader.c, reader_fast.c and reader_fields.c share (internal to the trace
+ * reader): the reader's state, the parsed-value type, and the field table both parsers feed.
+ * Calls go reader.c -> reader_fast.c -> reader_fields.c (and reader.c -> reader_fields.c). */
 #ifndef VT_REPORT_READER_INT_H
 #define VT_REPORT_READER_INT_H
 #include <json-c/json.h>
 
-#include "report/reader.h"
+#include "report/event.h"
+
 
 enum { JV_NULL, JV_BOOL, JV_INT, JV_DBL, JV_STR, JV_ARR, JV_OBJ };
 struct jval {
@@ -53,6 +55,9 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
                  char *err, size_t errlen);
 /* A NUL-terminated copy of s[0..n) in the current record's arena. */
 const char *vtr_rd_keep_str(struct vt_reader *r, const char *s, size_t n);
+/* Fills ERR with "PATH:LINE: " and the message; returns CODE (a negative VT_RD_*). */
+__attribute__((format(printf, 5, 6)))
+int vtr_rd_fail(struct vt_reader *r, int code, char *err, size_t errlen, const char *fmt, ...);
 /* The event type named s[0..n), or -1. */
 int vtr_rd_ev_lookup(const char *s, size_t n);
 /* The hand-written parser for the records the tracer writes (reader_fast.c): 0 parsed, FALLBACK
