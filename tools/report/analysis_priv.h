@@ -1,5 +1,6 @@
-/* analysis_priv.h - bookkeeping shared by analysis.c (feeding) and analysis_finish.c (leaks,
- * symbolization, site tables).  Not for renderers. */
+/* analysis_priv.h - bookkeeping shared by analysis_feed.c (feeding), analysis_finish.c (leaks,
+ * symbolization, site tables) and analysis_ranges.c (range table, peak snapshot).  Calls go
+ * feed -> finish -> ranges (and feed -> ranges); none goes back up.  Not for renderers. */
 #ifndef VT_REPORT_ANALYSIS_PRIV_H
 #define VT_REPORT_ANALYSIS_PRIV_H
 #include "report/analysis.h"
@@ -54,8 +55,14 @@ struct vt_an_private {
 
 
 /* Interns S in the process's string table; "" when out of memory. */
-const char *vt_an_keep(struct vt_proc *p, const char *s);
-/* Copies live per-stack bytes into the peak snapshot (state == the peak) and fixes peak_ranges. */
+static inline const char *vt_an_keep(struct vt_proc *p, const char *s)
+{
+    int64_t id = vtr_strtab_intern(&p->priv->strs, s ? s : "");
+    return id < 0 ? "" : vtr_strtab_get(&p->priv->strs, id);
+}
+
+/* Copies live per-stack bytes into the peak snapshot (state == the peak) and fixes peak_ranges
+ * (analysis_ranges.c: it names the ranges open at the peak). */
 void vt_an_snapshot(struct vt_proc *p);
 
 /* NVTX range table (analysis_ranges.c).  Each returns 0 or VT_AN_ENOMEM. */
@@ -69,6 +76,8 @@ void vt_an_range_opened(struct vt_proc *p, uint32_t stat);
 void vt_an_range_account(struct vt_proc *p, int64_t tid, uint64_t size, int free);
 /* Builds p->ranges sorted by peak. */
 int vt_an_range_finish(struct vt_proc *p);
+/* "a > b | c" for thread node NODE and the start/end ranges open now, interned. */
+const char *vt_an_ranges_string(struct vt_proc *p, uint32_t node);
 /* "a > b > c" for push/pop node NODE into BUF (at most 64 levels, truncated to N). */
 void vt_an_node_path(const struct vt_proc *p, uint32_t node, char *buf, size_t n);
 #endif

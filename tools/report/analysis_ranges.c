@@ -106,3 +106,33 @@ int vt_an_range_finish(struct vt_proc *p)
     if (p->nranges) qsort(p->ranges, p->nranges, sizeof *p->ranges, cmp_range);
     return 0;
 }
+
+/* ---- the peak snapshot: live bytes per stack, and the ranges open at the peak ------------- */
+
+const char *vt_an_ranges_string(struct vt_proc *p, uint32_t node)
+{
+    struct vt_an_private *a = p->priv;
+    char buf[2048];
+    vt_an_node_path(p, node, buf, sizeof buf);
+    size_t len = strlen(buf);
+    for (size_t i = 0; i < a->nopen && len < sizeof buf - 4; i++)
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? (i ? ", " : " | ") : "",
+                                vtr_strtab_get(&a->strs, a->open[i].name));
+    if (len >= sizeof buf) len = sizeof buf - 1;
+    buf[len] = '\0';
+    return vt_an_keep(p, buf);
+}
+
+void vt_an_snapshot(struct vt_proc *p)
+{
+    struct vt_an_private *a = p->priv;
+    for (size_t i = 0; i < a->ntouched; i++) {
+        struct stack *s = &a->stacks[a->touched[i]];
+        s->snap_bytes = s->live_bytes;
+        s->snap_count = s->live_count;
+        s->touched = 0;
+    }
+    a->ntouched = 0;
+    p->peak_ranges = vt_an_ranges_string(p, a->peak_node);
+    a->peak_pending = 0;
+}

@@ -1,4 +1,4 @@
-/* analysis.c - per-process bookkeeping of a trace: live allocations keyed by address, peak with
+/* analysis_feed.c - per-process bookkeeping of a trace: live allocations keyed by address, peak with
  * a lazily taken per-stack snapshot, OOMs, leaks, transfers, findings, NVTX ranges. */
 #include "report/analysis.h"
 #include "report/analysis_priv.h"
@@ -6,12 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *vt_an_keep(struct vt_proc *p, const char *s)
-{
-    int64_t id = vtr_strtab_intern(&p->priv->strs, s ? s : "");
-    return id < 0 ? "" : vtr_strtab_get(&p->priv->strs, id);
-}
 
 static int is_vram(enum vt_mem m) { return m == VT_MEM_DEVICE || m == VT_MEM_ASYNC || m == VT_MEM_VMM; }
 
@@ -81,34 +75,6 @@ static int touch(struct vt_an_private *a, uint32_t s)
     a->stacks[s].touched = 1;
     a->touched[a->ntouched++] = s;
     return 0;
-}
-
-static const char *ranges_string(struct vt_proc *p, uint32_t node)
-{
-    struct vt_an_private *a = p->priv;
-    char buf[2048];
-    vt_an_node_path(p, node, buf, sizeof buf);
-    size_t len = strlen(buf);
-    for (size_t i = 0; i < a->nopen && len < sizeof buf - 4; i++)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? (i ? ", " : " | ") : "",
-                                vtr_strtab_get(&a->strs, a->open[i].name));
-    if (len >= sizeof buf) len = sizeof buf - 1;
-    buf[len] = '\0';
-    return vt_an_keep(p, buf);
-}
-
-void vt_an_snapshot(struct vt_proc *p)
-{
-    struct vt_an_private *a = p->priv;
-    for (size_t i = 0; i < a->ntouched; i++) {
-        struct stack *s = &a->stacks[a->touched[i]];
-        s->snap_bytes = s->live_bytes;
-        s->snap_count = s->live_count;
-        s->touched = 0;
-    }
-    a->ntouched = 0;
-    p->peak_ranges = ranges_string(p, a->peak_node);
-    a->peak_pending = 0;
 }
 
 static void timeline_merge(struct vt_proc *p)
@@ -194,7 +160,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         o->free_bytes = ev->free_bytes; o->total_bytes = ev->total_bytes ? ev->total_bytes : d->total_bytes;
         o->site = st;
         uint64_t *node = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
-        o->ranges = ranges_string(p, node ? (uint32_t)*node : 0);
+        o->ranges = vt_an_ranges_string(p, node ? (uint32_t)*node : 0);
         if (p->nooms < VT_AN_MAX_OOM_HOLDERS) {
             size_t cnt = 0;
             for (size_t i = 0; i < a->nstacks; i++) cnt += a->stacks[i].live_bytes > 0;
