@@ -69,6 +69,8 @@ struct vt_bw_report {
 /* Fills *r (zeroed first). Returns 0, or -1 if a measurement failed on a real GPU (what was
  * measured stays in *r, the reason is in r->notes). A missing GPU is not a failure. */
 int vt_bw_measure(const struct vt_bw_opts *o, struct vt_bw_report *r);
+
+/* --- results.c: rows and notes ---------------------------------------------------------------- */
 void vt_bw_note(struct vt_bw_report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct vt_bw_result *vt_bw_add(struct vt_bw_report *r, const char *name, unsigned long long bytes,
                                double *ms, int trials, int simulated);  /* sorts ms[] for the median */
