@@ -17,36 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define VT_FATBIN_MAX_IMAGE ((size_t)1 << 31)   /* refuse images claiming more than 2 GiB */
-#define VT_FATBIN_MAX_PARAMS 1024
-
-enum vt_layout_source {
-    VT_LAYOUT_NONE = 0,
-    VT_LAYOUT_PARAMINFO = 1, /* filled by the caller from cu/cudaFuncGetParamInfo */
-    VT_LAYOUT_ELF = 2,
-    VT_LAYOUT_PTX = 3,
-};
-
-/* Error codes (negative). */
-enum {
-    VT_FATBIN_EINVAL = -1,   /* not a fatbin/ELF/PTX image, or bad arguments */
-    VT_FATBIN_ETRUNC = -2,   /* image shorter than its headers claim */
-    VT_FATBIN_ECORRUPT = -3, /* inconsistent headers or records */
-    VT_FATBIN_EDECOMP = -4,  /* zstd/LZ4 payload failed to decompress */
-    VT_FATBIN_ENOMEM = -5,
-};
-
-typedef struct vt_param {
-    uint32_t offset; /* byte offset in the kernel's argument buffer */
-    uint32_t size;   /* bytes */
-} vt_param;
-
-typedef struct vt_kernel_layout {
-    char *name;            /* mangled device name, NUL-terminated */
-    uint32_t nparams;
-    vt_param *params;      /* nparams entries, ordered by parameter index */
-    enum vt_layout_source source;
-} vt_kernel_layout;
+#include "fatbin_types.h"
 
 typedef struct vt_fatbin vt_fatbin;
 

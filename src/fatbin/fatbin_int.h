@@ -1,4 +1,6 @@
-/* fatbin_int.h - internals shared by fatbin.c (containers), fatbin_elf.c and fatbin_ptx.c.
+/* fatbin_int.h - internals shared by fatbin.c (containers), fatbin_elf.c and fatbin_ptx.c
+ * (parsers) and fatbin_builder.c (what the parsers hand results to).  Calls go fatbin.c ->
+ * fatbin_elf.c/fatbin_ptx.c -> fatbin_builder.c; no parser calls the container code.
  * Not part of the contract (that is fatbin.h). Everything here is reentrant: state lives in the
  * caller's vt_fb_builder, never in globals. */
 #ifndef VT_FATBIN_INT_H
@@ -6,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "fatbin.h"
+#include "fatbin_types.h"
 
 /* Limits on what one image may make us allocate (all well above anything nvcc emits). */
 #define VT_FB_MAX_NAME    ((size_t)1 << 16)  /* bytes in one mangled kernel name */
@@ -23,6 +25,7 @@ typedef struct vt_fb_builder {
     uint32_t cur_arch;  /* arch of the entry being parsed, recorded by vt_fb_add */
 } vt_fb_builder;
 
+/* ---- fatbin_builder.c ---- */
 /* Append a copy of name[0..namelen) and params[0..np). Returns 0 or VT_FATBIN_ENOMEM/ECORRUPT. */
 int vt_fb_add(vt_fb_builder *b, const char *name, size_t namelen, const vt_param *params,
               uint32_t np, enum vt_layout_source src);
