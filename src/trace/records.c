@@ -6,8 +6,13 @@
 
 #include <vramtrace/trace.h>
 #include "jsonl.h"
-#include "registry.h"
 
+/* A record's `mem` is the registry's enum vt_mem, which is vramtrace/trace.h's list in order
+ * (registry.h builds it from VT_TRACE_MEMS); an out-of-range value reads "unknown". */
+#define VT_X(id) VT_MEMN_##id,
+static const char *const mem_names[] = { VT_TRACE_MEMS(VT_X) };
+#undef VT_X
+static inline const char *mem_name(unsigned mem) { return mem < sizeof mem_names / sizeof *mem_names ? mem_names[mem] : "unknown"; }
 #define VT_X(id) VT_DIRN_##id,
 static const char *const dir_names[] = { VT_TRACE_DIRS(VT_X) };   /* enum vt_dir's order */
 #undef VT_X
@@ -56,7 +61,7 @@ static void fmt_alloc(vt_line *l, const struct vt_api_names *names, const struct
     int ok = a->c.res == 0;
     if (ok && !a->is_handle) { vt_put_key(l, "addr"); vt_put_hex(l, a->addr); }
     vt_put_key(l, "size"); vt_put_u64(l, a->size);
-    vt_put_key(l, "mem"); vt_put_str(l, vt_mem_name(a->mem));
+    vt_put_key(l, "mem"); vt_put_str(l, mem_name(a->mem));
     if (a->is_handle && ok) { vt_put_key(l, "handle"); vt_put_hex(l, a->handle); }
     if (a->has_stream) { vt_put_key(l, "stream"); vt_put_hex(l, a->stream); }
     if (a->graph) VT_PUT_LIT(l, ",\"graph\":true");
@@ -97,7 +102,7 @@ static void fmt_free(vt_line *l, const struct vt_api_names *names, const struct 
         p = vt_w_u64(p, f->size);
         l->p = p;
         vt_put_key(l, "mem");
-        vt_put_str(l, vt_mem_name(f->mem));
+        vt_put_str(l, mem_name(f->mem));
         p = l->p;
     }
     if (f->has_stream) { p = VT_W_LIT(p, ",\"stream\":"); p = vt_w_hex(p, f->stream); }
