@@ -7,6 +7,7 @@
 #define VT_HOOKS_COMMON_H
 #include <stdint.h>
 
+#include "hook_table.h"
 #include "resolve.h"
 #include "tracer.h"
 

@@ -1,4 +1,5 @@
-/* hooks_driver.c - libcuda wrappers, reached by direct linking (-lcuda), dlsym or cuGetProcAddress.
+/* hooks_driver.c - libcuda wrappers, reached by direct linking (-lcuda), dlsym or cuGetProcAddress
+ * (whose own hook is in interpose.c).
  * Driver hooks reached from inside a runtime hook only forward: the runtime hook records the call. */
 #include <stdint.h>
 #include <string.h>
@@ -18,38 +19,6 @@ typedef unsigned long long cuuint64_t;
 
 /* Exported wrapper `fn` whose body is `impl(real, "fn", args...)`: one implementation serves a
  * function and its _ptds/_ptsz twin. */
-
-/* ---- cuGetProcAddress ------------------------------------------------------------------------ */
-
-VT_REAL_SLOT(cuGetProcAddress_v2);
-CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags, int *status)
-{
-    vt_init();
-    __typeof__(&cuGetProcAddress_v2) real = VT_REAL(cuGetProcAddress_v2);
-    if (!real) return CUDA_ERROR_NOT_SUPPORTED;
-    CUresult r = real(sym, pfn, ver, flags, status);
-    if (r == CUDA_SUCCESS && pfn && *pfn && vt_cfg.enabled && vt_ts.guard == 0) {
-        int saved = errno;
-        *pfn = vt_swap_procaddr(sym, ver, flags, *pfn);
-        errno = saved;
-    }
-    return r;
-}
-
-VT_REAL_SLOT(cuGetProcAddress);
-CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
-{
-    vt_init();
-    __typeof__(&cuGetProcAddress) real = VT_REAL(cuGetProcAddress);
-    if (!real) return CUDA_ERROR_NOT_SUPPORTED;
-    CUresult r = real(sym, pfn, ver, flags);
-    if (r == CUDA_SUCCESS && pfn && *pfn && vt_cfg.enabled && vt_ts.guard == 0) {
-        int saved = errno;
-        *pfn = vt_swap_procaddr(sym, ver, flags, *pfn);
-        errno = saved;
-    }
-    return r;
-}
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
@@ -274,8 +243,6 @@ static CUresult meminfo_impl(void *real, const char *api, size_t *fr, size_t *to
 DRV_HOOK(cuMemGetInfo_v2, meminfo_impl, (size_t *fr, size_t *tot), fr, tot)
 
 const struct vt_hook vt_hooks_driver[] = {
-    VT_HOOK_ENTRY(cuGetProcAddress_v2, "cuGetProcAddress", 12000, 0),
-    VT_HOOK_ENTRY(cuGetProcAddress, "cuGetProcAddress", 11030, 0),
     VT_HOOK_ENTRY(cuMemAlloc_v2, "cuMemAlloc", 3020, 0),
     VT_HOOK_ENTRY(cuMemAllocPitch_v2, "cuMemAllocPitch", 3020, 0),
     VT_HOOK_ENTRY(cuMemAllocManaged, "cuMemAllocManaged", 6000, 0),

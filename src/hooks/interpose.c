@@ -1,16 +1,21 @@
-/* interpose.c - the exported dlsym: how driver entry points reached with dlopen/dlsym (static
- * cudart, cuBLAS, NCCL, JAX, PyTorch) are swapped for hook wrappers; and the exported dlclose,
- * which tells the unwinder that code may have been unmapped. */
+/* interpose.c - the exported dlsym and the cuGetProcAddress hooks: how entry points reached with
+ * dlopen/dlsym (static cudart, cuBLAS, NCCL, JAX, PyTorch) or cuGetProcAddress (cudart itself,
+ * cudaGetDriverEntryPoint) are swapped for hook wrappers, over every hook family's table
+ * (hook_table.h); and the exported dlclose, which tells the unwinder that code may have been
+ * unmapped.  The top of hooks/: it knows every table, no hook family calls it. */
 #include <dlfcn.h>
 #include <link.h>
 #include <stdatomic.h>
 #include <string.h>
 
+#include "cuda_abi.h"
+#include "hook_table.h"
 #include "resolve.h"
 #include "tracer.h"
 #include "unwind.h"
 
 static int dlclose_hook(void *handle);
+static void *swap_dlsym(const char *name, void *real);
 
 /* Hand-written compare: a sanitizer runtime calls dlsym while it sets up its interceptors, when
  * calling its (intercepted) strcmp/strncmp would jump through a null pointer. */
@@ -72,7 +77,7 @@ VT_EARLY void *dlsym(void *handle, const char *name)
     void *r = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name) : vt_real_dlsym(handle, name);
     if (!r || !wants_swap(name) || vt_ts.guard > 0) return r;
     int saved = errno;
-    r = vt_swap_dlsym(name, r);
+    r = swap_dlsym(name, r);
     errno = saved;
     return r;
 }
@@ -98,3 +103,82 @@ VT_EARLY static int dlclose_hook(void *handle)
 }
 
 VT_EARLY int dlclose(void *handle) { return dlclose_hook(handle); }
+
+/* ---- the swap: a real pointer for its wrapper ------------------------------------------------ */
+
+static const struct vt_hook *const tables[] = { vt_hooks_interpose, vt_hooks_driver, vt_hooks_driver_ops, vt_hooks_runtime, vt_hooks_launch, vt_hooks_pool };
+
+static void *install(const struct vt_hook *h, void *real)
+{
+    if (!vt_real_not_self(real)) return real; /* our own wrapper came back: hand it out unchanged */
+    void *expected = NULL;
+    atomic_compare_exchange_strong(h->real, &expected, real);
+    return h->wrapper;
+}
+
+/* dlsym: given the real pointer REAL found for NAME, what the caller should get (the wrapper,
+ * after storing REAL in its slot), or REAL when NAME is not hooked. */
+static void *swap_dlsym(const char *name, void *real)
+{
+    if (!real || !name) return real;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+        for (const struct vt_hook *h = tables[t]; h->name; h++)
+            if (!strcmp(h->name, name)) return install(h, real);
+    return real;
+}
+
+/* cuGetProcAddress: the same, choosing the entry by base name, version and flags. */
+static void *swap_procaddr(const char *base, int cuda_version, uint64_t flags, void *real)
+{
+    if (!real || !base) return real;
+    int want_ptds = (flags & 2) != 0; /* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM */
+    const struct vt_hook *best = NULL, *fallback = NULL;
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
+    for (const struct vt_hook *h = tables[t]; h->name; h++) {
+        if (!h->base || strcmp(h->base, base) || h->min_version > cuda_version) continue;
+        if (h->ptds == want_ptds) { if (!best || h->min_version > best->min_version) best = h; }
+        else if (!h->ptds && (!fallback || h->min_version > fallback->min_version)) fallback = h;
+    }
+    if (!best) best = fallback; /* no per-thread variant exists: the function has no stream */
+    return best ? install(best, real) : real;
+}
+
+/* ---- cuGetProcAddress ------------------------------------------------------------------------ */
+
+typedef unsigned long long cuuint64_t;
+
+VT_REAL_SLOT(cuGetProcAddress_v2);
+CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags, int *status)
+{
+    vt_init();
+    __typeof__(&cuGetProcAddress_v2) real = VT_REAL(cuGetProcAddress_v2);
+    if (!real) return CUDA_ERROR_NOT_SUPPORTED;
+    CUresult r = real(sym, pfn, ver, flags, status);
+    if (r == CUDA_SUCCESS && pfn && *pfn && vt_cfg.enabled && vt_ts.guard == 0) {
+        int saved = errno;
+        *pfn = swap_procaddr(sym, ver, flags, *pfn);
+        errno = saved;
+    }
+    return r;
+}
+
+VT_REAL_SLOT(cuGetProcAddress);
+CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags)
+{
+    vt_init();
+    __typeof__(&cuGetProcAddress) real = VT_REAL(cuGetProcAddress);
+    if (!real) return CUDA_ERROR_NOT_SUPPORTED;
+    CUresult r = real(sym, pfn, ver, flags);
+    if (r == CUDA_SUCCESS && pfn && *pfn && vt_cfg.enabled && vt_ts.guard == 0) {
+        int saved = errno;
+        *pfn = swap_procaddr(sym, ver, flags, *pfn);
+        errno = saved;
+    }
+    return r;
+}
+
+const struct vt_hook vt_hooks_interpose[] = {
+    VT_HOOK_ENTRY(cuGetProcAddress_v2, "cuGetProcAddress", 12000, 0),
+    VT_HOOK_ENTRY(cuGetProcAddress, "cuGetProcAddress", 11030, 0),
+    { NULL, NULL, 0, 0, NULL, NULL },
+};

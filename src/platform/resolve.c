@@ -1,4 +1,5 @@
-/* resolve.c - real-symbol lookup (dlvsym for libc's dlsym, RTLD_NEXT for hooks) and pointer swap. */
+/* resolve.c - real-symbol lookup (dlvsym for libc's dlsym, RTLD_NEXT for hooks, the driver for the
+ * tracer's own queries). The swap of real pointers for wrappers is hooks/hook_table.c. */
 #include "resolve.h"
 
 #include <dlfcn.h>
@@ -29,19 +30,19 @@ VT_EARLY void *vt_real_dlsym(void *handle, const char *name)
     return f ? f(handle, name) : NULL;
 }
 
-static void *not_self(void *p) { return p && !vt_addr_is_self((uint64_t)(uintptr_t)p) ? p : NULL; }
+void *vt_real_not_self(void *p) { return p && !vt_addr_is_self((uint64_t)(uintptr_t)p) ? p : NULL; }
 
 void *vt_real_get_slow(vt_real_slot *slot, const char *name)
 {
     void *p = atomic_load_explicit(slot, memory_order_acquire);
     if (p) return p;
-    p = not_self(vt_real_dlsym(RTLD_NEXT, name));
+    p = vt_real_not_self(vt_real_dlsym(RTLD_NEXT, name));
     if (!p) {
         /* A program that reaches CUDA only through dlopen: the library is not "next" to us. */
         static const char *const libs[] = { "libcuda.so.1", "libcudart.so.13", "libcudart.so.12", NULL };
         for (int i = 0; libs[i] && !p; i++) {
             void *h = dlopen(libs[i], RTLD_LAZY | RTLD_NOLOAD);
-            if (h) { p = not_self(vt_real_dlsym(h, name)); dlclose(h); }
+            if (h) { p = vt_real_not_self(vt_real_dlsym(h, name)); dlclose(h); }
         }
     }
     if (p) {
@@ -66,7 +67,7 @@ void *vt_real_driver(const char *name)
     }
     void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
     if (!h) return NULL; /* not loaded yet: try again next time */
-    void *fn = not_self(vt_real_dlsym(h, name));
+    void *fn = vt_real_not_self(vt_real_dlsym(h, name));
     dlclose(h);
     pthread_mutex_lock(&driver_lock);
     for (int i = 0; i < DRIVER_CACHE; i++) {
@@ -80,38 +81,4 @@ void *vt_real_driver(const char *name)
     }
     pthread_mutex_unlock(&driver_lock);
     return fn;
-}
-
-static const struct vt_hook *const tables[] = { vt_hooks_driver, vt_hooks_driver_ops, vt_hooks_runtime, vt_hooks_launch, vt_hooks_pool };
-
-static void *install(const struct vt_hook *h, void *real)
-{
-    if (!not_self(real)) return real; /* our own wrapper came back: hand it out unchanged */
-    void *expected = NULL;
-    atomic_compare_exchange_strong(h->real, &expected, real);
-    return h->wrapper;
-}
-
-void *vt_swap_dlsym(const char *name, void *real)
-{
-    if (!real || !name) return real;
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-        for (const struct vt_hook *h = tables[t]; h->name; h++)
-            if (!strcmp(h->name, name)) return install(h, real);
-    return real;
-}
-
-void *vt_swap_procaddr(const char *base, int cuda_version, uint64_t flags, void *real)
-{
-    if (!real || !base) return real;
-    int want_ptds = (flags & 2) != 0; /* CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM */
-    const struct vt_hook *best = NULL, *fallback = NULL;
-    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++)
-    for (const struct vt_hook *h = tables[t]; h->name; h++) {
-        if (!h->base || strcmp(h->base, base) || h->min_version > cuda_version) continue;
-        if (h->ptds == want_ptds) { if (!best || h->min_version > best->min_version) best = h; }
-        else if (!h->ptds && (!fallback || h->min_version > fallback->min_version)) fallback = h;
-    }
-    if (!best) best = fallback; /* no per-thread variant exists: the function has no stream */
-    return best ? install(best, real) : real;
 }

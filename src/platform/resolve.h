@@ -1,11 +1,6 @@
-/* resolve.h - finding the real CUDA and libc functions behind the hooks, and handing out hook
- * wrappers in place of real pointers (dlsym, cuGetProcAddress).
- *
- * Each hook family (hooks_runtime.c, hooks_driver.c) declares a table of struct vt_hook, one
- * source of truth per wrapper: its exported name, the cuGetProcAddress base name and version
- * from which that name is meant, whether it is the per-thread-default-stream variant, the
- * wrapper, and the slot holding the real pointer. `make check-hooks` verifies the tables against
- * the exported symbols.
+/* resolve.h - finding the real CUDA and libc functions behind the hooks: each hook's slot for its
+ * real pointer, filled on first use, and the driver functions the tracer queries itself.
+ * (Handing out wrappers in place of real pointers is hooks/hook_table.h.)
  *
  * Invariants: a slot never holds a pointer into libvramtrace.so itself (that would recurse);
  * a wrapper whose real function cannot be found returns CUDA_ERROR_NOT_SUPPORTED /
@@ -17,20 +12,6 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-
-struct vt_hook {
-    const char *name;
-    const char *base;    /* NULL: not reachable through cuGetProcAddress (runtime API) */
-    int min_version;
-    int ptds;
-    void *wrapper;
-    _Atomic(void *) *real;
-};
-extern const struct vt_hook vt_hooks_driver[];
-extern const struct vt_hook vt_hooks_driver_ops[];
-extern const struct vt_hook vt_hooks_runtime[];
-extern const struct vt_hook vt_hooks_launch[];
-extern const struct vt_hook vt_hooks_pool[];
 
 /* For the code our exported dlsym runs: sanitizer runtimes (ASan, TSan) call dlsym while they
  * initialise, before instrumented code may run (no shadow memory yet). */
@@ -54,14 +35,10 @@ static inline void *vt_real_get(vt_real_slot *slot, const char *name)
  * is not loaded. Never loads libcuda itself: that would change the program's behaviour. */
 void *vt_real_driver(const char *name);
 
-/* dlsym interposition: given the real pointer `real` found for `name`, return what the caller
- * should get (the wrapper, after storing `real`), or `real` when `name` is not hooked. */
-void *vt_swap_dlsym(const char *name, void *real);
-/* cuGetProcAddress interposition: same, choosing the entry by base name, version and flags. */
-void *vt_swap_procaddr(const char *base, int cuda_version, uint64_t flags, void *real);
+/* P, unless it points into libvramtrace.so itself (a slot holding our own wrapper would recurse). */
+void *vt_real_not_self(void *p);
 
 #define VT_REAL_SLOT(fn) static _Atomic(void *) real_##fn
 #define VT_REAL(fn) ((__typeof__(&fn))vt_real_get(&real_##fn, #fn))
-#define VT_HOOK_ENTRY(fn, base, ver, ptds) { #fn, base, ver, ptds, (void *)&fn, &real_##fn }
 
 #endif
