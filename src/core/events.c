@@ -60,7 +60,7 @@ void vt_fmt_bt(vt_line *l)
     if (!vt_cfg.backtraces) return;
     uint64_t frames[VT_BT_MAX];
     int n = vt_backtrace(frames, vt_cfg.bt_depth);
-    vt_modules_cover(frames, n);
+    vt_modules_cover(frames, n, vt_emit_module);
     VT_PUT_LIT(l, ",\"bt\":[");
     for (int i = 0; i < n; i++) {
         if (i) VT_PUT_LIT(l, ",");
@@ -259,7 +259,7 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
     int nf = 0;
     if (vt_cfg.backtraces) {
         nf = vt_backtrace(frames, vt_cfg.bt_depth);
-        vt_modules_cover(frames, nf);
+        vt_modules_cover(frames, nf, vt_emit_module);
     }
     /* Insert and queue the record under the range's lock: the file's order is then the
      * registry's (registry.h). */

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "events.h"
 #include "tracer.h"
 #include "unwind.h"
 
@@ -121,7 +120,8 @@ static int known(uint64_t addr)
 
 static int emit_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
-    (void)size; (void)data;
+    (void)size;
+    vt_module_fn sink = *(vt_module_fn *)data;
     uint64_t lo, hi;
     load_span(info, &lo, &hi);
     if (hi == 0 || known(lo)) return 0;
@@ -138,21 +138,21 @@ static int emit_cb(struct dl_phdr_info *info, size_t size, void *data)
     mods[n].lo = lo;
     mods[n].hi = hi;
     atomic_store_explicit(&nmods, n + 1, memory_order_release);
-    vt_emit_module(path, info->dlpi_addr, lo, hi);
+    sink(path, info->dlpi_addr, lo, hi);
     return 0;
 }
 
-void vt_modules_emit_new(void)
+void vt_modules_emit_new(vt_module_fn sink)
 {
     pthread_mutex_lock(&mod_lock);
-    dl_iterate_phdr(emit_cb, NULL);
+    dl_iterate_phdr(emit_cb, &sink);
     pthread_mutex_unlock(&mod_lock);
 }
 
-void vt_modules_cover(const uint64_t *frames, int n)
+void vt_modules_cover(const uint64_t *frames, int n, vt_module_fn sink)
 {
     for (int i = 0; i < n; i++)
-        if (!known(frames[i])) { vt_modules_emit_new(); return; }
+        if (!known(frames[i])) { vt_modules_emit_new(sink); return; }
 }
 
 void vt_modules_reset(void)

@@ -13,10 +13,13 @@
 
 /* Fill up to `max` return addresses of the caller's stack, innermost first. Returns the count. */
 int vt_backtrace(uint64_t *frames, int max);
-/* Emit a `module` record for every loaded object not yet recorded (called when a trace opens). */
-void vt_modules_emit_new(void);
-/* Emit records for modules that appeared since (a dlopen) when a frame lies outside all known ones. */
-void vt_modules_cover(const uint64_t *frames, int n);
+/* Where news of a loaded object goes: the layer above writes it as a `module` record (base: load
+ * bias; [lo, hi): its PT_LOAD span). Called under the module lock, once per object. */
+typedef void (*vt_module_fn)(const char *path, uint64_t base, uint64_t lo, uint64_t hi);
+/* Hand every loaded object not yet reported to SINK (called when a trace opens). */
+void vt_modules_emit_new(vt_module_fn sink);
+/* The same for objects that appeared since (a dlopen), when a frame lies outside all known ones. */
+void vt_modules_cover(const uint64_t *frames, int n, vt_module_fn sink);
 /* Fork child / new trace: forget what was emitted. */
 void vt_modules_reset(void);
 /* True if addr is inside libvramtrace.so itself. */

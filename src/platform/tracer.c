@@ -373,7 +373,7 @@ int vt_trace_open(void)
                 uint64_t warm[4];
                 vt_backtrace(warm, 4); /* loads the unwinder now, not inside the first hook's timing */
             }
-            vt_modules_emit_new();
+            vt_modules_emit_new(vt_emit_module);
         } else {
             if (!vt_cfg.quiet) fprintf(stderr, "vramtrace: %s; tracing disabled for this process\n", err);
             note_in_manifest("!", err);
