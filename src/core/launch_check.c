@@ -6,7 +6,9 @@
 
 #include <vramtrace/trace.h>
 #include "check.h"
-#include "events_fmt.h"
+#include "emit.h"
+#include "findings.h"
+#include "launch_check.h"
 #include "registry.h"
 #include "resolve.h"
 #include "tracer.h"
@@ -39,136 +41,6 @@ static void emit_kernel_record(vt_kernel *k)
 }
 
 /* "my_kernel(float*, int)" -> "my_kernel"; keeps template arguments. Writes into out. */
-static void short_name(const char *mangled, char *out, size_t cap)
-{
-    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-    static demangle_fn dem;
-    static int looked;
-    if (!looked) { dem = (demangle_fn)vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle"); looked = 1; }
-    int status = -1;
-    char *d = dem && mangled[0] == '_' && mangled[1] == 'Z' ? dem(mangled, NULL, NULL, &status) : NULL;
-    const char *s = d && status == 0 ? d : mangled;
-    size_t n = strlen(s);
-    int depth = 0;
-    for (size_t i = 0; s[i]; i++) {
-        if (s[i] == '<') depth++;
-        else if (s[i] == '>') depth--;
-        else if (s[i] == '(' && depth == 0 && i > 0) { n = i; break; }
-    }
-    /* A template function's demangled name starts with its return type ("void k<float, 4>"). */
-    size_t start = 0;
-    depth = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '<' || s[i] == '(') depth++;
-        else if (s[i] == '>' || s[i] == ')') depth--;
-        else if (s[i] == ' ' && depth == 0) start = i + 1;
-    }
-    s += start;
-    n -= start;
-    if (n >= cap) n = cap - 1;
-    memcpy(out, s, n);
-    out[n] = '\0';
-    free(d);
-}
-
-static const char *const kind_names[VT_F_COUNT] = {
-#define VT_X(id) [VT_F_##id] = VT_FINDN_##id,
-    VT_TRACE_FINDINGS(VT_X)
-#undef VT_X
-};
-
-void vt_ev_finding(const struct vt_finding *f)
-{
-    VT_SAVE_ERRNO;
-    atomic_fetch_add(&vt_finding_counts[f->kind], 1);
-    char kname[256] = "", msg[768];
-    if (f->k) short_name(f->k->name, kname, sizeof kname);
-    char where[320] = "";
-    if (f->k) {
-        if (f->offset) snprintf(where, sizeof where, " passed to kernel %s, argument %d (byte %llu of a by-value struct)",
-                                kname, f->arg, (unsigned long long)f->offset);
-        else snprintf(where, sizeof where, " passed to kernel %s, argument %d", kname, f->arg);
-    }
-    switch (f->kind) {
-    case VT_F_HOST_POINTER: {
-        const char *c = f->cls ? f->cls : "host", *m = f->mapping ? f->mapping : "";
-        char what[224];
-        if (!strcmp(c, "heap")) snprintf(what, sizeof what, "heap memory (malloc/new)");
-        else if (!strcmp(c, "stack")) snprintf(what, sizeof what, "stack memory (a local variable)");
-        else if (!strcmp(c, "file")) snprintf(what, sizeof what, "memory mapped from %s", m);
-        else snprintf(what, sizeof what, "anonymous mmap memory%s%s", m[0] ? " " : "", m);
-        snprintf(msg, sizeof msg, "host pointer%s: 0x%llx is %s, not device, pinned or managed memory", where,
-                 (unsigned long long)f->value, what);
-        break;
-    }
-    case VT_F_USE_AFTER_FREE:
-        snprintf(msg, sizeof msg, "freed device pointer%s: 0x%llx is inside an allocation of %llu bytes at 0x%llx that was freed",
-                 where, (unsigned long long)f->value, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);
-        break;
-    case VT_F_OOB_POINTER:
-        snprintf(msg, sizeof msg, "out-of-bounds device pointer%s: 0x%llx is outside every allocation (nearest: %llu bytes at 0x%llx)",
-                 where, (unsigned long long)f->value, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);
-        break;
-    case VT_F_OOB_COPY:
-        snprintf(msg, sizeof msg, "%s at 0x%llx: %s (allocation of %llu bytes at 0x%llx)", f->api, (unsigned long long)f->value,
-                 f->why ? f->why : "out of bounds", (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);
-        break;
-    case VT_F_DIRECTION:
-        snprintf(msg, sizeof msg, "%s: %s", f->api, f->why ? f->why : "direction contradicts the pointers");
-        break;
-    case VT_F_DOUBLE_FREE:
-        snprintf(msg, sizeof msg, "%s(0x%llx): double free of an allocation of %llu bytes", f->api,
-                 (unsigned long long)f->value, (unsigned long long)f->alloc_size);
-        break;
-    default:
-        snprintf(msg, sizeof msg, "%s(0x%llx): pointer was never allocated", f->api, (unsigned long long)f->value);
-        break;
-    }
-    if (f->why && f->kind != VT_F_OOB_COPY && f->kind != VT_F_DIRECTION) {
-        size_t n = strlen(msg);
-        snprintf(msg + n, sizeof msg - n, " (%s)", f->why);
-    }
-    if (vt_trace_ready()) {
-        char buf[LINE_MAX_BYTES * 2];
-        vt_line l;
-        vt_line_init(&l, buf, sizeof buf - 2);
-        VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_FINDING "\"");
-        vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
-        vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
-        vt_put_key(&l, "kind"); vt_put_str(&l, kind_names[f->kind]);
-        vt_put_key(&l, "severity"); vt_put_str(&l, f->error ? VT_SEVN_ERROR : VT_SEVN_WARNING);
-        vt_put_key(&l, "api"); vt_put_str(&l, f->api);
-        vt_put_key(&l, "dev"); vt_put_i64(&l, vt_ts.cur_dev);
-        if (f->k) {
-            vt_put_key(&l, "k"); vt_put_u64(&l, f->k->id);
-            vt_put_key(&l, "arg"); vt_put_i64(&l, f->arg);
-            vt_put_key(&l, "offset"); vt_put_u64(&l, f->offset);
-        }
-        vt_put_key(&l, "value"); vt_put_hex(&l, f->value);
-        if (f->cls) { vt_put_key(&l, "class"); vt_put_str(&l, f->cls); }
-        if (f->mapping && f->mapping[0]) { vt_put_key(&l, "mapping"); vt_put_str(&l, f->mapping); }
-        if (f->has_alloc) {
-            vt_put_key(&l, "alloc"); VT_PUT_LIT(&l, "{\"addr\":");
-            vt_put_hex(&l, f->alloc_base);
-            VT_PUT_LIT(&l, ",\"size\":");
-            vt_put_u64(&l, f->alloc_size);
-            VT_PUT_LIT(&l, "}");
-        }
-        vt_fmt_bt(&l);
-        vt_put_key(&l, "msg"); vt_put_str(&l, msg);
-        vt_fmt_emit(&l);
-    }
-    uint64_t total = 0;
-    for (int i = 0; i < VT_F_COUNT; i++) total += atomic_load(&vt_finding_counts[i]);
-    if (!vt_cfg.quiet && total <= 20)
-        fprintf(stderr, "vramtrace: %s: %s\n", f->error ? VT_SEVN_ERROR : VT_SEVN_WARNING, msg);
-    if (f->error && vt_cfg.check == VT_CHECK_ABORT) {
-        fprintf(stderr, "vramtrace: stopping at the first error (--check=abort); trace: %s\n", vt_trace_path());
-        abort();
-    }
-    VT_RESTORE_ERRNO;
-}
-
 static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v)
 {
     vt_alloc_info a;

@@ -8,6 +8,8 @@
 #include <stdint.h>
 
 #include "hook_table.h"
+#include "launch_check.h"
+#include "lifecycle.h"
 #include "resolve.h"
 #include "tracer.h"
 

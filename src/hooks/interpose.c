@@ -11,6 +11,7 @@
 #include "cuda_abi.h"
 #include "hook_table.h"
 #include "resolve.h"
+#include "lifecycle.h"
 #include "tracer.h"
 #include "unwind.h"
 

@@ -13,6 +13,7 @@
 
 #include <vramtrace/trace.h>
 #include "events.h"
+#include "lifecycle.h"
 #include "tracer.h"
 
 typedef void (*nvtx_fn)(void);

@@ -9,7 +9,7 @@
 #define VT_BACKTRACE_H
 #include <stdint.h>
 
-#define VT_BT_MAX 64
+#include "tracer.h"   /* VT_BT_MAX */
 
 /* Fill up to `max` return addresses of the caller's stack, innermost first. Returns the count. */
 int vt_backtrace(uint64_t *frames, int max);

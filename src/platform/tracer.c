@@ -1,4 +1,6 @@
-/* tracer.c - lifecycle: configuration, lazy trace creation with its header, fork, exit summary. */
+/* tracer.c - process-wide tracer state below every layer: the configuration (read once from the
+ * environment), the per-thread state, thread ids, and the run's manifest.  The lifecycle that
+ * uses them (init, trace creation, fork, exit) is hooks/lifecycle.c. */
 #include "tracer.h"
 
 #include <fcntl.h>
@@ -15,28 +17,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <vramtrace/trace.h>
-#include "api_names.h"
-#include "backtrace.h"
-#include "check.h"
-#include "events.h"
-#include "jsonl.h"
-#include "registry.h"
-#include "trace_writer.h"
-#include "journal.h"
-
-#define VT_TRACER_VERSION "0.1.0"
 
 struct vt_config vt_cfg = { .enabled = 1, .backtraces = 1, .bt_depth = 24, .check = VT_CHECK_RECORD };
 VT_TLS struct vt_thread_state vt_ts;
-
-static pthread_once_t init_once = PTHREAD_ONCE_INIT;
-static pthread_mutex_t open_lock = PTHREAD_MUTEX_INITIALIZER;
-_Atomic int vt_trace_state; /* 0 not yet, 1 open, -1 failed for good (read inline by vt_trace_ready) */
-static char trace_path[4096];
-static int forked_child; /* set in the fork child: no drain thread (see vt_trace_open) */
-static uint64_t start_ns; /* process start as the tracer saw it: header `t`, before any event */
-static struct timespec start_wall; /* the same instant on the wall clock */
 
 unsigned vt_fork_gen; /* bumped in each fork child: thread ids cached before it are the parent's */
 
@@ -49,7 +32,7 @@ int vt_gettid_slow(void)
 
 /* A knob set to a value it does not take: one line on stderr, and the default. A typo would
  * otherwise trace silently with other settings than the ones asked for. */
-static void bad_knob(const char *name, const char *v, const char *takes)
+void vt_config_bad_knob(const char *name, const char *v, const char *takes)
 {
     /* Once per run, not once per process a launcher spawns: the process `run` started says it. */
     if (!vt_cfg.quiet && (vt_cfg.root_pid == 0 || vt_cfg.root_pid == getpid()))
@@ -65,7 +48,7 @@ static int whole_number(const char *v, long *out)
 }
 
 /* 1/0, on/off, yes/no, true/false (any case), or a whole number (non-zero: on). */
-static int flag_value(const char *v, int *out)
+int vt_config_flag(const char *v, int *out)
 {
     static const char *const on[] = { "on", "yes", "true" }, *const off[] = { "off", "no", "false" };
     for (int i = 0; i < 3; i++) {
@@ -83,15 +66,12 @@ static int env_flag(const char *name, int dflt)
     const char *v = getenv(name);
     int on;
     if (!v || !*v) return dflt;
-    if (flag_value(v, &on) == 0) return on;
-    bad_knob(name, v, "1, 0, on, off, yes, no, true, false");
+    if (vt_config_flag(v, &on) == 0) return on;
+    vt_config_bad_knob(name, v, "1, 0, on, off, yes, no, true, false");
     return dflt;
 }
 
-static void child_after_fork(void);
-static void note_in_manifest(const char *kind, const char *text);
-
-static void read_config(void)
+void vt_config_read(void)
 {
     const char *r = getenv("VRAMTRACE_ROOT_PID");
     vt_cfg.root_pid = r ? atol(r) : 0;
@@ -102,219 +82,23 @@ static void read_config(void)
     long depth;
     if (d && *d) {
         if (whole_number(d, &depth) == 0 && depth > 0) vt_cfg.bt_depth = depth > VT_BT_MAX ? VT_BT_MAX : (int)depth;
-        else bad_knob("VRAMTRACE_BT_DEPTH", d, "a number of frames above 0");
+        else vt_config_bad_knob("VRAMTRACE_BT_DEPTH", d, "a number of frames above 0");
     }
     const char *u = getenv("VRAMTRACE_UNWIND");
     vt_cfg.unwind_glibc = u && !strcmp(u, "glibc");
-    if (u && *u && !vt_cfg.unwind_glibc && strcmp(u, "default")) bad_knob("VRAMTRACE_UNWIND", u, "default, glibc");
+    if (u && *u && !vt_cfg.unwind_glibc && strcmp(u, "default")) vt_config_bad_knob("VRAMTRACE_UNWIND", u, "default, glibc");
     const char *c = getenv("VRAMTRACE_CHECK");
     if (c && !strcmp(c, "off")) vt_cfg.check = VT_CHECK_OFF;
     else if (c && !strcmp(c, "abort")) vt_cfg.check = VT_CHECK_ABORT;
-    else if (c && *c && strcmp(c, "record")) bad_knob("VRAMTRACE_CHECK", c, "record, abort, off");
+    else if (c && *c && strcmp(c, "record")) vt_config_bad_knob("VRAMTRACE_CHECK", c, "record, abort, off");
     const char *o = getenv("VRAMTRACE_OUTPUT");
     snprintf(vt_cfg.output, sizeof vt_cfg.output, "%s", o && *o ? o : "vramtrace-%e-%p.jsonl");
-}
-
-/* vt_live (tracer.h) points here until init is done: hooks take the slow path. */
-static _Atomic int not_yet;
-/* Where the page cannot be wiped on fork (kernels before 4.14): always 1, and fork children that
- * the atfork handler does not see are found by their pid, at exit only. */
-static _Atomic int no_wipe_word;
-_Atomic(_Atomic int *) vt_live = &not_yet;
-static pid_t owner_pid; /* the process this state belongs to */
-
-static void init_once_fn(void)
-{
-    vt_clock_init();
-    start_ns = vt_now();
-    clock_gettime(CLOCK_REALTIME, &start_wall);
-    read_config();
-    owner_pid = getpid();
-    char pid_text[32];
-    snprintf(pid_text, sizeof pid_text, "%ld", (long)owner_pid);
-    note_in_manifest("+", pid_text);
-    pthread_atfork(NULL, NULL, child_after_fork);
-#ifndef MADV_WIPEONFORK
-#define MADV_WIPEONFORK 18
-#endif
-    long page = sysconf(_SC_PAGESIZE);
-    _Atomic int *w = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (w != MAP_FAILED && madvise(w, (size_t)page, MADV_WIPEONFORK) != 0) {
-        munmap(w, (size_t)page);
-        w = MAP_FAILED;
-    }
-    if (w == MAP_FAILED) w = &no_wipe_word;
-    atomic_store(w, 1);
-    atomic_store_explicit(&vt_live, w, memory_order_release); /* last: vt_init's fast path */
-}
-
-/* A fork child whose first sight of the tracer is a hook or its exit (no atfork handler ran:
- * _Fork, syscall(SYS_fork)): one thread resets the parent's state, others wait for it. */
-static void reset_unseen_child(_Atomic int *w)
-{
-    int zero = 0;
-    if (atomic_compare_exchange_strong(w, &zero, 2)) {
-        child_after_fork();
-        return;
-    }
-    while (atomic_load_explicit(w, memory_order_acquire) == 2) sched_yield();
-}
-
-void vt_init_slow(void)
-{
-    pthread_once(&init_once, init_once_fn);
-    _Atomic int *w = atomic_load_explicit(&vt_live, memory_order_acquire);
-    if (w != &not_yet && atomic_load_explicit(w, memory_order_acquire) != 1) reset_unseen_child(w);
-}
-
-/* Where fork children cannot be seen on the hot path (no wipe-on-fork page): by the pid. */
-static void reset_if_pid_changed(void)
-{
-    if (atomic_load(&vt_live) == &no_wipe_word && owner_pid && getpid() != owner_pid) child_after_fork();
-}
-
-__attribute__((constructor)) static void vt_constructor(void) { vt_init(); }
-
-static const char *const rank_vars[] = {
-    "RANK", "LOCAL_RANK", "WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_LOCAL_RANK",
-    "PMI_RANK", "SLURM_PROCID", "SLURM_LOCALID", NULL,
-};
-
-static const char *rank_value(void)
-{
-    static const char *const order[] = { "RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID", NULL };
-    for (int i = 0; order[i]; i++) {
-        const char *v = getenv(order[i]);
-        if (v && *v) return v;
-    }
-    return "0";
-}
-
-/* Expand %p %e %h %r; a process other than the one `vramtrace run` started gets .<pid> before
- * the extension when the template has no %p, so fork/exec children never share a file. */
-static void expand_path(char *out, size_t cap)
-{
-    char exe[PATH_MAX] = "prog", host[256] = "host";
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) exe[n] = '\0';
-    const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-    gethostname(host, sizeof host - 1);
-    const char *t = vt_cfg.output;
-    size_t o = 0;
-    int has_pid = 0;
-    for (; *t && o + 1 < cap; t++) {
-        char tmp[PATH_MAX];
-        const char *ins = NULL;
-        if (t[0] == '%' && t[1]) {
-            t++;
-            if (*t == 'p') { snprintf(tmp, sizeof tmp, "%ld", (long)getpid()); ins = tmp; has_pid = 1; }
-            else if (*t == 'e') ins = base;
-            else if (*t == 'h') ins = host;
-            else if (*t == 'r') ins = rank_value();
-            else if (*t == '%') ins = "%";
-            else { tmp[0] = '%'; tmp[1] = *t; tmp[2] = '\0'; ins = tmp; }
-            size_t l = strlen(ins);
-            if (o + l >= cap) break;
-            memcpy(out + o, ins, l);
-            o += l;
-        } else out[o++] = *t;
-    }
-    out[o] = '\0';
-    if (!has_pid && vt_cfg.root_pid && vt_cfg.root_pid != (long)getpid()) {
-        char *dot = strrchr(out, '.');
-        char *slash = strrchr(out, '/');
-        char suffix[64];
-        snprintf(suffix, sizeof suffix, ".%ld", (long)getpid());
-        if (dot && (!slash || dot > slash)) {
-            char ext[256];
-            snprintf(ext, sizeof ext, "%s", dot);
-            snprintf(dot, cap - (size_t)(dot - out), "%s%s", suffix, ext);
-        } else {
-            size_t l = strlen(out);
-            snprintf(out + l, cap - l, "%s", suffix);
-        }
-    }
-}
-
-/* A random token the trace header and its ring share: recovery folds a ring into a trace only
- * when they match, so a ring planted beside someone's trace is never taken for theirs. */
-static char ring_token[VT_RING_TOKEN_LEN + 1];
-
-static void make_ring_token(void)
-{
-    unsigned char r[VT_RING_TOKEN_LEN / 2];
-    ssize_t got = getrandom(r, sizeof r, GRND_NONBLOCK);
-    if (got != (ssize_t)sizeof r) { /* no entropy yet (early boot): still unguessable to another user */
-        uint64_t x = vt_now() ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)&got;
-        for (size_t i = 0; i < sizeof r; i++) { x = x * 6364136223846793005ull + 1442695040888963407ull; r[i] = (unsigned char)(x >> 56); }
-    }
-    for (size_t i = 0; i < sizeof r; i++) snprintf(ring_token + 2 * i, 3, "%02x", r[i]);
-}
-
-static void write_header(void)
-{
-    char buf[16384];
-    vt_line l;
-    vt_line_init(&l, buf, sizeof buf - 2);
-    VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_HEADER "\",\"format\":\"" VT_TRACE_FORMAT "\",\"version\":" VT_TRACE_XSTR(VT_TRACE_VERSION)
-               ",\"tracer\":\"" VT_TRACER_VERSION "\"");
-    /* first, before any string a program controls: recovery looks for the first "token" */
-    vt_put_key(&l, "token"); vt_put_str(&l, ring_token);
-    vt_put_key(&l, "pid"); vt_put_i64(&l, getpid());
-    vt_put_key(&l, "ppid"); vt_put_i64(&l, getppid());
-    char exe[PATH_MAX] = "";
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[n > 0 ? n : 0] = '\0';
-    vt_put_key(&l, "program"); vt_put_str(&l, exe);
-    vt_put_key(&l, "argv"); VT_PUT_LIT(&l, "[");
-    FILE *f = fopen("/proc/self/cmdline", "re");
-    if (f) {
-        char arg[4096];
-        size_t len = 0;
-        int c, first = 1;
-        while ((c = fgetc(f)) != EOF) {
-            if (c == 0 || len + 1 >= sizeof arg) {
-                arg[len] = '\0';
-                if (!first) VT_PUT_LIT(&l, ",");
-                vt_put_str(&l, arg);
-                first = 0;
-                len = 0;
-                if (c != 0) arg[len++] = (char)c;
-            } else arg[len++] = (char)c;
-        }
-        fclose(f);
-    }
-    VT_PUT_LIT(&l, "]");
-    vt_put_key(&l, "t"); vt_put_u64(&l, start_ns);
-    vt_put_key(&l, "wall_time"); vt_put_u64(&l, (uint64_t)start_wall.tv_sec);
-    vt_put_key(&l, "wall_time_ns"); vt_put_u64(&l, (uint64_t)start_wall.tv_sec * 1000000000ull + (uint64_t)start_wall.tv_nsec);
-    char host[256] = "";
-    gethostname(host, sizeof host - 1);
-    vt_put_key(&l, "hostname"); vt_put_str(&l, host);
-    vt_put_key(&l, "rank"); VT_PUT_LIT(&l, "{");
-    int first = 1;
-    for (int i = 0; rank_vars[i]; i++) {
-        const char *v = getenv(rank_vars[i]);
-        if (!v) continue;
-        if (!first) VT_PUT_LIT(&l, ",");
-        vt_put_str(&l, rank_vars[i]);
-        VT_PUT_LIT(&l, ":");
-        vt_put_str(&l, v);
-        first = 0;
-    }
-    VT_PUT_LIT(&l, "}");
-    vt_put_key(&l, "page_size"); vt_put_i64(&l, sysconf(_SC_PAGESIZE));
-    vt_put_key(&l, "backtraces"); if (vt_cfg.backtraces) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
-    static const char *const modes[] = { "off", "record", "abort" };
-    vt_put_key(&l, "checks"); vt_put_str(&l, modes[vt_cfg.check]);
-    VT_PUT_LIT(&l, "}\n");
-    if (!l.overflow) vt_writer_put(buf, vt_line_len(&l));
 }
 
 /* `vramtrace run` lists every trace of the run, children's included, from this file. */
 /* One line: a trace's (absolute) path; "!" and why a process has no trace; "+" and the pid of a
  * process the tracer was loaded into (so `run` can tell "never used CUDA" from "never traced"). */
-static void note_in_manifest(const char *kind, const char *text)
+void vt_manifest_note(const char *kind, const char *text)
 {
     const char *m = getenv("VRAMTRACE_MANIFEST");
     if (!m || !*m) return;
@@ -328,155 +112,3 @@ static void note_in_manifest(const char *kind, const char *text)
     }
     errno = saved;
 }
-
-static char ring_no_room[600]; /* the ring did not fit on the disk (said at exit if nothing else is) */
-static _Atomic int writer_stopped;
-
-/* The trace writer stopped for good (full disk, file size limit, file replaced): the one line. */
-static void say_writer_stopped(const char *error)
-{
-    atomic_store(&writer_stopped, 1);
-    fprintf(stderr, "vramtrace: %s; further events are dropped (the program continues)\n", error);
-}
-
-int vt_trace_open(void)
-{
-    int s = atomic_load_explicit(&vt_trace_state, memory_order_acquire);
-    if (s) return s > 0;
-    vt_init();
-    pthread_mutex_lock(&open_lock);
-    if (!atomic_load(&vt_trace_state)) {
-        char path[4096], err[512];
-        expand_path(path, sizeof path);
-        vt_ts.guard++;
-        vt_writer_on_failure(say_writer_stopped);
-        int rc = vt_writer_open(path, trace_path, sizeof trace_path, err, sizeof err);
-        if (rc == 0) {
-            make_ring_token();
-            write_header();
-            note_in_manifest("", trace_path);
-            char jerr[512];
-            const char *sm = getenv("VRAMTRACE_SYNC");
-            int mode = 0;
-            if (sm && !strcmp(sm, "defer")) mode = 2;
-            else if (sm && *sm && flag_value(sm, &mode) != 0) bad_knob("VRAMTRACE_SYNC", sm, "0, 1, defer");
-            /* A fork child of a threaded parent may only make async-signal-safe calls until it
-             * execs (POSIX): it formats in its own threads rather than start a drain thread. */
-            if (forked_child && mode == 0) mode = 1;
-            int jrc = vt_journal_open(trace_path, mode, ring_token, jerr, sizeof jerr);
-            /* No room for the ring: the trace file is likely to fill next, and that is the one
-             * line a full disk gets; said at exit only if it never comes. */
-            if (jrc == -ENOSPC || jrc == -EDQUOT) snprintf(ring_no_room, sizeof ring_no_room, "%s", jerr);
-            else if (jrc != 0 && !vt_cfg.quiet)
-                fprintf(stderr, "vramtrace: %s; formatting events in the program's threads instead\n", jerr);
-            if (vt_cfg.backtraces) {
-                uint64_t warm[4];
-                vt_backtrace(warm, 4); /* loads the unwinder now, not inside the first hook's timing */
-            }
-            vt_modules_emit_new(vt_emit_module);
-        } else {
-            if (!vt_cfg.quiet) fprintf(stderr, "vramtrace: %s; tracing disabled for this process\n", err);
-            note_in_manifest("!", err);
-        }
-        vt_ts.guard--;
-        atomic_store_explicit(&vt_trace_state, rc == 0 ? 1 : -1, memory_order_release);
-    }
-    pthread_mutex_unlock(&open_lock);
-    return atomic_load(&vt_trace_state) > 0;
-}
-
-void vt_trace_append(const char *line, uint64_t len)
-{
-    if (vt_journal_text(line, len) == 0) return;
-    (void)vt_writer_put(line, len); /* a dropped line is counted, and the writer said why */
-}
-
-const char *vt_trace_path(void) { return trace_path; }
-
-static void child_after_fork(void)
-{
-    /* Only this thread survives: reset every lock and forget the parent's trace. The child gets
-     * its own file on its first CUDA call. Run by the atfork handler, or, for a child made
-     * without one, by its first hook or its exit (vt_init_slow). */
-    vt_api_names_after_fork(); /* before the journal moves the names out of the parent's ring */
-    vt_journal_forget();
-    vt_writer_forget();
-    forked_child = 1;
-    vt_registry_reset();
-    vt_modules_reset();
-    vt_check_reset();
-    vt_events_reset_after_fork();
-    pthread_mutex_init(&open_lock, NULL);
-    atomic_store(&vt_trace_state, 0);
-    trace_path[0] = '\0';
-    vt_fork_gen++;
-    vt_ts.tid = 0;
-    owner_pid = getpid();
-    /* Re-armed last: other threads the child has started wait in reset_unseen_child until now. */
-    atomic_store_explicit(atomic_load(&vt_live), 1, memory_order_release);
-}
-
-struct leak_sum { uint64_t bytes, count; };
-static void add_leak(const vt_alloc_info *a, void *ctx)
-{
-    struct leak_sum *s = ctx;
-    s->bytes += a->size;
-    s->count++;
-}
-
-static void print_size(char *buf, size_t len, uint64_t b)
-{
-    if (b >= (1ull << 30)) snprintf(buf, len, "%.2f GiB", (double)b / (1 << 30));
-    else if (b >= (1ull << 20)) snprintf(buf, len, "%.2f MiB", (double)b / (1 << 20));
-    else if (b >= 1024) snprintf(buf, len, "%.2f KiB", (double)b / 1024);
-    else snprintf(buf, len, "%llu B", (unsigned long long)b);
-}
-
-void vt_tracer_shutdown(void)
-{
-    /* A fork child the atfork handler did not see exits with the parent's state: drop it (its
-     * drain thread is not in this process; joining it would hang) and close only its own trace. */
-    if (atomic_load(&vt_live) != &not_yet) vt_init();
-    reset_if_pid_changed();
-    if (atomic_load(&vt_trace_state) <= 0) return;
-    vt_ts.guard++;
-    vt_journal_close(); /* every queued record reaches the file before the footer counts them */
-    struct leak_sum leaks = { 0, 0 };
-    vt_registry_foreach(add_leak, &leaks);
-    uint64_t nfind = 0;
-    for (int k = 0; k < VT_F_COUNT; k++) nfind += vt_findings_count(k);
-    char buf[512];
-    vt_line l;
-    vt_line_init(&l, buf, sizeof buf);
-    VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_FOOTER "\"");
-    vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
-    vt_put_key(&l, "events"); vt_put_u64(&l, vt_writer_lines() + 1);
-    vt_put_key(&l, "live_bytes"); vt_put_u64(&l, vt_registry_live_vram(-1));
-    vt_put_key(&l, "findings"); vt_put_u64(&l, nfind);
-    char werr[256];
-    if (vt_writer_error(werr, sizeof werr)) { vt_put_key(&l, "error"); vt_put_str(&l, werr); }
-    /* the writer ends it: "dropped" counts lines refused even after the footer is written */
-    vt_writer_close(l.overflow ? NULL : buf, vt_line_len(&l));
-    if (ring_no_room[0] && !atomic_load(&writer_stopped) && !vt_cfg.quiet)
-        fprintf(stderr, "vramtrace: %s; events were formatted in the program's threads instead\n", ring_no_room);
-    if (!vt_cfg.quiet && (nfind || leaks.count)) {
-        char sz[64];
-        print_size(sz, sizeof sz, leaks.bytes);
-        static const char *const names[VT_F_COUNT] = { "host pointer", "use after free", "out-of-bounds pointer",
-                                                       "out-of-bounds copy", "direction mismatch", "double free", "invalid free" };
-        fprintf(stderr, "vramtrace: %s:", trace_path);
-        if (nfind) {
-            fprintf(stderr, " findings:");
-            int first = 1;
-            for (int k = 0; k < VT_F_COUNT; k++) {
-                uint64_t c = vt_findings_count(k);
-                if (c) { fprintf(stderr, "%s %llu %s", first ? "" : ",", (unsigned long long)c, names[k]); first = 0; }
-            }
-        }
-        if (leaks.count) fprintf(stderr, "%s %llu device allocations (%s) not freed at exit", nfind ? ";" : "", (unsigned long long)leaks.count, sz);
-        fprintf(stderr, "\n");
-    }
-    vt_ts.guard--;
-}
-
-__attribute__((destructor)) static void vt_destructor(void) { vt_tracer_shutdown(); }

@@ -1,5 +1,6 @@
-/* tracer.h - process-wide tracer state shared by the hook modules: configuration (read once from
- * the environment), the per-thread state, and the enter/leave helpers every hook uses.
+/* tracer.h - process-wide tracer state every layer may read: configuration (read once from the
+ * environment), the per-thread state, and the helpers every hook uses. (Init, fork and exit are
+ * hooks/lifecycle.h.)
  *
  * Invariants:
  *  - vt_thread() never allocates and never fails; the state lives in static TLS.
@@ -20,6 +21,8 @@
 #define VT_TLS __thread __attribute__((tls_model("initial-exec")))
 
 enum vt_check_mode { VT_CHECK_OFF = 0, VT_CHECK_RECORD = 1, VT_CHECK_ABORT = 2 };
+
+#define VT_BT_MAX 64   /* most frames a recorded call stack may have (VRAMTRACE_BT_DEPTH is capped here) */
 
 struct vt_config {
     int enabled;          /* 0: every hook only forwards (VRAMTRACE_DISABLE=1) */
@@ -42,24 +45,6 @@ struct vt_thread_state {
 };
 extern VT_TLS struct vt_thread_state vt_ts;
 
-/* Called by every hook before anything else. After the first call it is two loads: the word
- * vt_live points to, which the init function sets last (pthread_once on every call cost a libc
- * call per hook); until then, and for a thread racing the first one, pthread_once does the work
- * and the waiting. The word lives in a MADV_WIPEONFORK page: it reads 0 in every fork child,
- * however the child was made (fork, _Fork, syscall(SYS_fork), none of which the tracer sees
- * except the first, through pthread_atfork), so the child's first hook or its exit drops the
- * parent's trace, registry and drain thread before anything else (vt_init_slow). */
-extern _Atomic(_Atomic int *) vt_live;
-void vt_init_slow(void);
-static inline int vt_init_ready(void)
-{
-    return atomic_load_explicit(atomic_load_explicit(&vt_live, memory_order_acquire), memory_order_acquire) != 0;
-}
-static inline void vt_init(void)
-{
-    if (__builtin_expect(!vt_init_ready(), 0)) vt_init_slow();
-}
-
 static inline struct vt_thread_state *vt_thread(void) { return &vt_ts; }
 /* The kernel thread id, asked once per thread and again in a fork child (every record carries it). */
 extern unsigned vt_fork_gen;
@@ -80,7 +65,15 @@ static inline uint64_t vt_now(void) { return vt_clock_now(); }
 #define VT_SAVE_ERRNO int vt_saved_errno_ = errno
 #define VT_RESTORE_ERRNO (errno = vt_saved_errno_)
 
-/* Called at exit (destructor) and for the summary. */
-void vt_tracer_shutdown(void);
+/* Configuration (tracer.c). vt_config_read fills vt_cfg from the environment (once, at init). */
+void vt_config_read(void);
+/* A knob set to a value it does not take: one line on stderr (once per run), and the default. */
+void vt_config_bad_knob(const char *name, const char *v, const char *takes);
+/* 1/0, on/off, yes/no, true/false (any case), or a whole number (non-zero: on): 0, or -1. */
+int vt_config_flag(const char *v, int *out);
+/* `vramtrace run` lists every trace of the run, children's included, from VRAMTRACE_MANIFEST: one
+ * line, KIND then TEXT ("" and a trace's path, "!" and why a process has no trace, "+" and the
+ * pid of a process the tracer was loaded into). Best effort; errno kept. */
+void vt_manifest_note(const char *kind, const char *text);
 
 #endif

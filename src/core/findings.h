@@ -1,0 +1,33 @@
+/* findings.h - the `finding` record (findings.c): what kind of bad pointer, where it was
+ * handed, and its message; counts for the exit summary. */
+#ifndef VT_FINDINGS_H
+#define VT_FINDINGS_H
+#include <stdint.h>
+
+#include <vramtrace/trace.h>
+
+#include "kernels.h"
+
+/* finding kinds, in vramtrace/trace.h's order (the trace's "kind" names) */
+enum vt_finding_kind {
+#define VT_X(id) VT_F_##id,
+    VT_TRACE_FINDINGS(VT_X)
+#undef VT_X
+    VT_F_COUNT
+};
+struct vt_finding {
+    int kind, error;            /* error: 1 error, 0 warning */
+    const char *api;
+    vt_kernel *k; int arg; uint64_t offset;
+    uint64_t value;
+    const char *cls, *mapping;  /* classification of a host value */
+    uint64_t alloc_base, alloc_size; int has_alloc;
+    const char *why;            /* extra explanation appended to the message, may be NULL */
+};
+void vt_ev_finding(const struct vt_finding *f);
+
+/* Exit summary: findings of KIND so far. */
+uint64_t vt_findings_count(int kind);
+/* Fork child: no finding yet. */
+void vt_findings_reset_after_fork(void);
+#endif
