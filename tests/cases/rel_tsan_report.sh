@@ -6,7 +6,7 @@
 if [ -z "${VT_TSAN_LIB:-}" ]; then echo "skip - rel_tsan_report: run by make tsan-test"; exit 0; fi
 . tests/lib.sh
 bin=$TMP/vramtrace_tsan
-if cc -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread -Wno-tsan -Isrc/core -Isrc/trace -Isrc/platform -Isrc/fatbin -Isrc/hooks -Itools -I"$BUILD/gen" -o "$bin" \
+if cc -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread -Wno-tsan -Iinclude -Isrc/core -Isrc/trace -Isrc/platform -Isrc/fatbin -Isrc/hooks -Itools -I"$BUILD/gen" -o "$bin" \
       tools/*.c tools/report/*.c tools/bandwidth/*.c "$BUILD/libvtcore.a" \
       -ljson-c -ldw -lelf -ldl -lpthread -lzstd -llz4 -lm -lstdc++ 2>"$TMP/cc.err"; then
     ok "tsan-report: the CLI builds with -fsanitize=thread"
