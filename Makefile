@@ -46,7 +46,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_SRCS := $(wildcard tools/*.c tools/report/*.c tools/bandwidth/*.c)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps lib cli examples test demo bench fuzz lint clean check-hooks sim
+.PHONY: all deps lib cli examples test demo bench fuzz lint clean check-hooks check-layers sim
 all: deps lib cli
 
 deps:
@@ -94,6 +94,13 @@ clean:
 
 check-hooks: lib
 	@sh tools/check-hooks.sh $(BUILD) $(CUDA_HOME)
+
+# Calls go one way (hooks -> core -> fatbin/trace -> platform; tools above src) and no two modules
+# of src/ or tools/ depend on each other: from the include tree (cc -H) and the objects' symbols
+# (nm). tests/cases/check_layers.sh plants breaches and sees them caught.
+LAYER_CFLAGS := -std=c11 -D_GNU_SOURCE $(SRC_INC) -Itools -I$(BUILD)/gen
+check-layers: lib cli
+	@python3 tools/check-layers.py $(BUILD) $(LAYER_CFLAGS)
 
 demo: all examples $(if $(HAVE_CUDA_HEADERS),sim)
 	@BUILD=$(BUILD) sh tools/demo.sh

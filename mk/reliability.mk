@@ -52,7 +52,7 @@ CPPCHECK_FLAGS := --quiet --error-exitcode=1 --inline-suppr --std=c11 --enable=w
 TIDY_CHECKS := -*,clang-analyzer-*,-clang-analyzer-security.insecureAPI.*,-clang-analyzer-security.FloatLoopCounter,-clang-analyzer-optin.performance.Padding,bugprone-*,-bugprone-easily-swappable-parameters,-bugprone-reserved-identifier,-bugprone-narrowing-conversions,-bugprone-assignment-in-if-condition,-bugprone-macro-parentheses,-bugprone-branch-clone,-bugprone-implicit-widening-of-multiplication-result,-bugprone-signal-handler,-bugprone-suspicious-string-compare,-bugprone-sizeof-expression
 TIDY_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 .PHONY: lint cppcheck tidy
-lint: cppcheck tidy
+lint: cppcheck tidy check-layers
 cppcheck: $(BW_PTX_H)
 	cppcheck $(CPPCHECK_FLAGS) $(LINT_SRCS)
 # one clang-tidy per file, TIDY_JOBS at a time; the findings of every file, then the verdict
