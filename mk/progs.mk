@@ -20,7 +20,7 @@ examples: all $(EXAMPLE_BINS)
 
 $(BUILD)/tests/progs/%: tests/progs/%.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCCFLAGS) $(if $(findstring _static,$*),,-cudart shared) $(if $(findstring _zstdnone,$*),--compress-mode=none) $(if $(findstring _zsize,$*),--compress-mode=size) -o $@ $<
+	$(NVCC) $(NVCCFLAGS) -Iinclude $(if $(findstring _static,$*),,-cudart shared) $(if $(findstring _zstdnone,$*),--compress-mode=none) $(if $(findstring _zsize,$*),--compress-mode=size) -o $@ $<
 $(BUILD)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -rdynamic -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart -lcuda -ldl -lpthread

@@ -48,10 +48,14 @@
 #define VT_EVN_IPC_OPEN    "ipc_open"
 #define VT_EVN_IPC_CLOSE   "ipc_close"
 #define VT_EVN_GRAPH_ALLOC "graph_alloc"
+#define VT_EVN_SNAPSHOT    "snapshot"     /* vramtrace_snapshot() (vramtrace/vramtrace.h) */
+#define VT_EVN_PAUSE       "pause"        /* vramtrace_pause() */
+#define VT_EVN_RESUME      "resume"       /* vramtrace_resume() */
 #define VT_TRACE_EVENTS(X)                                                                    \
     X(HEADER) X(MODULE) X(DEVICE) X(ALLOC) X(FREE) X(MAP) X(UNMAP) X(COPY) X(SET) X(KERNEL)   \
     X(LAUNCH) X(SYNC) X(MEMINFO) X(FINDING) X(RANGE_PUSH) X(RANGE_POP) X(RANGE_START)         \
-    X(RANGE_END) X(MARK) X(FOOTER) X(POOL_TRIM) X(IPC_OPEN) X(IPC_CLOSE) X(GRAPH_ALLOC)
+    X(RANGE_END) X(MARK) X(FOOTER) X(POOL_TRIM) X(IPC_OPEN) X(IPC_CLOSE) X(GRAPH_ALLOC)  \
+    X(SNAPSHOT) X(PAUSE) X(RESUME)
 
 /* ---- "mem": what kind of memory an alloc/free (or a map-tracked range) is -------------------- */
 #define VT_MEMN_DEVICE     "device"      /* cudaMalloc, cuMemAlloc...: VRAM */
@@ -109,6 +113,7 @@
         X(bus_width_bits) X(pageable_access) X(sim)                                            \
     /* header */ X(format) X(version) X(tracer) X(token) X(pid) X(ppid) X(program) X(argv)    \
         X(wall_time) X(wall_time_ns) X(hostname) X(rank) X(page_size) X(backtraces) X(checks) \
+    /* the program's own API */ X(label) X(depth) X(skipped)                                 \
     /* footer */ X(events) X(live_bytes) X(findings) X(dropped) X(error)
 #define VT_TRACE_FIELD_NAME(k) #k
 

@@ -17,6 +17,9 @@
 
 #define VT_MAX_DEV 64
 
+_Atomic int vt_pause_depth;
+_Atomic uint64_t vt_pause_skipped;
+
 static _Atomic int device_state[VT_MAX_DEV]; /* 0 unknown, 1 being written, 2 written */
 static int device_pageable[VT_MAX_DEV];
 static _Atomic unsigned device_sm[VT_MAX_DEV];

@@ -50,6 +50,18 @@ void vt_fmt_ensure_device(int dev);
 /* Queue a binary record (records.h) on the journal, or format and write it at once when the
  * journal is off. */
 void vt_emit_record(int type, const void *rec, size_t len);
+/* The program paused the recording of call traffic (vramtrace_pause): the depth of nested pauses,
+ * and the calls not recorded since the outermost pause. */
+extern _Atomic int vt_pause_depth;
+extern _Atomic uint64_t vt_pause_skipped;
+/* 1 while paused (and the call is counted as skipped): copies, sets, launches, syncs, memory
+ * queries and NVTX ranges are then neither recorded nor checked. One relaxed load when not. */
+static inline int vt_traffic_paused(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&vt_pause_depth, memory_order_relaxed) == 0, 1)) return 0;
+    atomic_fetch_add_explicit(&vt_pause_skipped, 1, memory_order_relaxed);
+    return 1;
+}
 /* Format a binary record and write its line now (the journal is off). */
 void vt_emit_formatted(int type, const void *rec, size_t len);
 void vt_emit_module(const char *path, uint64_t base, uint64_t lo, uint64_t hi);

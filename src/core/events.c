@@ -220,7 +220,7 @@ static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t 
 void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x)
 {
     VT_SAVE_ERRNO;
-    if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
+    if (!vt_trace_ready() || vt_traffic_paused()) { VT_RESTORE_ERRNO; return; }
     vt_fmt_ensure_device(c->dev);
     vt_ptr_info di, si;
     copy_class(dst, &di);
@@ -270,7 +270,7 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
 void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value, int async, uint64_t stream, uint64_t elem)
 {
     VT_SAVE_ERRNO;
-    if (!vt_trace_ready()) { VT_RESTORE_ERRNO; return; }
+    if (!vt_trace_ready() || vt_traffic_paused()) { VT_RESTORE_ERRNO; return; }
     vt_fmt_ensure_device(c->dev);
     uint64_t bytes = size * (elem ? elem : 1);
     if (vt_cfg.check != VT_CHECK_OFF && bytes) {
@@ -313,7 +313,7 @@ void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, u
 void vt_ev_sync(const struct vt_call *c)
 {
     VT_SAVE_ERRNO;
-    if (vt_trace_ready()) {
+    if (vt_trace_ready() && !vt_traffic_paused()) {
         struct vt_rec_call r;
         vt_fill_call(&r, c);
         vt_emit_record(VT_R_SYNC, &r, sizeof r);
@@ -386,7 +386,7 @@ void vt_ev_pool_trim(const struct vt_call *c, uint64_t pool, uint64_t keep, int 
 void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b)
 {
     VT_SAVE_ERRNO;
-    if (vt_trace_ready()) {
+    if (vt_trace_ready() && !vt_traffic_paused()) {
         struct vt_rec_meminfo r;
         vt_fill_call(&r.c, c);
         r.free_b = free_b;
@@ -399,7 +399,7 @@ void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b)
 void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id)
 {
     VT_SAVE_ERRNO;
-    if (vt_trace_ready()) {
+    if (vt_trace_ready() && !vt_traffic_paused()) {
         char buf[LINE_MAX_BYTES];
         vt_line l;
         vt_line_init(&l, buf, LINE_MAX_BYTES - 2);
@@ -418,3 +418,52 @@ void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id)
     VT_RESTORE_ERRNO;
 }
 
+/* ---- the program's own API (vramtrace/vramtrace.h) -------------------------------------------- */
+
+static void api_line(const char *ev, const char *label, int depth, int has_depth, uint64_t skipped, int has_skipped)
+{
+    char buf[LINE_MAX_BYTES];
+    vt_line l;
+    vt_line_init(&l, buf, LINE_MAX_BYTES - 2);
+    VT_PUT_LIT(&l, "{\"ev\":");
+    vt_put_str(&l, ev);
+    vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
+    vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
+    if (label) {
+        char shortlabel[256];
+        snprintf(shortlabel, sizeof shortlabel, "%s", label); /* bound a hostile or huge label */
+        vt_put_key(&l, "label"); vt_put_str(&l, shortlabel);
+        vt_put_key(&l, "live_bytes"); vt_put_u64(&l, vt_registry_live_vram(-1));
+    }
+    if (has_depth) { vt_put_key(&l, "depth"); vt_put_i64(&l, depth); }
+    if (has_skipped) { vt_put_key(&l, "skipped"); vt_put_u64(&l, skipped); }
+    vt_fmt_emit(&l);
+}
+
+int vt_ev_snapshot(const char *label)
+{
+    VT_SAVE_ERRNO;
+    int ok = vt_trace_ready();
+    if (ok) api_line(VT_EVN_SNAPSHOT, label ? label : "", 0, 0, 0, 0);
+    VT_RESTORE_ERRNO;
+    return ok;
+}
+
+int vt_ev_pause(int resume)
+{
+    VT_SAVE_ERRNO;
+    int depth;
+    if (!resume) depth = atomic_fetch_add(&vt_pause_depth, 1) + 1;
+    else {
+        int d = atomic_load(&vt_pause_depth);
+        while (d > 0 && !atomic_compare_exchange_weak(&vt_pause_depth, &d, d - 1)) {}
+        if (d <= 0) { VT_RESTORE_ERRNO; return 0; } /* a resume without a pause */
+        depth = d - 1;
+    }
+    if (vt_trace_ready()) {
+        if (!resume) api_line(VT_EVN_PAUSE, NULL, depth, 1, 0, 0);
+        else api_line(VT_EVN_RESUME, NULL, depth, 1, depth ? 0 : atomic_exchange(&vt_pause_skipped, 0), depth == 0);
+    }
+    VT_RESTORE_ERRNO;
+    return depth;
+}

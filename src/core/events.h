@@ -75,5 +75,10 @@ void vt_ev_pool_trim(const struct vt_call *c, uint64_t pool, uint64_t keep, int 
                      uint64_t before, uint64_t after);
 void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b);
 void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id);
+/* vramtrace_snapshot(): the `snapshot` record (label, the tracer's live VRAM); 1 when written. */
+int vt_ev_snapshot(const char *label);
+/* vramtrace_pause() (RESUME 0) / vramtrace_resume() (1): the depth after the call, and the
+ * `pause`/`resume` record (the outermost resume carries the calls skipped while paused). */
+int vt_ev_pause(int resume);
 
 #endif

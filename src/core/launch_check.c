@@ -118,7 +118,7 @@ static void check_arg_words(const struct vt_call *c, vt_kernel *k, void **args)
 
 int vt_launch_begin(const struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
 {
-    if (!vt_trace_ready() || !k) return 0;
+    if (!vt_trace_ready() || !k || vt_traffic_paused()) return 0;
     if (!atomic_load_explicit(&k->emitted, memory_order_acquire) && !atomic_exchange(&k->emitted, 1))
         emit_kernel_record(k);
     if (vt_cfg.check != VT_CHECK_OFF) {

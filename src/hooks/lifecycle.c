@@ -29,8 +29,6 @@
 #include "trace_writer.h"
 #include "tracer.h"
 
-#define VT_TRACER_VERSION "0.1.0"
-
 static void child_after_fork(void);
 static int open_trace(void);
 

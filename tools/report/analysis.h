@@ -16,6 +16,7 @@ enum { VT_AN_OK = 0, VT_AN_ENOMEM = -1 };
 
 #define VT_AN_MAX_OOM_DETAIL 1000      /* OOM events kept (all are counted) */
 #define VT_AN_MAX_OOM_HOLDERS 64       /* OOMs that keep who held memory */
+#define VT_AN_MAX_SNAPSHOTS 1000       /* vramtrace_snapshot() records kept, with who held memory (all are counted) */
 #define VT_AN_MAX_FINDINGS 10000
 #define VT_AN_MAX_LARGEST 64
 #define VT_AN_TIMELINE_POINTS 2048     /* timeline buckets kept, whatever the trace length */
@@ -58,6 +59,16 @@ struct vt_oom {
     int site;
     const char *ranges;                /* NVTX context ("" when none) */
     struct vt_holding *holders;        /* NULL past VT_AN_MAX_OOM_HOLDERS */
+    size_t nholders;
+};
+
+/* vramtrace_snapshot(LABEL): live VRAM at that instant and the sites holding it. */
+struct vt_snapshot {
+    int64_t t;
+    const char *label;
+    uint64_t live;                     /* as the report counts it (allocs minus frees so far) */
+    uint64_t tracer_live;              /* as the tracer counted it (the record's live_bytes) */
+    struct vt_holding *holders;        /* by bytes, largest first */
     size_t nholders;
 };
 
@@ -126,6 +137,14 @@ struct vt_proc {
     struct vt_oom *ooms;
     size_t nooms;                      /* kept */
     uint64_t oom_count;                /* all */
+
+    struct vt_snapshot *snapshots;     /* in trace order */
+    size_t nsnapshots;                 /* kept */
+    uint64_t snapshot_count;           /* all */
+    /* vramtrace_pause()/resume(): outermost pauses, time paused, calls not recorded */
+    uint64_t pauses, pause_skipped;
+    int64_t paused_ns, pause_t0;
+    int pause_depth;                   /* > 0 at the end: the trace ended paused */
 
     uint64_t leak_bytes, leak_count, host_leak_bytes, managed_leak_bytes;
 

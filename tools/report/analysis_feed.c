@@ -317,6 +317,25 @@ static int on_range(struct vt_proc *p, const struct vt_event *ev)
     }
 }
 
+/* A labelled snapshot: live VRAM now and, per call stack, what it holds (sites at finish). */
+static int on_snapshot(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    p->snapshot_count++;
+    if (p->nsnapshots == VT_AN_MAX_SNAPSHOTS) return 0;
+    GROW(p->snapshots, p->nsnapshots, a->capsnapshots, 16);
+    struct vt_snapshot *s = &p->snapshots[p->nsnapshots];
+    *s = (struct vt_snapshot){ ev->t, vt_an_keep(p, ev->label), p->live, (uint64_t)ev->live_bytes, NULL, 0 };
+    size_t cnt = 0;
+    for (size_t i = 0; i < a->nstacks; i++) cnt += a->stacks[i].live_bytes > 0;
+    if (!(s->holders = calloc(cnt ? cnt : 1, sizeof *s->holders))) return VT_AN_ENOMEM;
+    for (size_t i = 0; i < a->nstacks; i++)
+        if (a->stacks[i].live_bytes)
+            s->holders[s->nholders++] = (struct vt_holding){ (int)i, a->stacks[i].live_bytes, a->stacks[i].live_count };
+    p->nsnapshots++;
+    return 0;
+}
+
 static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **kname)
 {
     struct vt_an_private *a = p->priv;
@@ -386,6 +405,15 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     }
     case VT_EV_RANGE_PUSH: case VT_EV_RANGE_POP: case VT_EV_RANGE_START: case VT_EV_RANGE_END:
         return on_range(p, ev);
+    case VT_EV_SNAPSHOT: return on_snapshot(p, ev);
+    case VT_EV_PAUSE:
+        if (ev->depth == 1 && p->pause_depth == 0) { p->pauses++; p->pause_t0 = ev->t; }
+        p->pause_depth = (int)(ev->depth > 0 ? ev->depth : 1);
+        return 0;
+    case VT_EV_RESUME:
+        if (ev->depth == 0 && p->pause_depth > 0) { p->paused_ns += ev->t - p->pause_t0; vt_sat_add(&p->pause_skipped, ev->skipped); }
+        p->pause_depth = (int)ev->depth;
+        return 0;
     case VT_EV_FOOTER:
         p->has_footer = 1; p->footer_dropped = ev->dropped; p->footer_events = ev->events;
         p->footer_error = vt_an_keep(p, ev->error);

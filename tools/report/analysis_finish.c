@@ -144,6 +144,7 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
 {
     struct vt_an_private *a = p->priv;
     if (a->peak_pending) vt_an_snapshot(p);
+    if (p->pause_depth > 0) p->paused_ns += p->t_end - p->pause_t0;   /* ended while paused */
     leak(p, &a->by_addr);
     leak(p, &a->by_handle);
     if (make_sites(p) < 0) goto oom;
@@ -161,6 +162,7 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
         o->site = a->stacks[o->site].site;
         if (o->holders) holdings_to_sites(p, o->holders, &o->nholders, scratch);
     }
+    for (size_t i = 0; i < p->nsnapshots; i++) holdings_to_sites(p, p->snapshots[i].holders, &p->snapshots[i].nholders, scratch);
     free(scratch);
     for (size_t i = 0; i < p->nlargest; i++) p->largest[i].site = a->stacks[p->largest[i].site].site;
     for (size_t i = 0; i < p->nfindings; i++)
@@ -184,6 +186,8 @@ void vt_proc_free(struct vt_proc *p)
     free(p->sites);
     free(p->peak_sites);
     for (size_t i = 0; i < p->nooms; i++) free(p->ooms[i].holders);
+    for (size_t i = 0; i < p->nsnapshots; i++) free(p->snapshots[i].holders);
+    free(p->snapshots);
     free(p->ooms);
     free(p->findings);
     free(p->kernels);

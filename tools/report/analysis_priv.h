@@ -43,7 +43,7 @@ struct vt_an_private {
     uint32_t rother;                     /* the "(other)" entry, UINT32_MAX until needed */
     uint64_t rstamp;
     struct vtr_hmap kernel_by_id;        /* kernel id -> index in p->kernels */
-    size_t capkernels, capooms, capfindings;
+    size_t capkernels, capooms, capfindings, capsnapshots;
     struct vt_observer obs;
 };
 

@@ -40,7 +40,7 @@ enum {
     VT_F_ID = 1u << 16, VT_F_NAME = 1u << 17, VT_F_KIND = 1u << 18, VT_F_ARG = 1u << 19,
     VT_F_VALUE = 1u << 20, VT_F_PATH = 1u << 21, VT_F_BASE = 1u << 22, VT_F_LO = 1u << 23,
     VT_F_HI = 1u << 24, VT_F_VERSION = 1u << 25, VT_F_PID = 1u << 26, VT_F_FORMAT = 1u << 27,
-    VT_F_ALLOCREF = 1u << 28, VT_F_WALL = 1u << 29, VT_F_ASYNC = 1u << 30,
+    VT_F_ALLOCREF = 1u << 28, VT_F_WALL = 1u << 29, VT_F_ASYNC = 1u << 30, VT_F_LABEL = 1u << 31,
 };
 
 struct vt_event {
@@ -71,6 +71,10 @@ struct vt_event {
     /* footer */
     int64_t events, dropped, live_bytes, findings;
     const char *error;              /* why the tracer stopped writing (disk full ...); "" when absent */
+    /* snapshot, pause, resume (vramtrace/vramtrace.h) */
+    const char *label;              /* "" when absent */
+    int64_t depth;                  /* pause depth after the call */
+    uint64_t skipped;               /* resume: calls not recorded while paused */
 };
 
 /* A warning from the reader: "FILE:LINE: warning: ..." (the reader keeps no pointer to MSG). */

@@ -149,7 +149,7 @@ static int need(struct vt_reader *r, const struct vt_event *ev, uint32_t bits, c
 {
     static const char *const names[] = { "t", "dur", "tid", "api", "res", "dev", "addr", "size", "mem",
         "bt", "handle", "free_bytes", "total_bytes", "dir", "host", "k", "id", "name", "kind", "arg",
-        "value", "path", "base", "lo", "hi", "version", "pid", "format", "alloc", "wall_time", "async" };
+        "value", "path", "base", "lo", "hi", "version", "pid", "format", "alloc", "wall_time", "async", "label" };
     uint32_t miss = bits & ~ev->has;
     if (!miss) return 0;
     int b = __builtin_ctz(miss);
@@ -199,6 +199,8 @@ static int validate(struct vt_reader *r, struct vt_event *ev, int first, char *e
     case VT_EV_RANGE_END: return need(r, ev, VT_F_ID, err, errlen);
     case VT_EV_MODULE: return need(r, ev, VT_F_PATH | VT_F_BASE | VT_F_LO | VT_F_HI, err, errlen);
     case VT_EV_DEVICE: return need(r, ev, VT_F_DEV, err, errlen);
+    case VT_EV_SNAPSHOT: return need(r, ev, VT_F_T | VT_F_LABEL, err, errlen);
+    case VT_EV_PAUSE: case VT_EV_RESUME: return need(r, ev, VT_F_T, err, errlen);
     default: return 0;
     }
 }
@@ -216,7 +218,7 @@ int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
     for (int pass = 0; pass < 2; pass++) {
         memset(ev, 0, sizeof *ev);
         ev->api = ev->name = ev->kind = ev->severity = ev->msg = ev->cls = ev->mapping = "";
-        ev->path = ev->format = ev->tracer = ev->program = ev->hostname = ev->checks = ev->error = "";
+        ev->path = ev->format = ev->tracer = ev->program = ev->hostname = ev->checks = ev->error = ev->label = "";
         ev->dev = -1; ev->rank = ev->local_rank = ev->world_size = -1;
         ev->line = r->line;
         r->alen = 0;

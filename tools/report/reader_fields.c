@@ -278,6 +278,9 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("live_bytes")) I64(ev->live_bytes, 1, 0);
     else if (KEY("findings")) I64(ev->findings, 1, 0);
     else if (KEY("error")) STR(ev->error);
+    else if (KEY("label")) { STR(ev->label); ev->has |= VT_F_LABEL; }
+    else if (KEY("depth")) I64(ev->depth, 1, 0);
+    else if (KEY("skipped")) rc = get_u64(r, k, kn, v, &ev->skipped, err, errlen);
     /* everything else (src, dst, grid, block, params, argv, pitch, ...) is not needed */
     else remember_skipped(r, k, kn, ksig);
     return rc;

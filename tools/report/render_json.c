@@ -76,6 +76,25 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
     }
 }
 
+static void snapshots(FILE *f, const struct vt_proc *p, int *first)
+{
+    for (size_t i = 0; i < p->nsnapshots; i++) {
+        const struct vt_snapshot *s = &p->snapshots[i];
+        fputs(*first ? "{\"label\":" : ",{\"label\":", f);
+        *first = 0;
+        vt_json_str(f, s->label);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"time_ns\":%lld,\"offset_ns\":%lld,\"live_bytes\":%llu,\"tracer_live_bytes\":%llu,\"change_bytes\":",
+                      I(s->t), I(s->t - p->t0), U(s->live), U(s->tracer_live));
+        if (i) vt_esc_printf(f, VT_ESC_JSON, "%lld", (long long)(s->live - p->snapshots[i - 1].live));
+        else fputs("null", f);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"rank\":", I(p->pid));
+        if (p->rank >= 0) vt_esc_printf(f, VT_ESC_JSON, "%lld", I(p->rank)); else fputs("null", f);
+        fputs(",\"held_by\":", f);
+        holdings(f, p, s->holders, s->nholders, 0);
+        fputc('}', f);
+    }
+}
+
 static void findings(FILE *f, const struct vt_proc *p, int *first)
 {
     for (size_t i = 0; i < p->nfindings; i++) {
@@ -182,7 +201,15 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     vt_esc_printf(f, VT_ESC_JSON, ",\"oom_count\":%llu,\"oom_events\":[", U(oomc));
     int first = 1;
     for (size_t i = 0; i < n; i++) ooms(f, procs[i], &first);
-    vt_esc_printf(f, VT_ESC_JSON, "],\"leaked_bytes\":%llu,\"leaked_count\":%llu,\"leaks\":", U(leaked), U(leak_count));
+    fputs("],\"snapshots\":[", f);
+    first = 1;
+    for (size_t i = 0; i < n; i++) snapshots(f, procs[i], &first);
+    uint64_t pauses = 0, skipped = 0;
+    int64_t paused_ns = 0;
+    for (size_t i = 0; i < n; i++) { pauses += procs[i]->pauses; skipped += procs[i]->pause_skipped; paused_ns += procs[i]->paused_ns; }
+    vt_esc_printf(f, VT_ESC_JSON, "],\"paused\":{\"count\":%llu,\"seconds\":%.9f,\"skipped_calls\":%llu}",
+                  U(pauses), (double)paused_ns / 1e9, U(skipped));
+    vt_esc_printf(f, VT_ESC_JSON, ",\"leaked_bytes\":%llu,\"leaked_count\":%llu,\"leaks\":", U(leaked), U(leak_count));
     merged(f, procs, n, 1);
     fputc(',', f);
     transfers(f, procs, n);

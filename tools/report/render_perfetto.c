@@ -95,6 +95,19 @@ static void on_event(void *ctx, const struct vt_proc *p, const struct vt_event *
         vt_json_str(f, ev->name[0] ? ev->name : "range");
         vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", pidof(p), (long long)ev->tid, us(ev->t));
         break;
+    case VT_EV_SNAPSHOT: /* a process-wide instant with the live VRAM the report counts then */
+        sep(pf);
+        fputs("{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"snapshot\",\"name\":", f);
+        vt_json_str(f, ev->label);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f,\"args\":{\"live_bytes\":%llu}}", pidof(p),
+                      (long long)ev->tid, us(ev->t), (unsigned long long)p->live);
+        break;
+    case VT_EV_PAUSE: case VT_EV_RESUME: /* the outermost pause..resume as one slice on the process */
+        if (ev->depth != (ev->type == VT_EV_PAUSE ? 1 : 0)) break;
+        sep(pf);
+        vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"%s\",\"cat\":\"pause\",\"id\":\"pause\",\"name\":\"recording paused\","
+                      "\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f}", ev->type == VT_EV_PAUSE ? "b" : "e", pidof(p), (long long)ev->tid, us(ev->t));
+        break;
     case VT_EV_MARK:
         sep(pf);
         fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"nvtx\",\"name\":", f);

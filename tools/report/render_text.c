@@ -78,6 +78,11 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     fputc('\n', f);
     fprintf(f, "  allocations   %llu (%s), %llu frees\n", (unsigned long long)p->alloc_count, B(p->alloc_bytes),
             (unsigned long long)p->free_count);
+    if (p->pauses)
+        fprintf(f, "  paused        %llu time%s, %.3g s: %llu call%s not recorded (copies, sets, launches, syncs)%s\n",
+                (unsigned long long)p->pauses, p->pauses == 1 ? "" : "s", (double)p->paused_ns / 1e9,
+                (unsigned long long)p->pause_skipped, p->pause_skipped == 1 ? "" : "s",
+                p->pause_depth > 0 ? "; still paused when the trace ended" : "");
     if (p->managed_peak) fprintf(f, "  managed       peak %s (not counted as VRAM)\n", B(p->managed_peak));
     if (p->host_peak) fprintf(f, "  pinned host   peak %s (host memory, not VRAM)\n", B(p->host_peak));
     if (p->warnings) fprintf(f, "  warnings      %ld (damaged records dropped)\n", p->warnings);
@@ -108,6 +113,31 @@ static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *
     }
     if (p->oom_count > (uint64_t)o->top && p->nooms > (size_t)o->top)
         fprintf(f, "  ... and %llu more failed allocations\n", (unsigned long long)(p->oom_count - (uint64_t)o->top));
+}
+
+/* vramtrace_snapshot(): live VRAM at each, the change since the one before, and who held it */
+static void snapshots(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    if (!p->nsnapshots) return;
+    fprintf(f, "\nSnapshots (vramtrace_snapshot; live VRAM and the sites holding it):\n");
+    for (size_t i = 0; i < p->nsnapshots; i++) {
+        char w[64];
+        const struct vt_snapshot *s = &p->snapshots[i];
+        fprintf(f, "  \"%s\" at %s: %s live", s->label, vt_fmt_when(w, sizeof w, p, s->t), B(s->live));
+        if (i) {
+            const struct vt_snapshot *b = &p->snapshots[i - 1];
+            if (s->live == b->live) fprintf(f, ", no change since \"%s\"", b->label);
+            else fprintf(f, ", %c%s since \"%s\"", s->live > b->live ? '+' : '-',
+                         B(s->live > b->live ? s->live - b->live : b->live - s->live), b->label);
+        }
+        fputc('\n', f);
+        for (size_t j = 0; j < s->nholders && j < (size_t)o->top; j++)
+            fprintf(f, "    %10s %s [%llu alloc%s]\n", B(s->holders[j].bytes), vt_site_label(p, s->holders[j].site),
+                    (unsigned long long)s->holders[j].count, s->holders[j].count == 1 ? "" : "s");
+        if (s->nholders > (size_t)o->top) fprintf(f, "    ... %zu more sites\n", s->nholders - (size_t)o->top);
+    }
+    if (p->snapshot_count > p->nsnapshots)
+        fprintf(f, "  ... and %llu more snapshots\n", (unsigned long long)(p->snapshot_count - p->nsnapshots));
 }
 
 static void sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
@@ -251,6 +281,7 @@ static void one(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o
 {
     summary(f, p, o);
     ooms(f, p, o);
+    snapshots(f, p, o);
     sites(f, p, o);
     ranges(f, p, o);
     leaks(f, p, o);
