@@ -58,6 +58,10 @@ check "text: \"grown\" with its live bytes and the change since \"loaded\"" grep
 check "text: \"trimmed\" held first by line $LC (4 MiB)" sh -c \
     "grep -A1 '^  \"trimmed\" at .*: 5.00 MiB live, +2.00 MiB since \"grown\"\$' '$TMP/r.txt' | tail -1 | grep -q '^      4.00 MiB .*api_snapshot.cu:$LC) \[1 alloc\]\$'"
 
+"$VT" report --html "$TMP/r.html" "$t" >/dev/null 2>&1
+check "html: the snapshots section with \"trimmed\" and its change since \"grown\"" sh -c \
+    "grep -q '<h2>Snapshots (3)</h2>' '$TMP/r.html' && grep -q '<b>trimmed</b> at [^<]*: 5.00 MiB live, +2.00 MiB since <b>grown</b>' '$TMP/r.html'"
+
 "$VT" report --perfetto "$TMP/p.json" "$t" >/dev/null 2>&1
 check_eq "perfetto: three snapshot instants and one paused slice" \
     "$(jq -r '[.traceEvents[]|select(.cat=="snapshot")|.name]|join(",")' "$TMP/p.json") $(jq -r '[.traceEvents[]|select(.cat=="pause")|.ph]|join("")' "$TMP/p.json")" \
@@ -73,9 +77,9 @@ snap=0,0,0 pause=0,0 resume=0,0,0 err=0"
 cat >"$TMP/c.c" <<'EOF'
 #include <stdio.h>
 #include <vramtrace/vramtrace.h>
-int main(void)
+int main(int argc, char **argv)
 {
-    int s = vramtrace_snapshot("start"), p = vramtrace_pause(), r = vramtrace_resume();
+    int s = vramtrace_snapshot(argc > 1 ? argv[1] : "start"), p = vramtrace_pause(), r = vramtrace_resume();
     const char *v = vramtrace_version();
     printf("%d %s %d %d %d\n", vramtrace_api_version(), v ? v : "none", s, p, r);
     return 0;
@@ -91,6 +95,13 @@ if cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/include" -o "$TMP/c" "$TMP/c.c" 2>
     check_eq "C, under the tracer without CUDA: the snapshot is written (live 0), pause and resume nest" \
         "$out|$(jqs "$TMP/c.jsonl" '[.[]|select(.ev=="snapshot" or .ev=="pause" or .ev=="resume")|"\(.ev):\(.label // .depth):\(.live_bytes // .skipped // "-")"]|join(" ")')" \
         "1 0.1.0 1 1 0|snapshot:start:0 pause:1:- resume:0:0"
+    # a label is the program's string: escaped in HTML, control characters filtered from text
+    esc=$(printf '\033')
+    (cd "$TMP" && VRAMTRACE_OUTPUT="$TMP/h.jsonl" VRAMTRACE_QUIET=1 LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" \
+        "$TMP/c" "<img src=x>${esc}[31m" >/dev/null)
+    "$VT" report --html "$TMP/h.html" "$TMP/h.jsonl" >"$TMP/h.txt" 2>&1
+    check "a hostile label: HTML escaped, no escape byte in the text report" sh -c \
+        "grep -q '<b>&lt;img src=x&gt;' '$TMP/h.html' && ! grep -q '<img' '$TMP/h.html' && ! grep -q \"\$(printf '\\033')\" '$TMP/h.txt' && grep -q 'img src=x' '$TMP/h.txt'"
 else
     not_ok "the header compiles cleanly as C11 and C++: $(head -3 "$TMP/c.err")"
 fi

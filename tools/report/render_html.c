@@ -111,6 +111,26 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         }
         fputs("</section>", f);
     }
+    if (p->nsnapshots) {
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Snapshots (%llu)</h2>", (unsigned long long)p->snapshot_count);
+        for (size_t i = 0; i < p->nsnapshots; i++) {
+            const struct vt_snapshot *s = &p->snapshots[i];
+            fputs("<div class=\"oom\"><b>", f);
+            H(s->label);
+            vt_esc_printf(f, VT_ESC_HTML, "</b> at %s: %s live", vt_fmt_when(w, sizeof w, p, s->t), B(s->live));
+            if (i) {
+                const struct vt_snapshot *b = &p->snapshots[i - 1];
+                uint64_t d = s->live > b->live ? s->live - b->live : b->live - s->live;
+                vt_esc_printf(f, VT_ESC_HTML, ", %s%s since <b>", s->live == b->live ? "no change" : s->live > b->live ? "+" : "-",
+                              s->live == b->live ? "" : B(d));
+                H(b->label);
+                fputs("</b>", f);
+            }
+            if (s->nholders) table_sites(f, p, s->holders, s->nholders, s->live, o->top, 0);
+            fputs("</div>", f);
+        }
+        fputs("</section>", f);
+    }
     if (p->nfindings) {
         vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Findings (%llu)</h2><table><tr><th>severity</th><th>kind</th><th>kernel</th><th>arg</th><th>address</th><th>site</th><th>message</th></tr>",
                 (unsigned long long)p->finding_count);
