@@ -396,17 +396,23 @@ void vt_ev_meminfo(const struct vt_call *c, uint64_t free_b, uint64_t total_b)
     VT_RESTORE_ERRNO;
 }
 
+/* {"ev":EV,"t":..,"tid":.. of a record that is not a call (NVTX, the program's API) */
+static void thread_line(vt_line *l, char *buf, const char *ev)
+{
+    vt_line_init(l, buf, LINE_MAX_BYTES - 2);
+    VT_PUT_LIT(l, "{\"ev\":");
+    vt_put_str(l, ev);
+    vt_put_key(l, "t"); vt_put_u64(l, vt_now());
+    vt_put_key(l, "tid"); vt_put_i64(l, vt_gettid());
+}
+
 void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id)
 {
     VT_SAVE_ERRNO;
     if (vt_trace_ready() && !vt_traffic_paused()) {
         char buf[LINE_MAX_BYTES];
         vt_line l;
-        vt_line_init(&l, buf, LINE_MAX_BYTES - 2);
-        VT_PUT_LIT(&l, "{\"ev\":");
-        vt_put_str(&l, ev);
-        vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
-        vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
+        thread_line(&l, buf, ev);
         if (has_id) { vt_put_key(&l, "id"); vt_put_u64(&l, id); }
         if (name) {
             char shortname[512];
@@ -424,11 +430,7 @@ static void api_line(const char *ev, const char *label, int depth, int has_depth
 {
     char buf[LINE_MAX_BYTES];
     vt_line l;
-    vt_line_init(&l, buf, LINE_MAX_BYTES - 2);
-    VT_PUT_LIT(&l, "{\"ev\":");
-    vt_put_str(&l, ev);
-    vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
-    vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
+    thread_line(&l, buf, ev);
     if (label) {
         char shortlabel[256];
         snprintf(shortlabel, sizeof shortlabel, "%s", label); /* bound a hostile or huge label */

@@ -138,6 +138,18 @@ static void add_largest(struct vt_proc *p, const struct vt_event *ev, int stack)
     if (n < VT_AN_MAX_LARGEST) p->nlargest++;
 }
 
+/* Every call stack holding live VRAM now, with its bytes (stack ids; sites at finish): 0, or -1. */
+static int live_holders(const struct vt_an_private *a, struct vt_holding **out, size_t *n)
+{
+    size_t cnt = 0;
+    for (size_t i = 0; i < a->nstacks; i++) cnt += a->stacks[i].live_bytes > 0;
+    if (!(*out = calloc(cnt ? cnt : 1, sizeof **out))) return -1;
+    *n = 0;
+    for (size_t i = 0; i < a->nstacks; i++)
+        if (a->stacks[i].live_bytes) (*out)[(*n)++] = (struct vt_holding){ (int)i, a->stacks[i].live_bytes, a->stacks[i].live_count };
+    return 0;
+}
+
 static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
@@ -161,15 +173,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         o->site = st;
         uint64_t *node = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
         o->ranges = vt_an_ranges_string(p, node ? (uint32_t)*node : 0);
-        if (p->nooms < VT_AN_MAX_OOM_HOLDERS) {
-            size_t cnt = 0;
-            for (size_t i = 0; i < a->nstacks; i++) cnt += a->stacks[i].live_bytes > 0;
-            o->holders = calloc(cnt ? cnt : 1, sizeof *o->holders);
-            if (!o->holders) return VT_AN_ENOMEM;
-            for (size_t i = 0; i < a->nstacks; i++)
-                if (a->stacks[i].live_bytes)
-                    o->holders[o->nholders++] = (struct vt_holding){ (int)i, a->stacks[i].live_bytes, a->stacks[i].live_count };
-        }
+        if (p->nooms < VT_AN_MAX_OOM_HOLDERS && live_holders(a, &o->holders, &o->nholders) < 0) return VT_AN_ENOMEM;
         p->nooms++;
         return 0;
     }
@@ -326,12 +330,7 @@ static int on_snapshot(struct vt_proc *p, const struct vt_event *ev)
     GROW(p->snapshots, p->nsnapshots, a->capsnapshots, 16);
     struct vt_snapshot *s = &p->snapshots[p->nsnapshots];
     *s = (struct vt_snapshot){ ev->t, vt_an_keep(p, ev->label), p->live, (uint64_t)ev->live_bytes, NULL, 0 };
-    size_t cnt = 0;
-    for (size_t i = 0; i < a->nstacks; i++) cnt += a->stacks[i].live_bytes > 0;
-    if (!(s->holders = calloc(cnt ? cnt : 1, sizeof *s->holders))) return VT_AN_ENOMEM;
-    for (size_t i = 0; i < a->nstacks; i++)
-        if (a->stacks[i].live_bytes)
-            s->holders[s->nholders++] = (struct vt_holding){ (int)i, a->stacks[i].live_bytes, a->stacks[i].live_count };
+    if (live_holders(a, &s->holders, &s->nholders) < 0) return VT_AN_ENOMEM;
     p->nsnapshots++;
     return 0;
 }
