@@ -39,24 +39,8 @@ static uint64_t parse_hex(const char **s)
 /* Re-read /proc/self/maps (lock held). Raw read(): no stdio buffers, no locale. */
 static void refresh_maps(void)
 {
-    int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (len + 4096 > cap) {
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) break;
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t n = read(fd, buf + len, cap - len - 1);
-        if (n <= 0) break;
-        len += (size_t)n;
-    }
-    close(fd);
+    char *buf = vt_read_maps();
     if (!buf) return;
-    buf[len] = '\0';
     nmaps = 0;
     for (const char *line = buf; *line;) {
         const char *eol = strchr(line, '\n');
@@ -92,6 +76,8 @@ static void refresh_maps(void)
         line = *eol ? eol + 1 : eol;
     }
     free(buf);
+    for (size_t i = nmaps; i-- > 0;) /* sorted: the highest user mapping is the last below bit 63 */
+        if (!(maps[i].hi >> 63)) { vt_va_raise(maps[i].hi); break; }
 }
 
 static const struct hmap *find_map(uint64_t v)

@@ -8,6 +8,8 @@
 #define VT_CHECK_H
 #include <stdint.h>
 
+#include "addrspace.h"
+
 #include "registry.h"
 
 enum vt_ptr_class {
@@ -40,8 +42,9 @@ int vt_classify_cuda(uint64_t v, vt_ptr_info *out);
  * CUDA range), 0 when the caller must run vt_classify. */
 static inline int vt_looks_scalar(uint64_t v)
 {
-    /* Below the lowest mappable page or above the user half: never an address. */
-    return v < 0x10000 || v > 0x00007fffffffffffull;
+    /* Below the lowest mappable page or above every user address of this process (addrspace.h:
+     * 2^47 on x86-64, 2^48 on aarch64): never an address. */
+    return v < 0x10000 || v > vt_va_top_now();
 }
 
 /* vt_registry_lookup through a per-thread cache: most launches and copies pass the same buffers

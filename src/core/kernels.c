@@ -188,7 +188,10 @@ static vt_fatbin *parsed_for(const void *key, const void *image, size_t len, uns
 }
 
 /* The launch check's word list (kernels.h), so a launch does not redo the alignment arithmetic
- * for every parameter. */
+ * for every parameter: every 8-byte word of each parameter that can hold a pointer. The argument
+ * buffer places each parameter at a multiple of its alignment, and a type holding a pointer is
+ * 8-aligned, so a parameter at an offset that is not a multiple of 8 holds none: an align-4
+ * struct's int pairs (CUB's GridEvenShare at offset 20) are never read as addresses. */
 static void plan_words(vt_kernel *k)
 {
     uint32_t n = 0;
@@ -197,8 +200,8 @@ static void plan_words(vt_kernel *k)
         uint32_t j = 0;
         for (uint32_t i = 0; i < k->nparams; i++) {
             uint32_t off = k->params[i].offset, size = k->params[i].size;
-            if (size < 8) continue;
-            for (uint32_t w = (8 - off % 8) % 8; w + 8 <= size; w += 8, j++)
+            if (size < 8 || off % 8) continue;
+            for (uint32_t w = 0; w + 8 <= size; w += 8, j++)
                 if (pass) k->words[j] = (vt_arg_word){ i, w };
         }
         n = j;

@@ -83,15 +83,15 @@ static void check_args(const struct vt_call *c, vt_kernel *k, void **args, const
 {
     for (uint32_t i = 0; i < k->nparams; i++) {
         uint32_t off = k->params[i].offset, size = k->params[i].size;
-        if (size < 8) continue;
+        if (size < 8 || off % 8) continue; /* below 8-byte alignment: no pointer inside (plan_words) */
         const unsigned char *p;
         if (args) p = args[i];
         else if (buf && (uint64_t)off + size <= buf_len) p = buf + off;
         else continue;
         if (!p) continue;
-        /* 8-byte words at 8-aligned offsets of the argument buffer: pointers, and pointers
-         * inside by-value structs, are always there. */
-        for (uint32_t w = (8 - off % 8) % 8; w + 8 <= size; w += 8) {
+        /* 8-byte words of an 8-aligned parameter: pointers, and pointers inside by-value
+         * structs, are always there. */
+        for (uint32_t w = 0; w + 8 <= size; w += 8) {
             uint64_t v;
             memcpy(&v, p + w, sizeof v);
             check_word(c, k, i, w, v);

@@ -1,6 +1,8 @@
 /* registry.c - live allocation map sharded by address (see registry.h), freed rings, VMM handles. */
 #include "registry.h"
 
+#include "addrspace.h"
+
 #include "inflight.h"
 #include "rangemap.h"
 
@@ -145,6 +147,7 @@ int vt_registry_in_device_span(uint64_t addr, uint64_t slack)
 
 static void widen_span(uint64_t base, uint64_t end)
 {
+    vt_va_raise(end); /* device memory above the top seen at init (a 5-level-paging host) */
     uint64_t lo = atomic_load_explicit(&span_lo, memory_order_relaxed), hi = atomic_load_explicit(&span_hi, memory_order_relaxed);
     while (base < lo && !atomic_compare_exchange_weak(&span_lo, &lo, base)) {}
     while (end > hi && !atomic_compare_exchange_weak(&span_hi, &hi, end)) {}

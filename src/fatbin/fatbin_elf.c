@@ -20,7 +20,7 @@
 #define EIATTR_KPARAM_INFO 0x17u       /* u32 index; u16 ordinal; u16 offset; u32 (size << 18 | ...) */
 #define EIATTR_CBANK_PARAM_SIZE 0x19u  /* HVAL: bytes of parameters */
 #define EIATTR_MAXREG_COUNT 0x1bu      /* present for kernels, absent for device functions */
-#define EIATTR_KPARAM_INFO_V2 0x45u    /* u32 index; u16 ordinal; u16 offset; u32 size (> ~4 KiB of params) */
+#define EIATTR_KPARAM_INFO_V2 0x45u    /* u32 index; u16 ordinal; u16 offset; u32 flags << 24 | size (> ~4 KiB of params) */
 
 #define NVINFO_PREFIX ".nv.info."
 #define NVINFO_PREFIX_LEN 9u
@@ -165,7 +165,9 @@ static int decode_nvinfo(const uint8_t *d, uint64_t size, vt_param *params, uint
         if (plsz < 12)
             return vt_fb_failn(err, errlen, VT_FATBIN_ECORRUPT, "short KPARAM_INFO record", plsz);
         uint32_t ord = vt_fb_le16(pl + 4), off = vt_fb_le16(pl + 6), w = vt_fb_le32(pl + 8);
-        uint32_t sz = attr == EIATTR_KPARAM_INFO ? w >> 18 : w;
+        /* V1: the size is the top 14 bits (the rest: cbank and flags). V2: the size is the low 24
+         * bits; the top byte carries flags (0x05000008 is 8 bytes, seen in PyTorch's fatbins). */
+        uint32_t sz = attr == EIATTR_KPARAM_INFO ? w >> 18 : w & 0x00ffffffu;
         if (ord >= VT_FATBIN_MAX_PARAMS)
             return vt_fb_failn(err, errlen, VT_FATBIN_ECORRUPT, "parameter ordinal too large", ord);
         if (sz > VT_FB_MAX_PARAM_BYTES || off + sz > VT_FB_MAX_PARAM_BYTES)

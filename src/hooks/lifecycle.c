@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <vramtrace/trace.h>
+#include "addrspace.h"
 #include "api_names.h"
 #include "backtrace.h"
 #include "check.h"
@@ -52,6 +53,7 @@ static void init_once_fn(void)
     start_ns = vt_now();
     clock_gettime(CLOCK_REALTIME, &start_wall);
     vt_config_read();
+    vt_va_init();
     owner_pid = getpid();
     char pid_text[32];
     snprintf(pid_text, sizeof pid_text, "%ld", (long)owner_pid);

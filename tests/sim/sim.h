@@ -67,6 +67,7 @@ extern sim_device sim_devs[SIM_MAX_DEV];
 extern int sim_pageable;            /* VRAMTRACE_SIM_PAGEABLE=1 */
 extern int sim_no_paraminfo;        /* VRAMTRACE_SIM_NO_PARAMINFO=1 */
 extern int sim_verbose;             /* VRAMTRACE_SIM_VERBOSE=1 */
+extern int sim_no_fault;            /* VRAMTRACE_SIM_NO_FAULT=1 */
 extern uintptr_t sim_managed_lo, sim_managed_hi;
 
 /* sim_mem.c */

@@ -208,6 +208,14 @@ static void test_ptx_syntax(void)
              " .param .u32 n) {}", 2, (const uint32_t[]){0, 8, 8, 4}, ".ptr .align is the pointee's");
     ptx_case(".version 9.0\n.entry k(.param .v2 .f32 v, .param .u32 a[3], .param .align 16 .b8 s[20],"
              " .param .f16 h) {}", 4, (const uint32_t[]){0, 8, 8, 12, 32, 20, 52, 2}, "vector, array, .align");
+    /* Vectors after smaller parameters: a vector variable is aligned to its whole size (PTX ISA,
+     * vector types), so a .v4 .f32 after a .u8 sits at 16, a .v2 .b16 after a .u16 at 4. ptxas 13
+     * refuses vector-typed .entry parameters ("cannot be allocated in .param state space"), so no
+     * kernel the driver loads depends on this; the rule is kept for other producers' PTX. */
+    ptx_case(".version 9.0\n.entry k(.param .u8 c, .param .v4 .f32 v, .param .u32 n, .param .v2 .u64 w,"
+             " .param .u16 h, .param .v2 .b16 x, .param .v4 .u8 y, .param .u8 z, .param .v4 .u16 q) {}", 9,
+             (const uint32_t[]){0, 1, 16, 16, 32, 4, 48, 16, 64, 2, 68, 4, 72, 4, 76, 1, 80, 8},
+             "vectors at non-zero offsets (aligned to elem * count)");
     ptx_case(".version 9.0\n.target sm_80\n.entry k(.param .u8 c, .param .align 64 .b8 s[64]) {}", 2,
              (const uint32_t[]){0, 1, 32, 64}, "align 64 on sm_80 (bank at 0x160)");
     ptx_case(".version 9.0\n.target sm_100\n.entry k(.param .u8 c, .param .align 64 .b8 s[64]) {}", 2,
@@ -298,6 +306,32 @@ static void p_ord_dup(blob *b) { unsigned char *r = first_kparam_pair(b); if (r)
 static void p_psize(blob *b) { unsigned char *r = first_kparam_pair(b); if (r) wr32(r + 12, 0xfffc0000u | 0x1f000); }
 static void p_reclen(blob *b) { unsigned char *r = first_kparam_pair(b); if (r) wr16(r + 2, 0xfff0); }
 static void p_recfmt(blob *b) { unsigned char *r = first_kparam_pair(b); if (r) r[0] = 9; }
+
+/* KPARAM_INFO_V2 records whose size word carries flags in its top byte (0x05000008 for 8 bytes,
+ * as in PyTorch's fatbins) keep their layouts: sm90.cubin's k_big has three V2 records. */
+static void p_v2_flags(blob *b)
+{
+    static const unsigned char rec[4] = {4, 0x45, 12, 0};
+    for (size_t i = 0; i + 16 <= b->n; i++)
+        if (memcmp(b->p + i, rec, 4) == 0) b->p[i + 15] |= 0x05;   /* w's top byte, little endian */
+}
+static void test_kparam_v2_flags(void)
+{
+    blob b = load("sm90.cubin");
+    if (!b.p) { VT_CHECK(0, "sm90.cubin loads"); return; }
+    int found = 0;
+    for (size_t i = 0; i + 16 <= b.n; i++) found += b.p[i] == 4 && b.p[i + 1] == 0x45 && b.p[i + 2] == 12 && !b.p[i + 3];
+    VT_CHECK_EQ_INT(found, 3, "sm90.cubin holds 3 KPARAM_INFO_V2 records (k_big)");
+    p_v2_flags(&b);
+    vt_fatbin *fb;
+    int rc = parse(&b, 0, &fb);
+    VT_CHECK_EQ_INT(rc, 9, "V2 records with flags 0x05 in the size word's top byte parse");
+    if (rc >= 0) {
+        check_layout(fb, "_Z5k_bigi3BigPi", 3, (const uint32_t[]){0, 4, 4, 8000, 8008, 8}, "V2 with flags");
+        vt_fatbin_free(fb);
+    }
+    free(b.p);
+}
 
 static void test_malformed(void)
 {
@@ -450,6 +484,7 @@ int main(void)
     test_exact_layouts();
     test_ptx_syntax();
     test_malformed();
+    test_kparam_v2_flags();
     test_edge_inputs();
     test_image_extent();
     return vt_test_finish();
