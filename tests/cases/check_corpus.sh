@@ -1,0 +1,46 @@
+#!/bin/sh
+# check_corpus.sh - the tracer against an oracle it does not share (issue 32, slice 2): the
+# generated corpus (tests/gen/corpus.py, 320 kernels: scalars of every width, vector types, padded,
+# packed, over-aligned and nested structs, pointer arrays, unions, __grid_constant__, 1 to 64
+# parameters) compiled six ways (mk/corpus.mk). Its host half prints each kernel's true layout from
+# the host compiler's offsetof/sizeof and the host pointers it plants; the trace must hold exactly
+# those layouts (from the image: ELF, or PTX for the PTX-only build; the simulated driver's
+# cuFuncGetParamInfo is off) and exactly those findings: every planted pointer found, no other.
+. tests/lib.sh
+need_sim
+[ -x "$PROGS/corpus_sm90" ] || { skip "check_corpus: corpus not built"; exit 0; }
+
+# the tracer's view, in the program's words
+layouts() { jqs "$1" '.[]|select(.ev=="kernel")|"layout \(.name) \(.params|map("\(.[0]):\(.[1])")|join(" "))"' | sort; }
+sources() { jqs "$1" '[.[]|select(.ev=="kernel")|.layout]|unique|join(",")'; }
+findings() {
+    jqs "$1" '(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k
+        | .[] | select(.ev=="finding") | "expect \(.kind) \(.severity) \($k[.k|tostring]) \(.arg) \(.offset) \(.value)"' | sort
+}
+for v in sm90 sm80 none size rdc ptx; do
+    t="$TMP/$v.jsonl"
+    VRAMTRACE_SIM_NO_FAULT=1 VRAMTRACE_SIM_NO_PARAMINFO=1 "$VT" run --sim -o "$t" -- "$PROGS/corpus_$v" \
+        >"$TMP/$v.out" 2>"$TMP/$v.err"; rc=$?
+    # sm_80 code cannot run on the sm_90 device: the driver JITs its compute_80 PTX, and the
+    # tracer reads the layouts from that PTX too
+    case $v in ptx|sm80) want_src=ptx ;; *) want_src=elf ;; esac
+    check_eq "$v: the program ran all 320 kernels" "$rc $(tail -1 "$TMP/$v.out")" "0 done 320 kernels, errors 0"
+    check_eq "$v: every layout from the image ($want_src)" "$(sources "$t")" "$want_src"
+    # kernels with an over-aligned parameter have no host-compiler oracle for their layout
+    grep '^layout ' "$TMP/$v.out" | grep -v ' over-aligned$' | sort >"$TMP/$v.want_layout"
+    grep ' over-aligned$' "$TMP/$v.out" | awk '{print $2}' >"$TMP/$v.over"
+    layouts "$t" >"$TMP/$v.all_layout"
+    grep -v -w -F -f "$TMP/$v.over" "$TMP/$v.all_layout" >"$TMP/$v.got_layout" || true
+    check_eq "$v: 320 kernel records; the $(wc -l <"$TMP/$v.want_layout" | tr -d ' ') layouts the host compiler knows are its offsetof/sizeof" \
+        "$(wc -l <"$TMP/$v.all_layout" | tr -d ' ') $(diff "$TMP/$v.want_layout" "$TMP/$v.got_layout" | grep -c '^[<>]')" "320 0"
+    grep '^expect ' "$TMP/$v.out" | sort >"$TMP/$v.want_find"
+    findings "$t" >"$TMP/$v.got_find"
+    missed=$(comm -23 "$TMP/$v.want_find" "$TMP/$v.got_find" | wc -l | tr -d ' ')
+    false=$(comm -13 "$TMP/$v.want_find" "$TMP/$v.got_find" | wc -l | tr -d ' ')
+    check_eq "$v: $(wc -l <"$TMP/$v.want_find" | tr -d ' ') planted host pointers: missed, false errors" "$missed $false" "0 0"
+    comm -3 "$TMP/$v.want_find" "$TMP/$v.got_find" | head -3
+done
+check "the corpus plants at least 100 host pointers" test "$(wc -l <"$TMP/sm90.want_find")" -ge 100
+check "at least 200 layouts are checked against the host compiler" test "$(wc -l <"$TMP/sm90.want_layout")" -ge 200
+check_eq "the corpus has kernels of 1 and of 64 parameters" \
+    "$(awk '{print NF - 2}' "$TMP/sm90.want_layout" | sort -n | sed -n '1p;$p' | tr '\n' ' ')" "1 64 "
