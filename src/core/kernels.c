@@ -192,7 +192,7 @@ static vt_fatbin *parsed_for(const void *key, const void *image, size_t len, uns
  * buffer places each parameter at a multiple of its alignment, and a type holding a pointer is
  * 8-aligned, so a parameter at an offset that is not a multiple of 8 holds none: an align-4
  * struct's int pairs (CUB's GridEvenShare at offset 20) are never read as addresses. */
-static void plan_words(vt_kernel *k)
+static void plan_words(vt_kernel *k, const vt_addr_use *uses, int32_t nuses)
 {
     uint32_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -200,7 +200,17 @@ static void plan_words(vt_kernel *k)
         uint32_t j = 0;
         for (uint32_t i = 0; i < k->nparams; i++) {
             uint32_t off = k->params[i].offset, size = k->params[i].size;
-            if (size < 8 || off % 8) continue;
+            if (size < 8) continue;
+            int whole = nuses < 0;
+            for (int32_t u = 0; u < nuses; u++) {
+                if (uses[u].param != i) continue;
+                if (uses[u].offset == VT_USE_WHOLE) whole = 1;
+                else if (uses[u].offset <= size - 8) { /* one word the code dereferences, any alignment */
+                    if (pass) k->words[j] = (vt_arg_word){ i, uses[u].offset };
+                    j++;
+                }
+            }
+            if (!whole || off % 8) continue;
             for (uint32_t w = 0; w + 8 <= size; w += 8, j++)
                 if (pass) k->words[j] = (vt_arg_word){ i, w };
         }
@@ -208,6 +218,8 @@ static void plan_words(vt_kernel *k)
         if (!n) break;
     }
     k->nwords = n;
+    k->uses_known = nuses >= 0;
+    if (!k->uses_known && n && k->words) k->warned = calloc(n, sizeof *k->warned);
 }
 
 vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigned sm)
@@ -223,21 +235,27 @@ vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigne
             tmp[n].size = (uint32_t)size;
             n++;
         }
-        if (n > 0) {
-            k->source = VT_LAYOUT_PARAMINFO;
-        } else if (k->image || (k->module && k->module->bytes)) {
+        if (n > 0) k->source = VT_LAYOUT_PARAMINFO;
+        /* The image: the layout when the driver gave none, and in any case which words the
+         * kernel's PTX uses as addresses (they name parameters and bytes within them). */
+        const vt_kernel_layout *lay = NULL;
+        if (k->image || (k->module && k->module->bytes)) {
             vt_fatbin *fb = k->image ? parsed_for(k->image, k->image, 0, sm) : parsed_for(k->module, k->module->bytes, k->module->len, sm);
-            const vt_kernel_layout *lay = fb ? vt_fatbin_find(fb, k->name) : NULL;
-            if (lay) {
+            lay = fb ? vt_fatbin_find(fb, k->name) : NULL;
+            if (lay && !n) {
                 n = lay->nparams < VT_FATBIN_MAX_PARAMS ? lay->nparams : VT_FATBIN_MAX_PARAMS;
                 memcpy(tmp, lay->params, n * sizeof tmp[0]);
                 k->source = (int)lay->source;
             }
+            if (lay && lay->nparams != n) lay = NULL; /* the driver and the image disagree: trust neither's uses */
         }
         if (n > 0) {
             k->params = malloc(n * sizeof tmp[0]);
-            if (k->params) { memcpy(k->params, tmp, n * sizeof tmp[0]); k->nparams = n; plan_words(k); }
-            else k->source = VT_LAYOUT_NONE;
+            if (k->params) {
+                memcpy(k->params, tmp, n * sizeof tmp[0]);
+                k->nparams = n;
+                plan_words(k, lay ? lay->uses : NULL, lay ? lay->nuses : -1);
+            } else k->source = VT_LAYOUT_NONE;
         }
         atomic_store_explicit(&k->layout_state, 1, memory_order_release);
     }

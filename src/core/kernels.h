@@ -36,13 +36,17 @@ typedef struct vt_kernel {
     _Atomic int layout_state; /* 0 not yet, 1 resolved (maybe with nparams 0 and source NONE) */
     uint32_t nparams;
     vt_param *params;
-    /* The words the pointer check visits, in its order, planned with the layout: every 8-aligned
-     * word (by argument-buffer offset) of each parameter of 8 bytes or more, where pointers and
-     * pointers inside by-value structs always are. words is NULL with nwords > 0 when it could
-     * not be allocated (the check then walks params). */
+    /* The words the pointer check visits, in its order, planned with the layout: where the
+     * image has the kernel's PTX, the words its code uses as addresses (fatbin_ptx_use.c: a
+     * stride table's garbage tail is never one); else every 8-byte word of each 8-aligned
+     * parameter of 8 bytes or more, where pointers and pointers inside by-value structs always
+     * are. words is NULL with nwords > 0 when it could not be allocated (the check then walks
+     * params by the second rule). */
     uint32_t nwords;
     vt_arg_word *words;
     int source;              /* enum vt_layout_source */
+    int uses_known;          /* the words came from the kernel's PTX */
+    _Atomic uint8_t *warned; /* per word, without PTX: its struct-word warning was written */
     _Atomic int emitted;     /* `kernel` record written */
 } vt_kernel;
 

@@ -40,8 +40,11 @@ static void emit_kernel_record(vt_kernel *k)
     free(buf);
 }
 
-/* "my_kernel(float*, int)" -> "my_kernel"; keeps template arguments. Writes into out. */
-static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v)
+/* Word WIDX (of k->words; -1 when walking the layout) of argument ARG holds V. Without the
+ * kernel's PTX (SASS only) nothing tells a pointer inside a by-value struct from data that looks
+ * like one (a stride table's garbage tail), so a finding there is a warning, once per word per
+ * kernel; a top-level 8-byte argument keeps the full check. */
+static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v, int32_t widx)
 {
     vt_alloc_info a;
     if (vt_looks_scalar(v) || vt_live_lookup_cached(v, &a) == 0) return; /* any live CUDA range */
@@ -74,6 +77,11 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
         f.alloc_base = info.alloc.base;
         f.alloc_size = info.alloc.size;
     }
+    if (!k->uses_known && arg < k->nparams && k->params[arg].size > 8) {
+        if (widx >= 0 && k->warned && atomic_exchange(&k->warned[widx], 1)) return; /* said once */
+        f.error = 0;
+        if (!f.why) f.why = "inside a by-value struct, and the image has no PTX to tell whether the kernel uses it as an address";
+    }
     vt_ev_finding(&f);
 }
 
@@ -81,6 +89,16 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
  * not be allocated). */
 static void check_args(const struct vt_call *c, vt_kernel *k, void **args, const unsigned char *buf, uint64_t buf_len)
 {
+    if (k->words) { /* the planned words (the PTX's address uses, when known), from the buffer */
+        for (const vt_arg_word *w = k->words, *end = w + k->nwords; w < end; w++) {
+            uint64_t at = (uint64_t)k->params[w->param].offset + w->off, v;
+            const unsigned char *p = args ? args[w->param] : NULL;
+            if (args ? !p : at + 8 > buf_len) continue;
+            memcpy(&v, args ? p + w->off : buf + at, sizeof v);
+            check_word(c, k, w->param, w->off, v, (int32_t)(w - k->words));
+        }
+        return;
+    }
     for (uint32_t i = 0; i < k->nparams; i++) {
         uint32_t off = k->params[i].offset, size = k->params[i].size;
         if (size < 8 || off % 8) continue; /* below 8-byte alignment: no pointer inside (plan_words) */
@@ -94,7 +112,7 @@ static void check_args(const struct vt_call *c, vt_kernel *k, void **args, const
         for (uint32_t w = 0; w + 8 <= size; w += 8) {
             uint64_t v;
             memcpy(&v, p + w, sizeof v);
-            check_word(c, k, i, w, v);
+            check_word(c, k, i, w, v, -1);
         }
     }
 }
@@ -112,7 +130,7 @@ static void check_arg_words(const struct vt_call *c, vt_kernel *k, void **args)
         uint64_t v;
         memcpy(&v, p + w->off, sizeof v);
         if (vt_looks_scalar(v) || vt_lcache_hit(lc, v)) continue;
-        check_word(c, k, w->param, w->off, v);
+        check_word(c, k, w->param, w->off, v, (int32_t)(w - k->words));
     }
 }
 

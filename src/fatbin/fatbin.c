@@ -27,6 +27,7 @@ static void free_layouts(vt_kernel_layout *k, size_t n)
     for (size_t i = 0; i < n; i++) {
         free(k[i].name);
         free(k[i].params);
+        free(k[i].uses);
     }
     free(k);
 }
@@ -83,8 +84,16 @@ static vt_fatbin *builder_finish(vt_fb_builder *b, uint32_t dev)
     size_t w = 0;
     for (size_t r = 0; r < b->n; r++) {
         if (w && strcmp(k[w - 1].name, order[r].l->name) == 0) {
+            /* The kept layout (ELF, say) takes the address uses another entry's PTX found: they
+             * name parameters and bytes within them, the same in every arch. */
+            if (k[w - 1].nuses < 0 && order[r].l->nuses >= 0) {
+                k[w - 1].nuses = order[r].l->nuses;
+                k[w - 1].uses = order[r].l->uses;
+                order[r].l->uses = NULL;
+            }
             free(order[r].l->name);
             free(order[r].l->params);
+            free(order[r].l->uses);
             continue;
         }
         k[w++] = *order[r].l;

@@ -74,7 +74,21 @@ int vt_fb_add(vt_fb_builder *b, const char *name, size_t namelen, const vt_param
         memcpy(l->params, params, np * sizeof *params);
     l->nparams = np;
     l->source = src;
+    l->nuses = -1;
+    l->uses = NULL;
     b->arch[b->n] = b->cur_arch;
     b->n++;
+    return 0;
+}
+
+int vt_fb_set_uses(vt_fb_builder *b, const vt_addr_use *u, uint32_t n)
+{
+    if (!b->n) return VT_FATBIN_ECORRUPT;
+    vt_kernel_layout *l = &b->k[b->n - 1];
+    free(l->uses);
+    l->uses = n ? malloc(n * sizeof *u) : NULL;
+    if (n && !l->uses) { l->nuses = -1; return VT_FATBIN_ENOMEM; }
+    if (n) memcpy(l->uses, u, n * sizeof *u);
+    l->nuses = (int32_t)n;
     return 0;
 }

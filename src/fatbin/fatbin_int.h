@@ -30,6 +30,16 @@ typedef struct vt_fb_builder {
 int vt_fb_add(vt_fb_builder *b, const char *name, size_t namelen, const vt_param *params,
               uint32_t np, enum vt_layout_source src);
 
+/* The address uses of the layout added last (PTX): a copy of u[0..n). 0 or VT_FATBIN_ENOMEM. */
+int vt_fb_set_uses(vt_fb_builder *b, const vt_addr_use *u, uint32_t n);
+
+/* ---- fatbin_ptx_use.c ---- */
+typedef struct vt_fb_name { const char *s; size_t n; } vt_fb_name;   /* a name inside the text */
+/* Which parameter words the PTX kernel body BODY[0..n) uses as addresses (its parameters are
+ * named NAMES[0..np)); *OUT malloc'd (caller frees), *NOUT entries. 0 or VT_FATBIN_ENOMEM. */
+int vt_fb_ptx_uses(const char *body, size_t n, const vt_fb_name *names, uint32_t np, vt_addr_use **out,
+                   uint32_t *nout);
+
 /* Parse one bare ELF cubin / PTX text of exactly n readable bytes into b.
  * Return 0 or a negative VT_FATBIN_E* code with a message in err. */
 int vt_fb_parse_elf(vt_fb_builder *b, const uint8_t *p, size_t n, char *err, size_t errlen);

@@ -118,7 +118,7 @@ static int is_space(const lexer *lx)
 
 /* Parse one `.param ...` declaration (current token is `.param`); leaves the lexer on the
  * token after the declaration. *unknown set when a type is not understood. */
-static int parse_param(lexer *lx, uint32_t base, uint32_t *cur, vt_param *out, int *unknown)
+static int parse_param(lexer *lx, uint32_t base, uint32_t *cur, vt_param *out, int *unknown, vt_fb_name *name)
 {
     uint32_t elem = 0, vec = 1, align = 0, count = 1;
     int ptr = 0;
@@ -147,6 +147,8 @@ static int parse_param(lexer *lx, uint32_t base, uint32_t *cur, vt_param *out, i
     }
     if (!lx->len || !is_ident(lx->tok[0]))
         return VT_FATBIN_ECORRUPT; /* no parameter name */
+    name->s = lx->tok;
+    name->n = lx->len;
     for (next(lx); tok_is(lx, "["); next(lx)) {
         next(lx);
         long d = tok_num(lx);
@@ -189,9 +191,40 @@ static uint32_t cbank_base(const lexer *lx)
     return v >= 100 ? 0x380 : v >= 90 ? 0x210 : v >= 70 ? 0x160 : 0;
 }
 
+/* The kernel body after the parameter list (the lexer's current token is the one after ')'):
+ * find its braces, hand the text inside to the address-use analysis, and move the lexer past it
+ * (the body's tokens need no other look). No body (a declaration ending in ';'): nothing. */
+static int body_uses(vt_fb_builder *b, lexer *lx, const vt_fb_name *names, uint32_t np, int added)
+{
+    const char *s = lx->s;
+    size_t i = (size_t)(lx->tok - s), n = lx->n;
+    while (i < n && s[i] != '{' && s[i] != ';' && !(s[i] == '.' && i + 6 <= n && memcmp(s + i, ".entry", 6) == 0))
+        i++;
+    if (i >= n || s[i] != '{')
+        return 0;
+    size_t open = i, depth = 0;
+    for (; i < n; i++) {
+        if (s[i] == '{') depth++;
+        else if (s[i] == '}' && --depth == 0) break;
+    }
+    if (i >= n)
+        return 0; /* unterminated: leave the lexer where it is */
+    int rc = 0;
+    if (added) {
+        vt_addr_use *u = NULL;
+        uint32_t nu = 0;
+        rc = vt_fb_ptx_uses(s + open + 1, i - open - 1, names, np, &u, &nu);
+        if (!rc) rc = vt_fb_set_uses(b, u, nu);
+        free(u);
+    }
+    lx->pos = i + 1;
+    next(lx);
+    return rc;
+}
+
 /* Current token is the kernel name: parse an optional parameter list and add the kernel. */
-static int parse_entry(vt_fb_builder *b, lexer *lx, uint32_t base, vt_param *params, char *err,
-                       size_t errlen)
+static int parse_entry(vt_fb_builder *b, lexer *lx, uint32_t base, vt_param *params, vt_fb_name *names,
+                       char *err, size_t errlen)
 {
     const char *name = lx->tok;
     size_t namelen = lx->len;
@@ -206,7 +239,7 @@ static int parse_entry(vt_fb_builder *b, lexer *lx, uint32_t base, vt_param *par
                                    "PTX .entry parameter list malformed", lx->pos);
             if (np >= VT_FATBIN_MAX_PARAMS)
                 return vt_fb_fail(err, errlen, VT_FATBIN_ECORRUPT, "PTX .entry has too many params");
-            if (parse_param(lx, base, &cur, &params[np], &unknown))
+            if (parse_param(lx, base, &cur, &params[np], &unknown, &names[np]))
                 return vt_fb_failn(err, errlen, VT_FATBIN_ECORRUPT, "bad PTX .param", lx->pos);
             np++;
             if (tok_is(lx, ","))
@@ -218,11 +251,13 @@ static int parse_entry(vt_fb_builder *b, lexer *lx, uint32_t base, vt_param *par
         next(lx);
     }
     if (unknown) /* layout not knowable from this text; the ELF may still give it */
-        return 0;
+        return body_uses(b, lx, names, np, 0);
     int rc = vt_fb_add(b, name, namelen, params, np, VT_LAYOUT_PTX);
     if (rc)
         return vt_fb_fail(err, errlen, rc, rc == VT_FATBIN_ENOMEM ? "out of memory"
                                                                   : "bad PTX kernel name or count");
+    if (body_uses(b, lx, names, np, 1))
+        return vt_fb_fail(err, errlen, VT_FATBIN_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -230,8 +265,12 @@ int vt_fb_parse_ptx(vt_fb_builder *b, const char *p, size_t n, char *err, size_t
 {
     lexer lx = {p, n, 0, p, 0};
     vt_param *params = malloc(VT_FATBIN_MAX_PARAMS * sizeof *params);
-    if (!params)
+    vt_fb_name *names = malloc(VT_FATBIN_MAX_PARAMS * sizeof *names);
+    if (!params || !names) {
+        free(params);
+        free(names);
         return vt_fb_fail(err, errlen, VT_FATBIN_ENOMEM, "out of memory");
+    }
     int rc = 0;
     uint32_t base = 0;
     next(&lx);
@@ -250,8 +289,9 @@ int vt_fb_parse_ptx(vt_fb_builder *b, const char *p, size_t n, char *err, size_t
             rc = vt_fb_failn(err, errlen, VT_FATBIN_ECORRUPT, "PTX .entry without a name", lx.pos);
             break;
         }
-        rc = parse_entry(b, &lx, base, params, err, errlen);
+        rc = parse_entry(b, &lx, base, params, names, err, errlen);
     }
     free(params);
+    free(names);
     return rc;
 }

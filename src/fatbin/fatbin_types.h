@@ -30,11 +30,19 @@ typedef struct vt_param {
     uint32_t size;   /* bytes */
 } vt_param;
 
+/* An 8-byte word the kernel's PTX uses as an address: at byte OFFSET (any alignment: a packed
+ * struct's pointer) of parameter PARAM; OFFSET VT_USE_WHOLE when the parameter's own address is
+ * taken, so any 8-aligned word of it may be one (fatbin_ptx_use.c). */
+typedef struct vt_addr_use { uint32_t param, offset; } vt_addr_use;
+#define VT_USE_WHOLE UINT32_MAX
+
 typedef struct vt_kernel_layout {
     char *name;            /* mangled device name, NUL-terminated */
     uint32_t nparams;
     vt_param *params;      /* nparams entries, ordered by parameter index */
     enum vt_layout_source source;
+    int32_t nuses;         /* -1: no PTX for this kernel, address use unknown */
+    vt_addr_use *uses;     /* nuses entries: the words the kernel uses as addresses */
 } vt_kernel_layout;
 
 #endif

@@ -33,11 +33,19 @@ for v in sm90 sm80 none size rdc ptx; do
     grep -v -w -F -f "$TMP/$v.over" "$TMP/$v.all_layout" >"$TMP/$v.got_layout" || true
     check_eq "$v: 320 kernel records; the $(wc -l <"$TMP/$v.want_layout" | tr -d ' ') layouts the host compiler knows are its offsetof/sizeof" \
         "$(wc -l <"$TMP/$v.all_layout" | tr -d ' ') $(diff "$TMP/$v.want_layout" "$TMP/$v.got_layout" | grep -c '^[<>]')" "320 0"
-    grep '^expect ' "$TMP/$v.out" | sort >"$TMP/$v.want_find"
+    # With the kernels' PTX in the image every planted pointer is an error and nothing else is
+    # found (the garbage words are never used as addresses). Without it (the -rdc build keeps no
+    # PTX) a pointer inside a struct can only be a warning, and the garbage may be warned about
+    # once per word, but never an error.
+    case $v in rdc) sev='s/ error \(.*\) struct$/ warning \1/; s/ top$//' ;; *) sev='s/ \(top\|struct\)$//' ;; esac
+    grep '^expect ' "$TMP/$v.out" | sed "$sev" | sort >"$TMP/$v.want_find"
     findings "$t" >"$TMP/$v.got_find"
     missed=$(comm -23 "$TMP/$v.want_find" "$TMP/$v.got_find" | wc -l | tr -d ' ')
-    false=$(comm -13 "$TMP/$v.want_find" "$TMP/$v.got_find" | wc -l | tr -d ' ')
+    false=$(comm -13 "$TMP/$v.want_find" "$TMP/$v.got_find" | grep -c ' error ')
+    extra=$(comm -13 "$TMP/$v.want_find" "$TMP/$v.got_find" | wc -l | tr -d ' ')
     check_eq "$v: $(wc -l <"$TMP/$v.want_find" | tr -d ' ') planted host pointers: missed, false errors" "$missed $false" "0 0"
+    case $v in rdc) ;; *) check_eq "$v: no other finding (garbage words never used as addresses)" "$extra" 0 ;; esac
+    echo "$v $(wc -l <"$TMP/$v.want_find" | tr -d ' ') $missed $false $extra" >>"$TMP/rates"
     comm -3 "$TMP/$v.want_find" "$TMP/$v.got_find" | head -3
 done
 check "the corpus plants at least 100 host pointers" test "$(wc -l <"$TMP/sm90.want_find")" -ge 100

@@ -55,3 +55,49 @@ if command -v objcopy >/dev/null 2>&1; then
 else
     skip "objcopy not found"
 fi
+
+# ---- which words the PTX uses as addresses (fatbin_ptx_use.c), each pattern from nvcc's output --
+cat >"$TMP/u.cu" <<'CU'
+#include <cstddef>
+struct __attribute__((packed)) Packed { char c; float *p; short s; };
+struct Strides { int ndim; long long sizes[8]; long long strides[8]; };   /* the tail: garbage */
+struct Ptr { int n; float *p; };
+struct Two { float *a; long long n; float *b; };
+__global__ void kp(Packed a, float *out) { out[0] = a.p[3]; }
+__global__ void ks(Strides st, float *data, int n)
+{ long long off = 0; for (int i = 0; i < st.ndim; i++) off += st.strides[i] * (threadIdx.x % st.sizes[i]); data[off] = n; }
+__device__ __noinline__ float use(const float *p) { return p[1]; }
+__global__ void kc(Ptr s, float *o) { o[0] = use(s.p); }
+__global__ void kf(Ptr s, float **pp) { *pp[1] = s.p[threadIdx.x]; }
+__global__ void kg(__grid_constant__ const Two t, int i) { t.b[i] = (float)t.n; }
+__global__ void kn(float *unused, long long bits, float *used) { used[0] = (float)bits; }
+CU
+# expectations from the source: PARAM:BYTE of each pointer the body dereferences (or passes to
+# use()); offsets by the host compiler: Packed::p at 1, Ptr::p at 8, Two::b at 16
+cat >"$TMP/u_want.c" <<'C'
+#include <stddef.h>
+#include <stdio.h>
+struct __attribute__((packed)) Packed { char c; float *p; short s; };
+struct Ptr { int n; float *p; };
+struct Two { float *a; long long n; float *b; };
+int main(void)
+{
+    printf("uses _Z2kc3PtrPf 0:%zu 1:0\n", offsetof(struct Ptr, p));
+    printf("uses _Z2kf3PtrPPf 0:%zu 1:0\n", offsetof(struct Ptr, p));
+    printf("uses _Z2kg3Twoi 0:%zu\n", offsetof(struct Two, b));
+    printf("uses _Z2knPfxS_ 2:0\n");
+    printf("uses _Z2kp6PackedPf 0:%zu 1:0\n", offsetof(struct Packed, p));
+    printf("uses _Z2ks7StridesPfi 1:0\n");
+    return 0;
+}
+C
+sortuses() { VT_DUMP_USES=1 "$DUMP" "$@" | grep '^uses ' | while read -r u n rest; do echo "uses $n $(echo $rest | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')"; done | sort; }
+if cc -o "$TMP/u_want" "$TMP/u_want.c" && no_san "$NVCC" -ptx -arch=sm_90 -o "$TMP/u.ptx" "$TMP/u.cu" &&
+    no_san "$NVCC" --fatbin -arch=sm_90 -o "$TMP/u.fatbin" "$TMP/u.cu"; then
+    "$TMP/u_want" | while read -r u n rest; do echo "uses $n $(echo $rest | tr ' ' '\n' | sort | tr '\n' ' ' | sed 's/ $//')"; done | sort >"$TMP/u_want.txt"
+    check_eq "PTX address use: packed pointer at byte 1, stride table not an address, call argument, __grid_constant__ member, unused pointer" \
+        "$(sortuses "$TMP/u.ptx")" "$(cat "$TMP/u_want.txt")"
+    check_eq "a fatbin's ELF layouts take the uses of its PTX" "$(sortuses "$TMP/u.fatbin" 90)" "$(cat "$TMP/u_want.txt")"
+else
+    not_ok "building the address-use kernels"
+fi

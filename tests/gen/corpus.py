@@ -16,13 +16,15 @@ The host half is the oracle, and it does not use the tracer's parser: for each k
   layout kI over-aligned          for a kernel with an alignas(32) parameter: one aligned above 16
                                   moves with the parameter bank's per-architecture address, so the
                                   host struct is no oracle for it (docs/fatbin.md)
-  expect host_pointer error kI ARG OFFSET VALUE
+  expect host_pointer error kI ARG OFFSET VALUE top|struct
                                   for the one host pointer it plants in about half the kernels, in
-                                  a pointer that the every-8-aligned-word rule can see (a
-                                  top-level pointer or an 8-aligned pointer member)
-Every other pointer holds a live device address and every other word a value that is no address,
-so any other finding is a false error. The kernels never dereference their arguments (the branch
-is never taken), so a GPU would not fault: the simulated device runs with VRAMTRACE_SIM_NO_FAULT=1.
+                                  a pointer an 8-aligned-word rule can see (an 8-byte argument,
+                                  "top", or an 8-aligned pointer member of a bigger one, "struct")
+Every other pointer holds a live device address; scalars hold small numbers; and words inside
+structs that are no pointer (a double, a stride table's unused tail) hold garbage that looks like
+a heap address, so any other finding is a false one. Each kernel uses every pointer it gets as an
+address, and only them, in a branch it never takes at run time: a GPU would not fault, and the
+simulated device runs with VRAMTRACE_SIM_NO_FAULT=1.
 """
 import random
 import sys
@@ -38,6 +40,7 @@ union IntOrPtr { long long i; float *p; };                      /* an integer or
 struct Nested { Ptr inner; double d; };                         /* pointer at 8 */
 struct Small { short a; char b; };                              /* align 2, 4 bytes */
 struct Ints5 { int a, b, c, d, e; };                            /* align 4 (CUB GridEvenShare) */
+struct Strides { int ndim; long long sizes[6]; long long strides[6]; };  /* PyTorch-style: tail unused */
 '''
 # type name -> (pointer members as (byte offset expression, checkable by the word rule), fill code)
 TYPES = {
@@ -48,17 +51,41 @@ TYPES = {
     'Arr': [('offsetof(Arr, ptrs)', True), ('offsetof(Arr, ptrs) + 8', True), ('offsetof(Arr, ptrs) + 16', True)],
     'Packed': [('offsetof(Packed, p)', False)], 'Over': [('offsetof(Over, p)', True)],
     'IntOrPtr': [('0', True)], 'Nested': [('offsetof(Nested, inner) + offsetof(Ptr, p)', True)],
-    'Small': [], 'Ints5': [],
+    'Small': [], 'Ints5': [], 'Strides': [],
 }
 WEIGHTS = [('float *', 6), ('int *', 3), ('int', 6), ('char', 2), ('short', 2), ('long long', 2), ('float', 3),
            ('double', 2), ('float2', 1), ('float4', 1), ('double2', 1), ('int3', 1), ('Pad', 2), ('Ptr', 2),
-           ('Arr', 1), ('Packed', 1), ('Over', 1), ('IntOrPtr', 1), ('Nested', 1), ('Small', 1), ('Ints5', 2)]
+           ('Arr', 1), ('Packed', 1), ('Over', 1), ('IntOrPtr', 1), ('Nested', 1), ('Small', 1), ('Ints5', 2), ('Strides', 2)]
 POOL = [t for t, w in WEIGHTS for _ in range(w)]
+
+
+def touch_stmt(var, t):
+    """device code using every pointer of VAR as an address (under a branch never taken), and a
+    stride table's used entries as numbers"""
+    if t.endswith('*'):
+        return '%s[0] = 0;' % var
+    if t in ('Ptr', 'Over', 'Packed', 'IntOrPtr'):
+        return '%s.p[0] = 0;' % var
+    if t == 'Arr':
+        return '%s.ptrs[0][0] = %s.ptrs[1][0] = %s.ptrs[2][0] = 0;' % (var, var, var)
+    if t == 'Nested':
+        return '%s.inner.p[0] = 0;' % var
+    if t == 'Strides':
+        return ('for (int d = 0; d < %s.ndim; d++) sink += %s.strides[d] * (long long)(threadIdx.x %% %s.sizes[d]);'
+                % (var, var, var))
+    return ''
 
 
 def fill_stmt(var, t):
     """C++ statements giving VAR of type T its value: every pointer a live device address (dev),
-    every other field a small number that is no address"""
+    every scalar a small number; words that are no pointer but sit in a struct hold garbage that
+    looks like a host address (hg: a heap address), as a stride table's unused tail does"""
+    if t == 'Pad':
+        return 'memcpy(&%s.b, &hg, 8);' % var
+    if t == 'Strides':
+        return ('%s.ndim = 2; %s.sizes[0] = 4; %s.sizes[1] = 8; %s.strides[0] = 8; %s.strides[1] = 1; '
+                'for (int d = 2; d < 6; d++) { memcpy(&%s.sizes[d], &hg, 8); memcpy(&%s.strides[d], &hg, 8); }'
+                % ((var,) * 7))
     if t.endswith('*'):
         return '%s = (%s)dev;' % (var, t)
     if t in ('Ptr', 'Over'):
@@ -70,7 +97,7 @@ def fill_stmt(var, t):
     if t == 'IntOrPtr':
         return '%s.p = (float *)dev;' % var
     if t == 'Nested':
-        return '%s.inner.p = (float *)dev; %s.d = 2.5;' % (var, var)
+        return '%s.inner.p = (float *)dev; memcpy(&%s.d, &hg, 8);' % (var, var)
     return ''
 
 
@@ -92,13 +119,17 @@ def main():
     w.append('#include <cstddef>\n#include <cstdint>\n#include <cstdio>\n#include <cstdlib>\n#include <cstring>\n')
     w.append('#include <cuda_runtime.h>\n')
     w.append(STRUCTS)
-    w.append('__device__ int never;   /* 0: the kernels never touch their arguments */\n')
+    w.append('__device__ int never;        /* 0: the kernels never take the branch that uses their arguments */\n')
+    w.append('__device__ long long sink;\n')
     for i, (params, gc, plant) in enumerate(kernels):
         decl = ', '.join(('__grid_constant__ const ' if g else '') + '%s a%d' % (t, j) for j, (t, g) in enumerate(zip(params, gc)))
-        w.append('extern "C" __global__ void k%d(%s) { if (never) asm volatile(""); }\n' % (i, decl))
+        body = ' '.join(touch_stmt('a%d' % j, t) for j, t in enumerate(params))
+        w.append('extern "C" __global__ void k%d(%s) { if (never) { %s } }\n' % (i, decl, body))
         w.append('struct P%d { %s };\n' % (i, ' '.join('%s a%d;' % (t, j) for j, t in enumerate(params))))
     w.append('\nint main()\n{\n    char *dev;\n    if (cudaMalloc(&dev, 1 << 20)) return 2;\n')
     w.append('    char *host = (char *)malloc(4096);   /* the planted host pointer */\n')
+    w.append('    char *garbage = (char *)malloc(4096);  /* what garbage words hold */\n')
+    w.append('    uint64_t hg = (uint64_t)(uintptr_t)garbage;\n')
     w.append('    int bad = 0;\n')
     for i, (params, gc, plant) in enumerate(kernels):
         w.append('    {\n')
@@ -119,12 +150,13 @@ def main():
         if plant:
             j, expr = plant
             w.append('        { void *h = host; memcpy((char *)&a%d + (%s), &h, sizeof h); }\n' % (j, expr))
-            w.append('        printf("expect host_pointer error k%d %d %%zu 0x%%llx\\n", (size_t)(%s), '
-                     '(unsigned long long)(uintptr_t)host);\n' % (i, j, expr))
+            where = 'top' if params[j].endswith('*') or params[j] == 'IntOrPtr' else 'struct'  # an 8-byte argument, or inside a bigger one
+            w.append('        printf("expect host_pointer error k%d %d %%zu 0x%%llx %s\\n", (size_t)(%s), '
+                     '(unsigned long long)(uintptr_t)host);\n' % (i, j, where, expr))
         w.append('        k%d<<<1, 1>>>(%s);\n' % (i, ', '.join('a%d' % j for j in range(len(params)))))
         w.append('        bad |= cudaGetLastError() != cudaSuccess;\n    }\n')
     w.append('    bad |= cudaDeviceSynchronize() != cudaSuccess;\n')
-    w.append('    cudaFree(dev);\n    free(host);\n    printf("done %d kernels, errors %%d\\n", bad);\n    return bad;\n}\n' % n)
+    w.append('    cudaFree(dev);\n    free(host);\n    free(garbage);\n    printf("done %d kernels, errors %%d\\n", bad);\n    return bad;\n}\n' % n)
     with open(out, 'w') as f:
         f.write(''.join(w))
 

@@ -1,6 +1,8 @@
 /* fatbin_dump.c - test tool: print the kernel layouts vt_fatbin_parse finds in a file.
  * Usage: fatbin_dump FILE [SM]   (SM: device arch for vt_fatbin_parse_arch, e.g. 90) ->  one line per kernel: "NAME SOURCE N OFF:SIZE ..." (SOURCE elf|ptx);
- * exit 1 with "error CODE: MSG" on stderr when the parse fails. */
+ * with VT_DUMP_USES=1 also "uses NAME P:OFF ..." (the words the PTX uses as addresses; P:* the whole
+ * parameter; "uses NAME ?" when no PTX told); exit 1 with "error CODE: MSG" on stderr when the
+ * parse fails. */
 #include <stdio.h>
 #include <stdlib.h>
 #include "fatbin.h"
@@ -45,6 +47,15 @@ int main(int argc, char **argv)
         printf("%s %s %u", k->name, k->source == VT_LAYOUT_ELF ? "elf" : "ptx", k->nparams);
         for (uint32_t j = 0; j < k->nparams; j++)
             printf(" %u:%u", k->params[j].offset, k->params[j].size);
+        printf("\n");
+        const char *want = getenv("VT_DUMP_USES");
+        if (!want || !*want) continue;
+        printf("uses %s", k->name);
+        if (k->nuses < 0) printf(" ?");
+        for (int32_t j = 0; j < k->nuses; j++) {
+            if (k->uses[j].offset == VT_USE_WHOLE) printf(" %u:*", k->uses[j].param);
+            else printf(" %u:%u", k->uses[j].param, k->uses[j].offset);
+        }
         printf("\n");
     }
     vt_fatbin_free(fb);
