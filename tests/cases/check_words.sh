@@ -3,7 +3,9 @@
 # tests/progs/check_words passes a CUB GridEvenShare-style struct (five ints, alignment 4) at
 # offset 20 whose int pairs hold a real heap address. The program's kernel dereferences none of its
 # arguments (its branch is never taken), so on a GPU neither launch faults: the simulated device is
-# told so (VRAMTRACE_SIM_NO_FAULT=1) rather than deciding with the tracer's own word rule.
+# told so (VRAMTRACE_SIM_NO_FAULT=1) rather than deciding with its own word rule, which faults on
+# CUB's GridEvenShare (two of its ints read as an unallocated device address). Then CUB's own
+# DeviceReduce kernels, compiled here (tests/progs/cub_reduce.cu), with and without a host input.
 . tests/lib.sh
 need_sim
 P="$PROGS/check_words"
@@ -27,3 +29,21 @@ check_eq "--check=abort: the job is not killed" "$(cat "$TMP/evenshare.rc"),$(gr
 run hostarg
 check_eq "the same kernel with a heap pointer as argument 0: exactly that finding" \
     "$(findings hostarg)" "$(grep '^expect' "$TMP/hostarg.out" | tr '\n' ';' | sed 's/;$//')"
+
+# ---- CUB's own reduction kernels, compiled here ---------------------------------------------------
+C="$PROGS/cub_reduce"
+if [ -x "$C" ]; then
+    for m in ok host; do
+        VRAMTRACE_SIM_NO_FAULT=1 "$VT" run --sim -o "$TMP/cub_$m.jsonl" -- "$C" $m >"$TMP/cub_$m.out" 2>"$TMP/cub_$m.err"
+    done
+    check_eq "CUB DeviceReduce::Sum: both kernels launched (DeviceReduceKernel with its GridEvenShare at offset 20, then the single tile)" \
+        "$(jqs "$TMP/cub_ok.jsonl" '[.[]|select(.ev=="kernel")|(.name|test("DeviceReduceKernel")), (.params|map("\(.[0]):\(.[1])")|join(" "))]|.[0:2]|map(tostring)|join(" ")') $(jqs "$TMP/cub_ok.jsonl" '[.[]|select(.ev=="launch")]|length')" \
+        "true $(sed -n 's/^layout //p' "$TMP/cub_ok.out") 2"
+    check "... the GridEvenShare at offset 20 (the host compiler's offsetof)" grep -q '^layout 0:8 8:8 16:4 20:' "$TMP/cub_ok.out"
+    check_eq "CUB on device memory: no finding" "$(jqs "$TMP/cub_ok.jsonl" '[.[]|select(.ev=="finding")]|length')" 0
+    check_eq "CUB handed host memory: one error, argument 0" \
+        "$(jqs "$TMP/cub_host.jsonl" '[.[]|select(.ev=="finding")|"expect \(.kind) \(.severity) \(.arg) \(.offset) \(.value)"]|join(";")')" \
+        "$(grep '^expect' "$TMP/cub_host.out")"
+else
+    skip "check_words: cub_reduce not built"
+fi

@@ -215,3 +215,18 @@ cudaError_t cudaFuncSetCacheConfig(const void *fn, enum cudaFuncCache c)
 {
     return find(fn) ? cudaSuccess : rt_ret(cudaErrorInvalidDeviceFunction);
 }
+
+/* Occupancy (CUB sizes its grids with it): 2048 resident threads per SM, the sim's only limit. */
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, const void *fn, int block, size_t smem,
+                                                                   unsigned int flags)
+{
+    if (!n || block <= 0) return rt_ret(cudaErrorInvalidValue);
+    if (!find(fn)) return rt_ret(cudaErrorInvalidDeviceFunction);
+    *n = block >= 2048 ? 1 : 2048 / block;
+    return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *fn, int block, size_t smem)
+{
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, fn, block, smem, 0);
+}
