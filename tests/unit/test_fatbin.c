@@ -72,10 +72,30 @@ static int parse(const blob *b, unsigned sm, vt_fatbin **fb)
 }
 
 /* Parse a fixture and compare with the expected rendering (source column ignored when !strict). */
+#ifndef VT_FATBIN_EXPECTED_DIR
+#define VT_FATBIN_EXPECTED_DIR "build/tests/fatbin_expected"
+#endif
+/* the host compiler's layouts of kernels.cu (tests/data/fatbin/kernels_layout.cpp, mk/fatbin.mk) */
+static blob load_expected(const char *name)
+{
+    char path[512];
+    blob b = {NULL, 0};
+    snprintf(path, sizeof path, "%s/%s", VT_FATBIN_EXPECTED_DIR, name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return b;
+    char buf[8192];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    b.p = malloc(n + 1);
+    if (b.p) { memcpy(b.p, buf, n); b.p[n] = 0; b.n = n; }
+    return b;
+}
+
 static void check_fixture(const char *file, unsigned sm, const char *expected_file,
                           enum vt_layout_source want_src)
 {
-    blob b = load(file), e = load(expected_file);
+    blob b = load(file), e = load_expected(expected_file);
     vt_fatbin *fb;
     int rc = b.p ? parse(&b, sm, &fb) : -999;
     VT_CHECK(rc == 9, "%s (sm %u): 9 kernels (got %d)", file, sm, rc);

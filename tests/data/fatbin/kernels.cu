@@ -1,5 +1,5 @@
 // Source of the fatbin fixtures in this directory (regenerate: make fatbin-fixtures).
-// Expected layouts (sm_90): tests/data/fatbin/expected_sm90.txt; sm_80: expected_sm80.txt.
+// Expected layouts: kernels_layout.cpp compiles this file as host code (mk/fatbin.mk).
 struct S { float *p; int n; };                    // 16 bytes, align 8
 struct S24 { float *a; double *b; char c; };       // 24 bytes, align 8
 struct Arr { int v[5]; char t; };                  // 24 bytes, align 4
