@@ -176,6 +176,14 @@ static int operands(span s, span *ops, int max)
     return n;
 }
 
+/* "{%a, %b}" (a vector operand): its lanes; any other operand: itself. At most 8; the count. */
+static int lanes(span o, span *out)
+{
+    if (o.n >= 2 && o.s[0] == '{') return operands((span){ o.s + 1, o.n - 2 }, out, 8);
+    out[0] = o;
+    return 1;
+}
+
 /* a register operand: "%rd12" (possibly negated "-%rd1" or "!%p" is not a value we track) */
 static reg *reg_of(state *st, span o, int create)
 {
@@ -266,7 +274,7 @@ static void flow(state *st, span dst, const span *src, int nsrc, int merge, int 
     for (int i = 0; i < nsrc; i++) {
         if (src[i].n && src[i].s[0] == '{') { /* mov.b64 %rd, {%r1, %r2}: the halves of one value */
             span parts[8];
-            int np = operands((span){ src[i].s + 1, src[i].n - 2 }, parts, 8);
+            int np = lanes(src[i], parts);
             for (int k = 0; k < np; k++) {
                 const reg *r = reg_of(st, parts[k], 0);
                 for (int j = 0; r && j < r->n && nt < (int)(sizeof tmp / sizeof tmp[0]); j++) tmp[nt++] = r->o[j];
@@ -297,14 +305,27 @@ static void flow(state *st, span dst, const span *src, int nsrc, int merge, int 
 
 static void clear(state *st, span dst)
 {
-    if (dst.n && dst.s[0] == '{') {
-        span parts[8];
-        int np = operands((span){ dst.s + 1, dst.n - 2 }, parts, 8);
-        for (int k = 0; k < np; k++) clear(st, parts[k]);
-        return;
+    span l[8];
+    int nl = lanes(dst, l);
+    for (int k = 0; k < nl; k++) {
+        reg *d = reg_of(st, l[k], 0);
+        if (d) { d->n = 0; d->paddr = 0; d->poff = POFF_ANY; }
     }
-    reg *d = reg_of(st, dst, 0);
-    if (d) { d->n = 0; d->paddr = 0; d->poff = POFF_ANY; }
+}
+
+/* DST's lanes take loaded values: lane k holds FIRST moved on by k * STEP bytes (STEP 0: all FIRST) */
+static void loaded(state *st, span dst, iv first, uint32_t step)
+{
+    span l[8];
+    int nl = lanes(dst, l);
+    for (int k = 0; k < nl; k++) {
+        reg *d = reg_of(st, l[k], 1);
+        if (!d) continue;
+        d->n = 0;
+        d->paddr = 0;
+        d->poff = POFF_ANY;
+        add_iv(d, (iv){ first.param, first.lo + (uint32_t)k * step, first.hi + (uint32_t)k * step }, 0);
+    }
 }
 
 /* any operand naming a kernel parameter outside an ld.param address: its address is taken */
@@ -350,41 +371,23 @@ static void statement(state *st, span s)
 
     span abase;
     long aoff;
-    const reg *pbase = n >= 2 && address(ops[1], &abase, &aoff) ? reg_of(st, abase, 0) : NULL;
+    int has_addr = n >= 2 && address(ops[1], &abase, &aoff);
+    const reg *pbase = has_addr ? reg_of(st, abase, 0) : NULL;
+    uint32_t w = width(op);
     if (starts(op, "ld") && pbase && pbase->paddr) {
         /* a load through a parameter's address: at a known place (a __grid_constant__ member),
          * those bytes; at a computed place, some word of it */
-        uint32_t p = pbase->paddr - 1, w = width(op);
-        int known = pbase->poff != POFF_ANY && (long)pbase->poff + aoff >= 0 && w;
-        span lanes[8] = { ops[0] };
-        int nl = 1;
-        if (ops[0].n && ops[0].s[0] == '{') nl = operands((span){ ops[0].s + 1, ops[0].n - 2 }, lanes, 8);
-        for (int k = 0; k < nl; k++) {
-            reg *d = reg_of(st, lanes[k], 1);
-            if (!d) continue;
-            d->n = 0;
-            d->paddr = 0;
-            uint32_t at = known ? (uint32_t)(pbase->poff + aoff) + (uint32_t)k * w : 0;
-            add_iv(d, known ? (iv){ p, at, at + w } : (iv){ p, 0, WILD }, 0);
-        }
+        uint32_t p = pbase->paddr - 1;
+        if (pbase->poff != POFF_ANY && (long)pbase->poff + aoff >= 0 && w) {
+            uint32_t at = (uint32_t)(pbase->poff + aoff);
+            loaded(st, ops[0], (iv){ p, at, at + w }, w);
+        } else loaded(st, ops[0], (iv){ p, 0, WILD }, 0);
         return;
     }
     if (starts(op, "ld.param")) {
-        span base;
-        long off;
-        int p = n >= 2 && address(ops[1], &base, &off) ? param_index(st, base.s, base.n) : -1;
-        uint32_t w = width(op);
-        if (p < 0 || off < 0 || !w) { clear(st, ops[0]); return; }
-        span lanes[8] = { ops[0] };
-        int nl = 1;
-        if (ops[0].n && ops[0].s[0] == '{') nl = operands((span){ ops[0].s + 1, ops[0].n - 2 }, lanes, 8);
-        for (int k = 0; k < nl; k++) {
-            reg *d = reg_of(st, lanes[k], 1);
-            if (!d) continue;
-            d->n = 0;
-            d->paddr = 0;
-            add_iv(d, (iv){ (uint32_t)p, (uint32_t)off + (uint32_t)k * w, (uint32_t)off + (uint32_t)(k + 1) * w }, 0);
-        }
+        int p = has_addr ? param_index(st, abase.s, abase.n) : -1;
+        if (p < 0 || aoff < 0 || !w) clear(st, ops[0]);
+        else loaded(st, ops[0], (iv){ (uint32_t)p, (uint32_t)aoff, (uint32_t)aoff + w }, w);
         return;
     }
     if (!starts(op, "mov") && !starts(op, "cvta"))
@@ -398,11 +401,10 @@ static void statement(state *st, span s)
         if (b && !b->paddr && !starts(op, "st.param") && !has(op, ".local") && !has(op, ".shared"))
             mark_reg(st, b, 0);
         int local = has(op, ".local") || has(op, ".shared");
-        if (width(op) != 8) return; /* a pointer is stored as 64 bits; a float or an int is no address */
+        if (w != 8) return; /* a pointer is stored as 64 bits; a float or an int is no address */
         for (int k = 1; k < n; k++) {
-            span parts[8] = { ops[k] };
-            int np = 1;
-            if (ops[k].n && ops[k].s[0] == '{') np = operands((span){ ops[k].s + 1, ops[k].n - 2 }, parts, 8);
+            span parts[8];
+            int np = lanes(ops[k], parts);
             for (int j = 0; j < np; j++) {
                 const reg *r = reg_of(st, parts[j], 0);
                 if (local) to_bucket(st, r);
@@ -423,16 +425,7 @@ static void statement(state *st, span s)
         starts(op, "prefetch") || starts(op, "cp."))
         return;
     if (starts(op, "ld") && (has(op, ".local") || has(op, ".shared"))) {
-        span lanes[8] = { ops[0] };
-        int nl = 1;
-        if (ops[0].n && ops[0].s[0] == '{') nl = operands((span){ ops[0].s + 1, ops[0].n - 2 }, lanes, 8);
-        for (int k = 0; k < nl; k++) {
-            reg *d = reg_of(st, lanes[k], 1);
-            if (!d) continue;
-            d->n = 0;
-            d->paddr = 0;
-            add_iv(d, (iv){ LOCAL, 0, 0 }, 0);
-        }
+        loaded(st, ops[0], (iv){ LOCAL, 0, 0 }, 0);
         return;
     }
     /* the value flows into the destination through these */
