@@ -18,6 +18,8 @@ need_hdr gelf.h libelf-dev
 need_cmd cc gcc
 need_cmd make make
 need_cmd jq jq
+need_cmd python3 python3   # the kernel corpus generator (tests/gen), make check-layers
+need_cmd c++ g++           # the fatbin fixtures' expected layouts (tests/data/fatbin/kernels_layout.cpp)
 [ -n "${VT_WANT_CHROMIUM:-}" ] && { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing="$missing chromium"; }
 [ -z "$missing" ] && exit 0
 if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; else SUDO=none; fi
