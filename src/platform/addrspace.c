@@ -16,7 +16,7 @@ uint64_t vt_va_top_for(uint64_t end)
     return top;
 }
 
-void vt_va_raise(uint64_t end)
+void vt_va_raise_slow(uint64_t end)
 {
     uint64_t want = vt_va_top_for(end), cur = vt_va_top_now();
     while (want > cur && !atomic_compare_exchange_weak(&vt_va_top, &cur, want)) {}

@@ -24,8 +24,13 @@ uint64_t vt_va_top_for(uint64_t end);
 /* The highest end of the mappings listed in TEXT (/proc/self/maps lines), kernel-half ones left
  * out; 0 when none. */
 uint64_t vt_va_highest_end(const char *text);
-/* Raise the top to cover END (a mapping or recorded range ending there). */
-void vt_va_raise(uint64_t end);
+/* Raise the top to cover END (a mapping or recorded range ending there). Every device allocation
+ * asks: inline, one compare when END is already covered. */
+void vt_va_raise_slow(uint64_t end);
+static inline void vt_va_raise(uint64_t end)
+{
+    if (__builtin_expect(end - 1 > vt_va_top_now(), 0)) vt_va_raise_slow(end);
+}
 /* /proc/self/maps, whole, NUL-terminated, in a malloc'd buffer the caller frees; NULL on failure. */
 char *vt_read_maps(void);
 /* Once, at init: the top from /proc/self/maps (VT_VA_TOP_MIN when it cannot be read). */
