@@ -3,22 +3,17 @@
 # LD_LIBRARY_PATH. Built only when the CUDA headers exist (their types give the exact ABI).
 ifeq ($(HAVE_CUDA_HEADERS),1)
 SIM_DIR    := $(BUILD)/sim
-SIM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -fPIC -I$(CUDA_HOME)/include $(SRC_INC) -Itests/sim
+SIM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -fPIC -I$(CUDA_HOME)/include -Itests/sim
 SIM_DRV_SRCS := tests/sim/sim_driver.c tests/sim/sim_mem.c tests/sim/sim_drv_mem.c tests/sim/sim_module.c \
-                tests/sim/sim_graph.c tests/sim/sim_procaddr.c $(wildcard tests/sim/sim_drv_ext.c)
+                tests/sim/sim_graph.c tests/sim/sim_procaddr.c tests/sim/sim_layout.c $(wildcard tests/sim/sim_drv_ext.c)
 SIM_RT_SRCS  := $(wildcard tests/sim/rt_*.c)
-SIM_FB_SRCS  := $(wildcard src/fatbin/fatbin*.c)
-SIM_DRV_OBJS := $(SIM_DRV_SRCS:tests/sim/%.c=$(SIM_DIR)/obj/%.o) $(SIM_FB_SRCS:src/fatbin/%.c=$(SIM_DIR)/obj/fb/%.o)
+SIM_DRV_OBJS := $(SIM_DRV_SRCS:tests/sim/%.c=$(SIM_DIR)/obj/%.o)
 SIM_RT_OBJS  := $(SIM_RT_SRCS:tests/sim/%.c=$(SIM_DIR)/obj/%.o)
 SIM_LIBS     := $(SIM_DIR)/libcuda.so.1 $(SIM_DIR)/libcudart.so.13 $(SIM_DIR)/libcuda.so $(SIM_DIR)/libcudart.so
 
 $(SIM_DIR)/obj/%.o: tests/sim/%.c $(wildcard tests/sim/*.h tests/sim/*.def)
 	@mkdir -p $(dir $@)
 	$(CC) $(SIM_CFLAGS) -c $< -o $@
-# the sim's private copy of the fatbin parser: hidden so it never clashes with the tracer's
-$(SIM_DIR)/obj/fb/%.o: src/fatbin/%.c $(wildcard src/fatbin/fatbin*.h)
-	@mkdir -p $(dir $@)
-	$(CC) $(SIM_CFLAGS) -fvisibility=hidden -c $< -o $@
 
 $(SIM_DIR)/libcuda.so.1: $(SIM_DRV_OBJS)
 	$(CC) -shared -o $@ $(SIM_DRV_OBJS) $(LDFLAGS) -Wl,-soname,libcuda.so.1 -lzstd -llz4 -ldl -lpthread

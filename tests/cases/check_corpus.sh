@@ -6,6 +6,7 @@
 # the host compiler's offsetof/sizeof and the host pointers it plants; the trace must hold exactly
 # those layouts (from the image: ELF, or PTX for the PTX-only build; the simulated driver's
 # cuFuncGetParamInfo is off) and exactly those findings: every planted pointer found, no other.
+# Then the simulated driver's own layout reader against the same oracle.
 . tests/lib.sh
 need_sim
 [ -x "$PROGS/corpus_sm90" ] || { skip "check_corpus: corpus not built"; exit 0; }
@@ -17,9 +18,12 @@ findings() {
     jqs "$1" '(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k
         | .[] | select(.ev=="finding") | "expect \(.kind) \(.severity) \($k[.k|tostring]) \(.arg) \(.offset) \(.value)"' | sort
 }
+# Ground truth for the simulated device: every corpus kernel uses its pointers only in a branch
+# it never takes, so at run time it dereferences no argument word and a GPU never faults.
+echo '* ' >"$TMP/deref"
 for v in sm90 sm80 none size rdc ptx; do
     t="$TMP/$v.jsonl"
-    VRAMTRACE_SIM_NO_FAULT=1 VRAMTRACE_SIM_NO_PARAMINFO=1 "$VT" run --sim -o "$t" -- "$PROGS/corpus_$v" \
+    VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_NO_PARAMINFO=1 "$VT" run --sim -o "$t" -- "$PROGS/corpus_$v" \
         >"$TMP/$v.out" 2>"$TMP/$v.err"; rc=$?
     # sm_80 code cannot run on the sm_90 device: the driver JITs its compute_80 PTX, and the
     # tracer reads the layouts from that PTX too
@@ -52,3 +56,15 @@ check "the corpus plants at least 100 host pointers" test "$(wc -l <"$TMP/sm90.w
 check "at least 200 layouts are checked against the host compiler" test "$(wc -l <"$TMP/sm90.want_layout")" -ge 200
 check_eq "the corpus has kernels of 1 and of 64 parameters" \
     "$(awk '{print NF - 2}' "$TMP/sm90.want_layout" | sort -n | sed -n '1p;$p' | tr '\n' ' ')" "1 64 "
+
+# The simulated driver reads layouts with its own reader (tests/sim/sim_layout.c, not the
+# tracer's parser): with cuFuncGetParamInfo on, the tracer records the driver's answer, which must
+# be the host compiler's too, for the SASS (sm90, rdc, compressed) and the JIT (ptx) builds.
+for v in sm90 size rdc ptx; do
+    t="$TMP/drv_$v.jsonl"
+    VRAMTRACE_SIM_DEREF="$TMP/deref" "$VT" run --sim -o "$t" -- "$PROGS/corpus_$v" >"$TMP/drv_$v.out" 2>&1
+    layouts "$t" | grep -v -w -F -f "$TMP/$v.over" >"$TMP/drv_$v.got_layout" || true
+    check_eq "$v: every layout from the simulated driver's cuFuncGetParamInfo" "$(sources "$t")" paraminfo
+    check_eq "$v: the simulated driver's $(wc -l <"$TMP/drv_$v.got_layout" | tr -d ' ') layouts are the host compiler's" \
+        "$(diff "$TMP/$v.want_layout" "$TMP/drv_$v.got_layout" | grep -c '^[<>]')" 0
+done

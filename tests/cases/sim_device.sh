@@ -30,12 +30,27 @@ else
     check_eq "cudaFuncGetParamInfo offset" "$(v "$layout" off)" 8
     check_eq "cudaFuncGetParamInfo size" "$(v "$layout" size)" 16
     check_eq "cudaFuncGetParamInfo past the end" "$(v "$layout" past_end)" 1
+    # What k_struct(int a, Pair s) dereferences, from its source: s.p, at s's offset 8 (the int
+    # padded to Pair's alignment 8) + offsetof(Pair, p) 0. A kernel the table does not name is
+    # taken to use its top-level 8-byte parameters only (k_ptr's d).
+    printf '# kernel offsets\n_Z8k_structi4Pair 8\n' >"$TMP/deref"
     for m in hostptr hoststruct; do
-        out=$(run "$B" $m)
+        out=$(VRAMTRACE_SIM_DEREF="$TMP/deref" run "$B" $m)
         check_eq "$m: launch returns success" "$(v "$out" launch)" 0
         check_eq "$m: sync returns 700" "$(v "$out" sync)" 700
         check_eq "$m: error is sticky" "$(v "$out" later)" 700
     done
+    out=$(run "$B" hoststruct)
+    check_eq "hoststruct without the table: a struct member is not taken as used" "$(v "$out" sync)" 0
+    printf '_Z8k_structi4Pair\n' >"$TMP/deref_none"
+    out=$(VRAMTRACE_SIM_DEREF="$TMP/deref_none" run "$B" hoststruct)
+    check_eq "hoststruct, the table saying k_struct uses nothing: no fault" "$(v "$out" sync)" 0
+    printf '* 0\n' >"$TMP/deref_star"
+    out=$(VRAMTRACE_SIM_DEREF="$TMP/deref_star" run "$B" hostptr)
+    check_eq "hostptr, '* 0' covering every kernel: word 0 (k_ptr's d) faults" "$(v "$out" sync)" 700
+    out=$(VRAMTRACE_SIM_DEREF="$TMP/nonexistent" run "$B" hostptr 2>"$TMP/deref_err"; echo "rc=$?")
+    check_eq "a missing table stops the program (exit 97) with a message" \
+        "$(v "$out" rc) $(grep -c 'VRAMTRACE_SIM_DEREF=.*cannot open' "$TMP/deref_err")" "97 1"
     out=$(VRAMTRACE_SIM_PAGEABLE=1 run "$B" hostptr)
     check_eq "pageable-access device accepts host pointers" "$(v "$out" sync)" 0
 fi

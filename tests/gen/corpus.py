@@ -24,7 +24,7 @@ Every other pointer holds a live device address; scalars hold small numbers; and
 structs that are no pointer (a double, a stride table's unused tail) hold garbage that looks like
 a heap address, so any other finding is a false one. Each kernel uses every pointer it gets as an
 address, and only them, in a branch it never takes at run time: a GPU would not fault, and the
-simulated device runs with VRAMTRACE_SIM_NO_FAULT=1.
+simulated device is told so (VRAMTRACE_SIM_DEREF, a table saying no kernel uses any word).
 """
 import random
 import sys

@@ -67,8 +67,25 @@ extern sim_device sim_devs[SIM_MAX_DEV];
 extern int sim_pageable;            /* VRAMTRACE_SIM_PAGEABLE=1 */
 extern int sim_no_paraminfo;        /* VRAMTRACE_SIM_NO_PARAMINFO=1 */
 extern int sim_verbose;             /* VRAMTRACE_SIM_VERBOSE=1 */
-extern int sim_no_fault;            /* VRAMTRACE_SIM_NO_FAULT=1 */
 extern uintptr_t sim_managed_lo, sim_managed_hi;
+
+/* sim_layout.c: parameter layouts read from an image by the sim's own reader (never the tracer's
+ * parser), and which argument words each kernel dereferences */
+#define SIM_MAX_DEREF 64
+typedef struct { uint32_t off, size; } sim_param;
+typedef struct sim_kfunc {
+    char *name;
+    uint32_t n, cap;        /* parameters, by ordinal */
+    sim_param *p;
+    struct sim_kfunc *next;
+} sim_kfunc;
+sim_kfunc *sim_layouts_read(const void *image); /* NULL: no kernel found */
+const sim_kfunc *sim_layout_find(const sim_kfunc *list, const char *name);
+void sim_layouts_free(sim_kfunc *list);
+void sim_deref_init(void);  /* VRAMTRACE_SIM_DEREF; called once from sim_init */
+/* The argument-buffer offsets of the 8-byte words kernel `name` (layout `k`, may be NULL) reads
+ * as addresses, at most max of them; returns how many. */
+int sim_deref_words(const char *name, const sim_kfunc *k, uint32_t *offs, int max);
 
 /* sim_mem.c */
 void sim_mem_init(void);   /* reserve ranges; called once from sim_init */

@@ -12,7 +12,7 @@
 pthread_mutex_t sim_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 int sim_ndev;
 sim_device sim_devs[SIM_MAX_DEV];
-int sim_pageable, sim_no_paraminfo, sim_verbose, sim_no_fault;
+int sim_pageable, sim_no_paraminfo, sim_verbose;
 static int sim_inited;
 static pthread_once_t sim_once = PTHREAD_ONCE_INIT;
 static __thread sim_ctx *tls_ctx;
@@ -67,7 +67,7 @@ static void sim_init_once(void)
     sim_pageable = env_flag("VRAMTRACE_SIM_PAGEABLE");
     sim_no_paraminfo = env_flag("VRAMTRACE_SIM_NO_PARAMINFO");
     sim_verbose = env_flag("VRAMTRACE_SIM_VERBOSE");
-    sim_no_fault = env_flag("VRAMTRACE_SIM_NO_FAULT");
+    sim_deref_init();
     for (int d = 0; d < sim_ndev; d++) {
         sim_devs[d].capacity = cap;
         sim_devs[d].primary.magic = CTX_MAGIC;

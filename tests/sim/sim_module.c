@@ -1,9 +1,9 @@
 /* sim_module.c - simulated driver modules, libraries, functions and kernel launches. Kernels are
- * never run: cuLaunchKernel checks every pointer-sized argument word against the address map
- * (using the parameter layout from the fatbin parser) and on a host pointer or a dangling device
- * address sets the context's sticky CUDA_ERROR_ILLEGAL_ADDRESS, as a GPU would (test fixture). */
+ * never run: cuLaunchKernel looks at the argument words the kernel dereferences (sim_layout.c:
+ * the sim's own layout reader and the test's ground truth, never the tracer's parser or rule)
+ * and on a host pointer or a dangling device address sets the context's sticky
+ * CUDA_ERROR_ILLEGAL_ADDRESS, as a GPU would (test fixture). */
 #include "sim.h"
-#include "fatbin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,12 +13,12 @@
 #define FUNC_MAGIC 0x5cf0c001
 #define LIB_MAGIC 0x5c11b001
 
-struct CUmod_st { int magic; vt_fatbin *fb; struct CUfunc_st *funcs; };
+struct CUmod_st { int magic; sim_kfunc *kernels; struct CUfunc_st *funcs; };
 struct CUfunc_st {
     int magic;
     struct CUmod_st *mod;
     char *name;
-    const vt_kernel_layout *lay; /* NULL when the image could not be parsed */
+    const sim_kfunc *lay; /* NULL when the image held no kernels the sim could read */
     struct CUfunc_st *next;
 };
 struct CUlib_st { int magic; struct CUmod_st *mod; };
@@ -38,11 +38,8 @@ static CUresult load_in(struct CUmod_st **out, const void *image, int need_ctx)
     if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
     struct CUmod_st *m = calloc(1, sizeof *m);
     if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
-    char err[256];
-    if (vt_fatbin_parse(image, 0, &m->fb, err, sizeof err) < 0) {
-        m->fb = NULL;
-        if (sim_verbose) fprintf(stderr, "vramtrace-sim: no kernel layouts: %s\n", err);
-    }
+    m->kernels = sim_layouts_read(image);
+    if (!m->kernels && sim_verbose) fprintf(stderr, "vramtrace-sim: no kernel layouts in the image\n");
     m->magic = MOD_MAGIC;
     *out = m;
     return CUDA_SUCCESS;
@@ -90,7 +87,7 @@ static void unload(struct CUmod_st *m)
         free(f);
     }
     pthread_mutex_unlock(&sim_lock);
-    vt_fatbin_free(m->fb);
+    sim_layouts_free(m->kernels);
     m->magic = 0;
     free(m);
 }
@@ -106,8 +103,8 @@ static CUresult get_func(struct CUfunc_st **out, struct CUmod_st *m, const char 
 {
     if (!out || !name) return CUDA_ERROR_INVALID_VALUE;
     if (!m || m->magic != MOD_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
-    const vt_kernel_layout *lay = m->fb ? vt_fatbin_find(m->fb, name) : NULL;
-    if (m->fb && !lay) return CUDA_ERROR_NOT_FOUND;
+    const sim_kfunc *lay = sim_layout_find(m->kernels, name);
+    if (m->kernels && !lay) return CUDA_ERROR_NOT_FOUND;
     CUresult r = CUDA_SUCCESS;
     pthread_mutex_lock(&sim_lock);
     struct CUfunc_st *f;
@@ -223,9 +220,9 @@ CUresult cuFuncGetParamInfo(CUfunction hf, size_t idx, size_t *off, size_t *size
     if (sim_no_paraminfo) return CUDA_ERROR_NOT_SUPPORTED;
     if (!f) return CUDA_ERROR_INVALID_HANDLE;
     if (!f->lay) return CUDA_ERROR_NOT_SUPPORTED;
-    if (idx >= f->lay->nparams) return CUDA_ERROR_INVALID_VALUE;
-    if (off) *off = f->lay->params[idx].offset;
-    if (size) *size = f->lay->params[idx].size;
+    if (idx >= f->lay->n) return CUDA_ERROR_INVALID_VALUE;
+    if (off) *off = f->lay->p[idx].off;
+    if (size) *size = f->lay->p[idx].size;
     return CUDA_SUCCESS;
 }
 
@@ -260,13 +257,23 @@ CUresult cuFuncSetCacheConfig(CUfunction hf, CUfunc_cache c)
 }
 
 /* ---- launches ----------------------------------------------------------------------------- */
-static int scan_words(const char *p, uint32_t off, uint32_t size, uint64_t *bad)
+/* The 8-byte argument word at buffer offset off: from the flat buffer, or from the parameter
+ * (per the layout) that holds it. 0 when no parameter holds all of it. */
+static int arg_word(const struct CUfunc_st *f, void **params, const char *buf, size_t bufsize,
+                    uint32_t off, uint64_t *v, uint32_t *which)
 {
-    for (uint32_t o = (8 - off % 8) % 8; o + 8 <= size; o += 8) {
-        uint64_t v;
-        memcpy(&v, p + o, 8);
-        int k = sim_classify_kernel_word(v);
-        if (k) { *bad = v; return k; }
+    if (buf) {
+        if ((size_t)off + 8 > bufsize) return 0;
+        memcpy(v, buf + off, 8);
+        return 1;
+    }
+    for (uint32_t i = 0; f->lay && i < f->lay->n; i++) {
+        const sim_param *p = &f->lay->p[i];
+        if (off >= p->off && off + 8 <= p->off + p->size && params[i]) {
+            memcpy(v, (const char *)params[i] + (off - p->off), 8);
+            *which = i;
+            return 1;
+        }
     }
     return 0;
 }
@@ -278,25 +285,22 @@ CUresult sim_launch_check(CUfunction hf, void **params, const void *argbuf, size
     CUresult r = sim_cur_ctx(&c);
     if (r) return r;
     if (!f) return CUDA_ERROR_INVALID_HANDLE;
-    if (sim_no_fault) return CUDA_SUCCESS; /* the program's kernels dereference none of their arguments */
-    int kind = 0;
+    uint32_t offs[SIM_MAX_DEREF], which = 0, at = 0;
+    int n = (argbuf || params) ? sim_deref_words(f->name, f->lay, offs, SIM_MAX_DEREF) : 0, kind = 0;
     uint64_t bad = 0;
-    uint32_t which = 0;
     pthread_mutex_lock(&sim_lock);
-    if (argbuf) {
-        kind = scan_words(argbuf, 0, (uint32_t)argsize, &bad);
-    } else if (params && f->lay) {
-        for (uint32_t i = 0; i < f->lay->nparams && !kind; i++) {
-            if (!params[i]) continue;
-            kind = scan_words(params[i], f->lay->params[i].offset, f->lay->params[i].size, &bad);
-            which = i;
+    for (int i = 0; i < n && !kind; i++) {
+        uint64_t v;
+        if (arg_word(f, params, argbuf, argsize, offs[i], &v, &which) && (kind = sim_classify_kernel_word(v))) {
+            bad = v;
+            at = offs[i];
         }
     }
     if (kind) c->sticky = CUDA_ERROR_ILLEGAL_ADDRESS;
     pthread_mutex_unlock(&sim_lock);
     if (kind && sim_verbose)
-        fprintf(stderr, "vramtrace-sim: kernel %s param %u: %s 0x%llx -> illegal address\n", f->name,
-                which, kind == 1 ? "host pointer" : "unallocated device address", (unsigned long long)bad);
+        fprintf(stderr, "vramtrace-sim: kernel %s argument word at %u (param %u): %s 0x%llx -> illegal address\n",
+                f->name, at, which, kind == 1 ? "host pointer" : "unallocated device address", (unsigned long long)bad);
     return CUDA_SUCCESS;
 }
 
@@ -304,9 +308,9 @@ CUresult sim_launch_check(CUfunction hf, void **params, const void *argbuf, size
 static size_t layout_bytes(const struct CUfunc_st *f)
 {
     size_t n = 0;
-    for (uint32_t i = 0; f->lay && i < f->lay->nparams; i++)
-        if (f->lay->params[i].offset + f->lay->params[i].size > n)
-            n = f->lay->params[i].offset + f->lay->params[i].size;
+    for (uint32_t i = 0; f->lay && i < f->lay->n; i++)
+        if (f->lay->p[i].off + f->lay->p[i].size > n)
+            n = f->lay->p[i].off + f->lay->p[i].size;
     return n;
 }
 
@@ -334,8 +338,8 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, uns
         char *copy = NULL;
         size_t n = layout_bytes(f);
         if (params && n && (copy = calloc(1, n))) { /* flatten for replay */
-            for (uint32_t i = 0; i < f->lay->nparams; i++)
-                if (params[i]) memcpy(copy + f->lay->params[i].offset, params[i], f->lay->params[i].size);
+            for (uint32_t i = 0; i < f->lay->n; i++)
+                if (params[i]) memcpy(copy + f->lay->p[i].off, params[i], f->lay->p[i].size);
             op.argbuf = copy;
             op.argsize = n;
         }
