@@ -40,6 +40,10 @@ else
         check_eq "$m: sync returns 700" "$(v "$out" sync)" 700
         check_eq "$m: error is sticky" "$(v "$out" later)" 700
     done
+    # the tracer, reading the kernel's PTX, names the same word the table says the kernel uses
+    VRAMTRACE_SIM_DEREF="$TMP/deref" "$VT" run --sim -o "$TMP/hs.jsonl" -- "$B" hoststruct >/dev/null 2>&1
+    check_eq "hoststruct traced: one error, k_struct argument 1 (s) at its offset 0 (s.p)" \
+        "$(jqs "$TMP/hs.jsonl" '[.[]|select(.ev=="finding")|"\(.kind) \(.severity) \(.arg) \(.offset)"]|join(";")')" "host_pointer error 1 0"
     out=$(run "$B" hoststruct)
     check_eq "hoststruct without the table: a struct member is not taken as used" "$(v "$out" sync)" 0
     printf '_Z8k_structi4Pair\n' >"$TMP/deref_none"
