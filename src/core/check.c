@@ -196,6 +196,7 @@ int vt_classify(uint64_t v, vt_ptr_info *out)
 {
     out->host_cls = NULL;
     out->mapping[0] = '\0';
+    out->forgot = 0;
     if (vt_looks_scalar(v)) return out->cls = VT_PTR_SCALAR;
     if (vt_registry_lookup(v, &out->alloc) == 0) {
         switch (out->alloc.mem) {
@@ -204,7 +205,10 @@ int vt_classify(uint64_t v, vt_ptr_info *out)
         default: return out->cls = VT_PTR_DEVICE;
         }
     }
-    if (vt_registry_freed_lookup(v, &out->alloc) == 0 && vt_mem_is_device(out->alloc.mem))
+    /* Freed memory before host memory: cudaFreeHost unmaps pinned memory (a host mapping there
+     * now is a reuse) and a freed managed range is no host data. An unregistered range is still
+     * the program's own host memory, and is classed as such below. */
+    if (vt_registry_freed_lookup(v, &out->alloc, &out->forgot) == 0 && out->alloc.mem != VT_MEM_REGISTERED)
         return out->cls = VT_PTR_FREED;
     if (classify_driver(v, out)) return out->cls;
     if (vt_registry_nearest_device(v, VT_NEAR_SLACK, &out->alloc) == 0) return out->cls = VT_PTR_NEAR_DEVICE;

@@ -18,7 +18,7 @@ enum vt_ptr_class {
     VT_PTR_MANAGED,
     VT_PTR_PINNED,      /* pinned or registered host memory */
     VT_PTR_HOST,        /* host memory CUDA does not know (pageable) */
-    VT_PTR_FREED,       /* inside a freed device allocation */
+    VT_PTR_FREED,       /* inside a freed device, pinned or managed allocation */
     VT_PTR_NEAR_DEVICE, /* not allocated, but within the span of device allocations (OOB) */
 };
 
@@ -27,6 +27,7 @@ typedef struct vt_ptr_info {
     vt_alloc_info alloc;  /* DEVICE/MANAGED/PINNED/FREED/NEAR_DEVICE: the range concerned */
     const char *host_cls; /* HOST: "heap", "stack", "anon", "file" */
     char mapping[160];    /* HOST: the /proc/self/maps name, "" for anonymous */
+    uint64_t forgot;      /* not FREED: older frees the bounded history dropped where v could be */
 } vt_ptr_info;
 
 /* Full classification (may take the slow path). `dev_only` limits the slow path to the driver

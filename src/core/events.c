@@ -175,10 +175,11 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
     }
     if (p->announced) vt_registry_free_retire();
     if (res != 0 && !p->known && p->addr && vt_cfg.check != VT_CHECK_OFF && !p->is_handle) {
-        int was_freed = vt_registry_freed_lookup(p->addr, &a) == 0 && a.base == p->addr;
+        uint64_t forgot;
+        int was_freed = vt_registry_freed_lookup(p->addr, &a, &forgot) == 0 && a.base == p->addr;
         struct vt_finding f = { .kind = was_freed ? VT_F_DOUBLE_FREE : VT_F_INVALID_FREE, .error = 1,
                                 .api = p->call.api, .arg = -1, .value = p->addr };
-        if (was_freed) { f.has_alloc = 1; f.alloc_base = a.base; f.alloc_size = a.size; }
+        if (was_freed) { f.has_alloc = 1; f.alloc_base = a.base; f.alloc_size = a.size; f.alloc_mem = a.mem; }
         vt_ev_finding(&f);
     }
     VT_RESTORE_ERRNO;
@@ -213,7 +214,7 @@ static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t 
     snprintf(why, sizeof why, "%s range runs %llu bytes past the end of its allocation", role,
              (unsigned long long)(p + extent - (i->alloc.base + i->alloc.size)));
     struct vt_finding f = { .kind = VT_F_OOB_COPY, .error = 1, .api = c->api, .arg = -1, .value = p,
-                            .has_alloc = 1, .alloc_base = i->alloc.base, .alloc_size = i->alloc.size, .why = why };
+                            .has_alloc = 1, .alloc_base = i->alloc.base, .alloc_size = i->alloc.size, .alloc_mem = i->alloc.mem, .why = why };
     vt_ev_finding(&f);
 }
 

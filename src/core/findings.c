@@ -11,6 +11,7 @@
 
 #include <vramtrace/trace.h>
 #include "emit.h"
+#include "registry.h"
 #include "resolve.h"
 #include "sink.h"
 
@@ -85,10 +86,12 @@ void vt_ev_finding(const struct vt_finding *f)
                  (unsigned long long)f->value, what);
         break;
     }
-    case VT_F_USE_AFTER_FREE:
-        snprintf(msg, sizeof msg, "freed device pointer%s: 0x%llx is inside an allocation of %llu bytes at 0x%llx that was freed",
-                 where, (unsigned long long)f->value, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);
+    case VT_F_USE_AFTER_FREE: {
+        const char *what = f->alloc_mem == VT_MEM_PINNED ? "pinned host" : f->alloc_mem == VT_MEM_MANAGED ? "managed" : "device";
+        snprintf(msg, sizeof msg, "freed %s pointer%s: 0x%llx is inside a %s allocation of %llu bytes at 0x%llx that was freed",
+                 what, where, (unsigned long long)f->value, what, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);
         break;
+    }
     case VT_F_OOB_POINTER:
         snprintf(msg, sizeof msg, "out-of-bounds device pointer%s: 0x%llx is outside every allocation (nearest: %llu bytes at 0x%llx)",
                  where, (unsigned long long)f->value, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);
@@ -136,6 +139,8 @@ void vt_ev_finding(const struct vt_finding *f)
             vt_put_hex(&l, f->alloc_base);
             VT_PUT_LIT(&l, ",\"size\":");
             vt_put_u64(&l, f->alloc_size);
+            VT_PUT_LIT(&l, ",\"mem\":");
+            vt_put_str(&l, vt_mem_name(f->alloc_mem));
             VT_PUT_LIT(&l, "}");
         }
         vt_fmt_bt(&l);

@@ -22,6 +22,7 @@ struct vt_finding {
     uint64_t value;
     const char *cls, *mapping;  /* classification of a host value */
     uint64_t alloc_base, alloc_size; int has_alloc;
+    int alloc_mem;              /* has_alloc: the allocation's kind (enum vt_mem) */
     const char *why;            /* extra explanation appended to the message, may be NULL */
 };
 void vt_ev_finding(const struct vt_finding *f);

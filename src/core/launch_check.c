@@ -67,7 +67,12 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
     case VT_PTR_NEAR_DEVICE:
         f.kind = VT_F_OOB_POINTER;
         f.error = 0;
-        f.why = v == info.alloc.base + info.alloc.size ? "just past the end of an allocation" : "between allocations";
+        if (info.forgot)
+            f.why = v == info.alloc.base + info.alloc.size
+                ? "just past the end of an allocation; the freed-memory history had to forget older frees here, so it may be a use after free"
+                : "between allocations; the freed-memory history had to forget older frees here, so it may be a use after free";
+        else
+            f.why = v == info.alloc.base + info.alloc.size ? "just past the end of an allocation" : "between allocations";
         break;
     default:
         return;
@@ -76,6 +81,7 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
         f.has_alloc = 1;
         f.alloc_base = info.alloc.base;
         f.alloc_size = info.alloc.size;
+        f.alloc_mem = info.alloc.mem;
     }
     if (!k->uses_known && arg < k->nparams && k->params[arg].size > 8) {
         if (widx >= 0 && k->warned && atomic_exchange(&k->warned[widx], 1)) return; /* said once */

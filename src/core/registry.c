@@ -1,4 +1,4 @@
-/* registry.c - live allocation map sharded by address (see registry.h), freed rings, VMM handles. */
+/* registry.c - live allocation map sharded by address (see registry.h), freed history, VMM handles. */
 #include "registry.h"
 
 #include "addrspace.h"
@@ -12,6 +12,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -24,16 +25,26 @@
 #define NSHARD 16
 #define NSHARDS (NLEV * NSHARD)
 _Static_assert(NSHARDS == VT_REGISTRY_SHARDS, "registry.h's shard count");
-#define FREED_RING 128 /* per shard */
+/* Freed history per shard: a second map of freed ranges (a newer free replaces the older ones it
+ * overlaps, so a caching allocator's reused block costs one entry) and a list of the same ranges
+ * in free order, oldest first, that bounds it: past `freed_cap` ranges the oldest is forgotten and
+ * counted. Node i of the list is the map entry whose meta carries i in bits 16..30. The nodes are
+ * mapped on the shard's first free: 16 bytes per range, plus the map's entry. */
+#define FREED_DEFAULT 16384
+#define FREED_MAX 32768
+#define FNIL UINT32_MAX
+struct fnode { uint64_t base; uint32_t prev, next; };
+static unsigned freed_cap = FREED_DEFAULT;
 #define INSERT_TRIES 100000
 static const unsigned lev_shift[NLEV] = { 21, 26, 31, 36, 41, 46, 64 };
 
-struct freed_ent { uint64_t base, end; uint32_t meta; };
 struct shard {
     _Atomic int lock; /* 0 free, 1 held, 2 held with waiters (futex word) */
     struct vt_rm map;
-    unsigned freed_next, freed_count;
-    struct freed_ent freed[FREED_RING];
+    struct vt_rm freed;     /* freed ranges, never overlapping; meta: kind, device, node */
+    struct fnode *fnodes;   /* FREED_MAX nodes, or NULL before the first free */
+    uint32_t fhead, ftail, ffree, fbump, fcount; /* oldest, newest, free list, never used, live */
+    uint64_t forgot;        /* ranges dropped from the history to keep it bounded */
 } __attribute__((aligned(128)));   /* no false sharing between shards' locks */
 
 static struct shard shards[NSHARDS];
@@ -73,6 +84,8 @@ static inline void bump_gen(int s)
 /* lowest base and highest end of any device range ever recorded: values outside are no device
  * pointer, freed or not, so the scans below never run for them */
 static _Atomic uint64_t span_lo = UINT64_MAX, span_hi;
+/* the same for every range ever freed (pinned and managed included) */
+static _Atomic uint64_t freed_lo = UINT64_MAX, freed_hi;
 
 static const char *const mem_names[VT_MEM_COUNT] = {
 #define VT_X(id) [VT_MEM_##id] = VT_MEMN_##id,
@@ -153,11 +166,56 @@ static void widen_span(uint64_t base, uint64_t end)
     while (end > hi && !atomic_compare_exchange_weak(&span_hi, &hi, end)) {}
 }
 
+void vt_registry_set_freed_history(unsigned ranges)
+{
+    freed_cap = ranges < 1 ? 1 : ranges > FREED_MAX ? FREED_MAX : ranges;
+}
+
+static void fnode_unlink(struct shard *sh, uint32_t n)
+{
+    struct fnode *x = &sh->fnodes[n];
+    if (x->prev != FNIL) sh->fnodes[x->prev].next = x->next; else sh->fhead = x->next;
+    if (x->next != FNIL) sh->fnodes[x->next].prev = x->prev; else sh->ftail = x->prev;
+    x->next = sh->ffree;
+    sh->ffree = n;
+    sh->fcount--;
+}
+
+/* Shard locked. Ends are exclusive: [base, end) is the block, end is the next block's. */
 static void remember_freed(struct shard *sh, uint64_t base, uint64_t end, uint32_t meta)
 {
-    sh->freed[sh->freed_next] = (struct freed_ent){ base, end, meta & ~META_FREEING };
-    sh->freed_next = (sh->freed_next + 1) % FREED_RING;
-    if (sh->freed_count < FREED_RING) sh->freed_count++;
+    if (!sh->fnodes) {
+        void *p = mmap(NULL, (size_t)FREED_MAX * sizeof(struct fnode), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return;
+        sh->fnodes = p;
+        sh->fhead = sh->ftail = sh->ffree = FNIL;
+    }
+    struct vt_rm_ent e;
+    while (vt_rm_floor(&sh->freed, end - 1, &e) == 0 && e.end > base) { /* older frees of this memory */
+        vt_rm_remove(&sh->freed, e.base, e.at, NULL);
+        fnode_unlink(sh, e.meta >> 16);
+    }
+    if (sh->fcount >= freed_cap && sh->fhead != FNIL) { /* full: forget the oldest */
+        uint32_t old = sh->fhead;
+        vt_rm_remove(&sh->freed, sh->fnodes[old].base, 0, NULL);
+        fnode_unlink(sh, old);
+        sh->forgot++;
+    }
+    uint32_t n = sh->ffree;
+    if (n != FNIL) sh->ffree = sh->fnodes[n].next;
+    else if (sh->fbump < FREED_MAX) n = sh->fbump++;
+    else return;
+    sh->fnodes[n] = (struct fnode){ base, sh->ftail, FNIL };
+    if (sh->ftail != FNIL) sh->fnodes[sh->ftail].next = n; else sh->fhead = n;
+    sh->ftail = n;
+    sh->fcount++;
+    if (vt_rm_insert(&sh->freed, base, end, (meta & 0xffff) | n << 16, 0, NULL) != 0) {
+        fnode_unlink(sh, n); /* out of memory: not remembered */
+        return;
+    }
+    uint64_t lo = atomic_load_explicit(&freed_lo, memory_order_relaxed), hi = atomic_load_explicit(&freed_hi, memory_order_relaxed);
+    while (base < lo && !atomic_compare_exchange_weak(&freed_lo, &lo, base)) {}
+    while (end > hi && !atomic_compare_exchange_weak(&freed_hi, &hi, end)) {}
 }
 
 /* Ranges of one shard's map overlapping [base, end) are contiguous, ending with floor(end - 1)
@@ -455,22 +513,24 @@ int vt_registry_lookup(uint64_t addr, vt_alloc_info *out)
     return vt_registry_lookup_gen(addr, out, &s, &g);
 }
 
-int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out)
+int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out, uint64_t *forgot)
 {
-    if (!vt_registry_in_device_span(addr, 0)) return -1;
+    *forgot = 0;
+    if (addr < atomic_load_explicit(&freed_lo, memory_order_relaxed) || addr >= atomic_load_explicit(&freed_hi, memory_order_relaxed))
+        return -1;
     int rc = -1;
     uint64_t best = UINT64_MAX;
     FOR_EACH_LEVEL(lev, used_levels()) {
         int s = shard_at((int)lev, addr);
         struct shard *sh = &shards[s];
+        struct vt_rm_ent e;
         lock_shard(s);
-        for (unsigned k = 1; k <= sh->freed_count; k++) { /* newest first: the latest free of this memory */
-            const struct freed_ent *f = &sh->freed[(sh->freed_next + FREED_RING - k) % FREED_RING];
-            if (addr >= f->base && addr < f->end) {
-                if (f->end - f->base < best) { best = f->end - f->base; unpack(f->base, f->end, f->meta, out); rc = 0; }
-                break;
-            }
+        if (vt_rm_floor(&sh->freed, addr, &e) == 0 && addr < e.end && e.end - e.base < best) {
+            best = e.end - e.base;
+            unpack(e.base, e.end, e.meta & 0xffff, out);
+            rc = 0;
         }
+        *forgot += sh->forgot;
         vt_registry_unlock_shard(s);
     }
     return rc;
@@ -561,11 +621,16 @@ void vt_registry_reset(void)
 {
     atomic_store(&span_lo, UINT64_MAX);
     atomic_store(&span_hi, 0);
+    atomic_store(&freed_lo, UINT64_MAX);
+    atomic_store(&freed_hi, 0);
     for (int s = 0; s < NSHARDS; s++) {
         atomic_fetch_add(&vt_registry_gens[s].v, 1);
         atomic_store(&shards[s].lock, 0);
         vt_rm_reset(&shards[s].map);
-        shards[s].freed_count = shards[s].freed_next = 0;
+        vt_rm_reset(&shards[s].freed);
+        shards[s].fhead = shards[s].ftail = shards[s].ffree = FNIL;
+        shards[s].fbump = shards[s].fcount = 0;
+        shards[s].forgot = 0;
     }
     pthread_mutex_init(&handle_lock, NULL);
     for (size_t i = 0; i < handles_cap; i++) handles[i].used = 0;

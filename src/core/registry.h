@@ -1,5 +1,5 @@
 /* registry.h - address-range map of the process's live CUDA allocations (device, async, managed,
- * pinned, registered, VMM mappings) plus rings of recently freed ranges.
+ * pinned, registered, VMM mappings) plus a bounded history of freed ranges.
  *
  * No global lock: the map is split into shards, each a rangemap.c map with its own lock. A range
  * lives in one shard, its "home", fixed by its address: the smallest level (2 MiB, 64 MiB, 2 GiB,
@@ -106,9 +106,13 @@ int vt_registry_lookup_gen(uint64_t addr, vt_alloc_info *out, int *shard, uint64
 
 /* The live range containing addr (lock-free). 0 found, -1 none. */
 int vt_registry_lookup(uint64_t addr, vt_alloc_info *out);
-/* A recently freed range containing addr (the smallest, if several) that is not live again.
- * 0 found, -1 none. */
-int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out);
+/* A freed range containing addr (the smallest, if several; the latest free of that memory):
+ * 0 found, -1 none. *forgot: how many older freed ranges the history dropped in the shards that
+ * could have held addr (0: a miss is certain). Ends are exclusive. */
+int vt_registry_freed_lookup(uint64_t addr, vt_alloc_info *out, uint64_t *forgot);
+/* How many distinct freed ranges each shard remembers (1..32768; default 16384). Call before the
+ * first free. */
+void vt_registry_set_freed_history(unsigned ranges);
 /* The live device range nearest to addr (for "just past the end" and "between allocations"):
  * 0 found with *out, -1 when addr is not within `slack` bytes of any device range's span. */
 int vt_registry_nearest_device(uint64_t addr, uint64_t slack, vt_alloc_info *out);

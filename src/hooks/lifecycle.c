@@ -54,6 +54,7 @@ static void init_once_fn(void)
     clock_gettime(CLOCK_REALTIME, &start_wall);
     vt_config_read();
     vt_va_init();
+    if (vt_cfg.freed_history) vt_registry_set_freed_history((unsigned)vt_cfg.freed_history);
     owner_pid = getpid();
     char pid_text[32];
     snprintf(pid_text, sizeof pid_text, "%ld", (long)owner_pid);

@@ -84,6 +84,12 @@ void vt_config_read(void)
         if (whole_number(d, &depth) == 0 && depth > 0) vt_cfg.bt_depth = depth > VT_BT_MAX ? VT_BT_MAX : (int)depth;
         else vt_config_bad_knob("VRAMTRACE_BT_DEPTH", d, "a number of frames above 0");
     }
+    const char *fh = getenv("VRAMTRACE_FREED_HISTORY");
+    long ranges;
+    if (fh && *fh) {
+        if (whole_number(fh, &ranges) == 0 && ranges > 0 && ranges <= 32768) vt_cfg.freed_history = (int)ranges;
+        else vt_config_bad_knob("VRAMTRACE_FREED_HISTORY", fh, "a number of freed ranges from 1 to 32768");
+    }
     const char *u = getenv("VRAMTRACE_UNWIND");
     vt_cfg.unwind_glibc = u && !strcmp(u, "glibc");
     if (u && *u && !vt_cfg.unwind_glibc && strcmp(u, "default")) vt_config_bad_knob("VRAMTRACE_UNWIND", u, "default, glibc");

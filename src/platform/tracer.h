@@ -28,6 +28,7 @@ struct vt_config {
     int enabled;          /* 0: every hook only forwards (VRAMTRACE_DISABLE=1) */
     int backtraces;       /* VRAMTRACE_BACKTRACE (default 1) */
     int bt_depth;         /* VRAMTRACE_BT_DEPTH (default 24, max 64) */
+    int freed_history;    /* VRAMTRACE_FREED_HISTORY: freed ranges remembered per shard; 0 = default */
     int unwind_glibc;     /* VRAMTRACE_UNWIND=glibc: glibc backtrace() for every stack, not unwind.c */
     int check;            /* enum vt_check_mode, VRAMTRACE_CHECK=off|record|abort */
     int quiet;            /* VRAMTRACE_QUIET=1: no exit summary on stderr */

@@ -429,6 +429,7 @@ CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align, CUdevi
     /* unified address space: reservations come from device 0's range, whatever they map */
     uintptr_t a = sim_va_alloc(0, size, align);
     if (a) { v->base = a; v->size = size; v->next = resvs; resvs = v; }
+    if (a) mprotect((void *)a, size, PROT_NONE); /* reserved, nothing mapped: inaccessible */
     UNLOCK();
     if (!a) { free(v); return CUDA_ERROR_OUT_OF_MEMORY; }
     *ptr = (CUdeviceptr)a;
@@ -528,8 +529,7 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
         sim_region *g = sim_region_at(i - 1);
         if (g->kind != SIM_K_VMM || g->base < a || g->base >= a + size) continue;
         phys *p = g->pool;
-        mmap((void *)g->base, g->size, PROT_READ | PROT_WRITE,
-             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        mmap((void *)g->base, g->size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
         sim_region_remove(g);
         p->maps--;
         phys_put(p);

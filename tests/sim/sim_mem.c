@@ -34,17 +34,20 @@ uintptr_t sim_managed_lo, sim_managed_hi;
  * MAP_FIXED_NOREPLACE kept, which maps at address 0 and TSan aborts: take any address there. */
 static int under_tsan(void) { return dlsym(RTLD_DEFAULT, "__tsan_init") != NULL; }
 
+/* Device and managed ranges are reserved inaccessible, as CUDA reserves its unified address
+ * space: only allocated pages are readable from the host, so an unallocated or freed device
+ * address is no host memory to anyone probing the process's mappings (the tracer, sim_mem's own
+ * host_mapped). sim_va_alloc opens pages, sim_va_free closes the ones it frees whole. */
 static uintptr_t reserve(uintptr_t want, size_t size)
 {
-    void *p = under_tsan() ? MAP_FAILED : mmap((void *)want, size, PROT_READ | PROT_WRITE,
+    void *p = under_tsan() ? MAP_FAILED : mmap((void *)want, size, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (p != MAP_FAILED && (uintptr_t)p != want) { /* old kernel: hint only */
         munmap(p, size);
         p = MAP_FAILED;
     }
     if (p == MAP_FAILED)
-        p = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        p = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
         fprintf(stderr, "vramtrace-sim: cannot reserve %zu bytes: %s\n", size, strerror(errno));
         abort();
@@ -116,6 +119,8 @@ uintptr_t sim_va_alloc(int dev, size_t size, size_t align)
             memmove(&s->free[i], &s->free[i + 1], (s->n - i - 1) * sizeof *e);
             s->n--;
         }
+        uintptr_t pg = a & ~(uintptr_t)4095;
+        mprotect((void *)pg, ((a + size + 4095) & ~(uintptr_t)4095) - pg, PROT_READ | PROT_WRITE);
         return a;
     }
     return 0;
@@ -126,7 +131,10 @@ void sim_va_free(int dev, uintptr_t addr, size_t size)
     va_space *s = &spaces[dev < 0 ? SIM_MAX_DEV : dev];
     /* give the pages back (and zero them, like fresh memory) */
     uintptr_t pg = (addr + 4095) & ~(uintptr_t)4095, end = (addr + size) & ~(uintptr_t)4095;
-    if (end > pg) madvise((void *)pg, end - pg, MADV_DONTNEED);
+    if (end > pg) {
+        madvise((void *)pg, end - pg, MADV_DONTNEED);
+        mprotect((void *)pg, end - pg, PROT_NONE); /* pages shared with a neighbour stay open */
+    }
     size_t i = 0;
     while (i < s->n && s->free[i].addr < addr) i++;
     int merge_prev = i > 0 && s->free[i - 1].addr + s->free[i - 1].size == addr;

@@ -61,6 +61,7 @@ static int announce_from_new_thread(uint64_t base, struct announce_try *t)
 int main(void)
 {
     vt_alloc_info a;
+    uint64_t forgot;
     VT_CHECK_EQ_INT(vt_registry_insert(0x10000000, 4096, VT_MEM_DEVICE, 0), 0, "insert device range");
     VT_CHECK_EQ_INT(vt_registry_insert(0x20000000, 1 << 20, VT_MEM_PINNED, -1), 0, "insert pinned range");
     VT_CHECK(vt_registry_lookup(0x10000000 + 4095, &a) == 0 && a.base == 0x10000000 && a.mem == VT_MEM_DEVICE && a.dev == 0,
@@ -91,7 +92,7 @@ int main(void)
     VT_CHECK(atomic_load(&vt_registry_gens[gs].v) != gen, "a removal bumps its shard's generation (cached answers from it drop)");
     VT_CHECK(atomic_load(&vt_registry_gens[other_s].v) == other_gen, "and leaves the other shards' alone");
     VT_CHECK_EQ_INT(vt_registry_remove(0x60200000, &a), 0, "remove the other range");
-    VT_CHECK(vt_registry_freed_lookup(0x10000010, &a) == 0 && a.size == 4096, "freed ring remembers the range");
+    VT_CHECK(vt_registry_freed_lookup(0x10000010, &a, &forgot) == 0 && a.size == 4096, "freed ring remembers the range");
     VT_CHECK(vt_registry_nearest_device(0x10000000 + 4096, 1 << 20, &a) != 0, "no live device range nearby any more");
 
     VT_CHECK_EQ_INT(vt_registry_insert(0x10000000, 8192, VT_MEM_DEVICE, 0), 0, "reuse once recorded");
@@ -122,7 +123,7 @@ int main(void)
     VT_CHECK(vt_registry_lookup(0x50000000 + 2 * MiB + 0xff, &a) == 0 && a.base == 0x50000000 + 2 * MiB - 0x100,
              "is found from both sides of the boundary");
     VT_CHECK_EQ_INT(vt_registry_remove(0x50000000 + 2 * MiB - 0x100, &a), 0, "and removed by its base");
-    VT_CHECK(vt_registry_freed_lookup(0x50000000 + 2 * MiB, &a) == 0 && a.size == 0x200, "its freed record is found");
+    VT_CHECK(vt_registry_freed_lookup(0x50000000 + 2 * MiB, &a, &forgot) == 0 && a.size == 0x200, "its freed record is found");
 
 
     /* Announced frees: no lock, no mark in the map, the same waiting for inserts. */
@@ -192,6 +193,33 @@ int main(void)
     for (uint64_t i = 0; i < 5000 && found; i++) found = vt_registry_lookup(0x30000000 + i * 0x1000 + 0x7ff, &a) == 0 && a.dev == 1;
     VT_CHECK(found, "5000 ranges (maps grown past their first capacity, several shards) all found");
     VT_CHECK_EQ_INT(vt_registry_live_vram(1), 5000 * 0x800, "per-device live bytes");
+
+    /* Freed history: bounded by ranges per shard, a newer free replaces the older ones it
+     * overlaps, ends exclusive, the pinned and managed kinds kept. All in one 2 MiB region. */
+    vt_registry_reset();
+    vt_registry_set_freed_history(4);
+    const uint64_t H = 0x70000000;
+    VT_CHECK_EQ_INT(vt_registry_insert(H, 0x1000, VT_MEM_MANAGED, 0), 0, "a managed range");
+    VT_CHECK_EQ_INT(vt_registry_remove(H, &a), 0, "freed");
+    VT_CHECK(vt_registry_freed_lookup(H + 0xfff, &a, &forgot) == 0 && a.mem == VT_MEM_MANAGED && forgot == 0,
+             "a freed managed range is remembered with its kind; nothing forgotten yet");
+    VT_CHECK(vt_registry_freed_lookup(H + 0x1000, &a, &forgot) != 0, "its end is outside it");
+    for (int round = 0; round < 10; round++) { /* a caching allocator: the same block again and again */
+        vt_registry_insert(H + 0x1000, 0x1000, VT_MEM_DEVICE, 0);
+        vt_registry_remove(H + 0x1000, &a);
+    }
+    VT_CHECK(vt_registry_freed_lookup(H + 8, &a, &forgot) == 0 && forgot == 0,
+             "ten frees of one block take one entry: the managed range, three frees older, is still known");
+    for (uint64_t i = 2; i < 5; i++) { vt_registry_insert(H + i * 0x1000, 0x1000, VT_MEM_DEVICE, 0); vt_registry_remove(H + i * 0x1000, &a); }
+    VT_CHECK(vt_registry_freed_lookup(H + 8, &a, &forgot) != 0 && forgot == 1,
+             "a fifth distinct range forgets the oldest, and says one was forgotten");
+    VT_CHECK(vt_registry_freed_lookup(H + 0x1008, &a, &forgot) == 0 && a.base == H + 0x1000,
+             "the reused block's latest free is kept");
+    vt_registry_insert(H + 0x800, 0x1000, VT_MEM_PINNED, 0);
+    vt_registry_remove(H + 0x800, &a);
+    VT_CHECK(vt_registry_freed_lookup(H + 0x1008, &a, &forgot) == 0 && a.base == H + 0x800 && a.mem == VT_MEM_PINNED,
+             "a newer free over part of an older one replaces it");
+    vt_registry_set_freed_history(16384);
 
     enum { T = 8 };
     pthread_t th[T];

@@ -1,0 +1,41 @@
+#!/bin/sh
+# check_verdicts.sh - the right kind, severity and allocation for every pointer (issue 33):
+# tests/progs/verdicts runs one scenario per mode and prints the exact findings it must produce
+# (derived from what it does); the trace must hold exactly those, no other. The program's kernel
+# never dereferences its argument (its branch is never taken), so the simulated device is told so
+# (VRAMTRACE_SIM_DEREF) and never faults: the verdicts are the tracer's alone.
+. tests/lib.sh
+need_sim
+P="$PROGS/verdicts"
+[ -x "$P" ] || { skip "check_verdicts: not built"; exit 0; }
+echo '*' >"$TMP/deref"
+run() { # run NAME MODE [VAR=VALUE...]
+    n=$1 m=$2; shift 2
+    env VRAMTRACE_SIM_DEREF="$TMP/deref" "$@" "$VT" run --sim -o "$TMP/$n.jsonl" -- "$P" "$m" >"$TMP/$n.out" 2>"$TMP/$n.err"
+    echo $? >"$TMP/$n.rc"
+}
+found() {
+    jqs "$TMP/$1.jsonl" '(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k
+        | .[] | select(.ev=="finding")
+        | "expect \(.kind) \(.severity) \($k[.k|tostring]) \(.arg) \(.offset) \(.value) \(.alloc.addr // "-") \(.alloc.size // "-") \(.alloc.mem // "-")"'
+}
+want() { grep "^${2:-expect} " "$TMP/$1.out" | sed 's/^forget /expect /'; }
+verdict() { # verdict NAME DESC [LINE-PREFIX]
+    check_eq "$1: $2" "$(found "$1" | tr '\n' ';')" "$(want "$1" "$3" | tr '\n' ';')"
+    check "$1: the program ran to the end" grep -q "^done " "$TMP/$1.out"
+}
+
+# ---- freed memory -------------------------------------------------------------------------------
+run many freed_many
+verdict many "a block freed before 1000 later frees in its region is still a use after free (error, naming it)"
+run forget freed_many VRAMTRACE_FREED_HISTORY=64
+verdict forget "with a 64-range history the free is forgotten: an out-of-bounds warning naming the live neighbour" forget
+check "forget: ... and the finding says the history had to forget" \
+    grep -q "freed-memory history had to forget older frees here, so it may be a use after free" "$TMP/forget.err"
+run pinned freed_pinned
+verdict pinned "a pinned buffer released with cudaFreeHost, then launched: use after free of pinned memory"
+check "pinned: the message names the freed pinned allocation" grep -q "freed pinned host pointer passed to kernel touch" "$TMP/pinned.err"
+run managed freed_managed
+verdict managed "a managed buffer freed, then launched: use after free of managed memory, not a host mapping"
+run past past_freed
+verdict past "the end of a freed block is the next block's start, and one past the last block is inside nothing"

@@ -1,0 +1,86 @@
+// verdicts.cu - the kind, severity and allocation of each finding (issue 33), one scenario per
+// mode, written the way users write them. Each mode prints the findings the tracer must report,
+// derived from what it does:
+//   expect KIND SEVERITY KERNEL ARG OFFSET VALUE ALLOC_ADDR ALLOC_SIZE ALLOC_KIND
+// (ALLOC_* "-" when the finding names no allocation), and "forget ..." for the finding expected
+// when the freed-memory history is kept small (VRAMTRACE_FREED_HISTORY=64). The kernel touches
+// its pointer only in a branch never taken: the device never faults, the tracer must still tell.
+//   freed_many    a block freed before 1000 later frees in its region, then launched
+//   freed_pinned  cudaMallocHost, cudaFreeHost, then launched
+//   freed_managed cudaMallocManaged, cudaFree, then launched
+//   past_freed    two adjacent blocks a, b freed; a + size(a) is b's first byte, b + size(b) is
+//                 inside nothing
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+
+extern "C" __global__ void touch(const float *p, int n)
+{
+    if (n < 0) ((float *)p)[0] = 1.0f;
+}
+
+static unsigned long long u(const void *p) { return (unsigned long long)(uintptr_t)p; }
+
+static void expect(const char *kind, const char *sev, const void *value, const void *alloc, size_t size,
+                   const char *mem)
+{
+    printf("expect %s %s touch 0 0 0x%llx 0x%llx %zu %s\n", kind, sev, u(value), u(alloc), size, mem);
+}
+
+static int freed_many(void)
+{
+    enum { N = 1000, SMALL = 256 };
+    static float *bufs[N];
+    for (int i = 0; i < N; i++) cudaMalloc(&bufs[i], SMALL);   // 256 KB: one 2 MiB region
+    float *d, *guard;
+    cudaMalloc(&d, 4096);
+    cudaMalloc(&guard, 256);      // stays live, right after d
+    cudaFree(d);
+    for (int i = 0; i < N; i++) cudaFree(bufs[i]);   // 1000 frees after d's, none of them d again
+    expect("use_after_free", "error", d, d, 4096, "device");
+    // with a 64-range history d's free is forgotten: the nearest live block is the guard
+    printf("forget oob_pointer warning touch 0 0 0x%llx 0x%llx 256 device\n", u(d), u(guard));
+    touch<<<1, 32>>>(d, 1);
+    return cudaDeviceSynchronize();
+}
+
+int main(int argc, char **argv)
+{
+    const char *m = argc > 1 ? argv[1] : "freed_many";
+    int rc = 0;
+    if (!strcmp(m, "freed_many")) {
+        rc = freed_many();
+    } else if (!strcmp(m, "freed_pinned")) {
+        float *p;
+        cudaMallocHost(&p, 4096);
+        cudaFreeHost(p);
+        expect("use_after_free", "error", p, p, 4096, "pinned");
+        touch<<<1, 32>>>(p, 1);
+        rc = cudaDeviceSynchronize();
+    } else if (!strcmp(m, "freed_managed")) {
+        float *p;
+        cudaMallocManaged(&p, 4096);
+        cudaFree(p);
+        expect("use_after_free", "error", p, p, 4096, "managed");
+        touch<<<1, 32>>>(p, 1);
+        rc = cudaDeviceSynchronize();
+    } else if (!strcmp(m, "past_freed")) {
+        char *a, *b;
+        cudaMalloc(&a, 4096);
+        cudaMalloc(&b, 8192);
+        if (b != a + 4096) { printf("layout: b is not right after a\n"); return 2; }
+        cudaFree(a);
+        cudaFree(b);
+        expect("use_after_free", "error", a + 4096, b, 8192, "device");   // b's first byte, not a's end
+        touch<<<1, 32>>>((float *)(a + 4096), 1);
+        touch<<<1, 32>>>((float *)(b + 8192), 1);   // one past b: inside no block, nothing live near
+        rc = cudaDeviceSynchronize();
+    } else {
+        fprintf(stderr, "verdicts: unknown mode %s\n", m);
+        return 2;
+    }
+    printf("done %s %d\n", m, rc);
+    return 0;
+}
