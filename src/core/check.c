@@ -211,8 +211,10 @@ int vt_classify(uint64_t v, vt_ptr_info *out)
     if (vt_registry_freed_lookup(v, &out->alloc, &out->forgot) == 0 && out->alloc.mem != VT_MEM_REGISTERED)
         return out->cls = VT_PTR_FREED;
     if (classify_driver(v, out)) return out->cls;
-    if (vt_registry_nearest_device(v, VT_NEAR_SLACK, &out->alloc) == 0) return out->cls = VT_PTR_NEAR_DEVICE;
+    /* Host memory is host memory first: under UVA host mappings sit between device ranges (the
+     * driver keeps its unallocated device space inaccessible, so it is never taken for host). */
     if (classify_host(v, out)) return out->cls = VT_PTR_HOST;
+    if (vt_registry_nearest_device(v, VT_NEAR_SLACK, &out->alloc) == 0) return out->cls = VT_PTR_NEAR_DEVICE;
     return out->cls = VT_PTR_SCALAR;
 }
 

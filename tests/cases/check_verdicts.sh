@@ -39,3 +39,14 @@ run managed freed_managed
 verdict managed "a managed buffer freed, then launched: use after free of managed memory, not a host mapping"
 run past past_freed
 verdict past "the end of a freed block is the next block's start, and one past the last block is inside nothing"
+
+# ---- classification -----------------------------------------------------------------------------
+classes() { jqs "$TMP/$1.jsonl" '[.[]|select(.ev=="finding")|"class \(.class)"]|join(";")'; }
+run beside host_beside
+verdict beside "a host page right after a device block is host memory (error), not an out-of-bounds device pointer"
+check_eq "beside: classed as anonymous mmap memory" "$(classes beside)" "$(grep '^class ' "$TMP/beside.out")"
+run big host_big
+verdict big "a 4 MiB malloc passed to a kernel: host pointer error"
+# (under make SAN=1 the program's malloc is AddressSanitizer's, whose chunks are plain mappings)
+if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then want_big="class anon"; else want_big=$(grep '^class ' "$TMP/big.out"); fi
+check_eq "big: classed as heap memory (glibc's mmapped chunk), not anonymous memory" "$(classes big)" "$want_big"

@@ -10,10 +10,14 @@
 //   freed_managed cudaMallocManaged, cudaFree, then launched
 //   past_freed    two adjacent blocks a, b freed; a + size(a) is b's first byte, b + size(b) is
 //                 inside nothing
+//   host_beside   a host page mapped right after a device block, as host and device mappings
+//                 share one address range under UVA: host memory, not out of bounds
+//   host_big      a 4 MiB malloc (glibc serves it with its own mmap): heap memory
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <sys/mman.h>
 #include <cuda_runtime.h>
 
 extern "C" __global__ void touch(const float *p, int n)
@@ -76,6 +80,24 @@ int main(int argc, char **argv)
         expect("use_after_free", "error", a + 4096, b, 8192, "device");   // b's first byte, not a's end
         touch<<<1, 32>>>((float *)(a + 4096), 1);
         touch<<<1, 32>>>((float *)(b + 8192), 1);   // one past b: inside no block, nothing live near
+        rc = cudaDeviceSynchronize();
+    } else if (!strcmp(m, "host_beside")) {
+        char *d;
+        cudaMalloc(&d, 4096);
+        // the page after d: unallocated device address space, where UVA may put a host mapping
+        char *h = (char *)mmap(d + 4096, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+        if (h != d + 4096) { printf("layout: no page after d\n"); return 2; }
+        h[16] = 1;
+        printf("expect host_pointer error touch 0 0 0x%llx - - -\n", u(h + 16));
+        printf("class anon\n");
+        touch<<<1, 32>>>((float *)(h + 16), 1);
+        rc = cudaDeviceSynchronize();
+    } else if (!strcmp(m, "host_big")) {
+        char *h = (char *)malloc(4 << 20);
+        memset(h, 1, 4 << 20);
+        printf("expect host_pointer error touch 0 0 0x%llx - - -\n", u(h + 100));
+        printf("class heap\n");
+        touch<<<1, 32>>>((float *)(h + 100), 1);
         rc = cudaDeviceSynchronize();
     } else {
         fprintf(stderr, "verdicts: unknown mode %s\n", m);

@@ -52,7 +52,8 @@ typedef struct sim_ctx {
 } sim_ctx;
 
 typedef struct sim_device {
-    uintptr_t lo, hi;      /* reserved VA range */
+    uintptr_t lo, hi;      /* reserved VA range: inaccessible from the host, like CUDA's */
+    uintptr_t view;        /* where the sim itself reads and writes the range's bytes */
     size_t capacity;       /* simulated VRAM */
     size_t used;           /* device + async-pool + vmm physical bytes */
     sim_ctx primary;
@@ -102,6 +103,9 @@ size_t sim_region_count(void);
 sim_region *sim_region_at(size_t i);
 /* Which device's reserved range holds p (-1 if none). */
 int sim_dev_of_range(uintptr_t p);
+/* The address at which the sim touches the bytes of p: device memory through its private view
+ * (the device address itself is never host-accessible), anything else as is. */
+void *sim_view(uintptr_t p);
 /* Classify a word passed to a kernel: 0 fine (not a pointer, or valid memory), 1 host pointer,
  * 2 device-range address outside any live allocation. Caller holds sim_lock. */
 int sim_classify_kernel_word(uint64_t v);

@@ -429,7 +429,6 @@ CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t align, CUdevi
     /* unified address space: reservations come from device 0's range, whatever they map */
     uintptr_t a = sim_va_alloc(0, size, align);
     if (a) { v->base = a; v->size = size; v->next = resvs; resvs = v; }
-    if (a) mprotect((void *)a, size, PROT_NONE); /* reserved, nothing mapped: inaccessible */
     UNLOCK();
     if (!a) { free(v); return CUDA_ERROR_OUT_OF_MEMORY; }
     *ptr = (CUdeviceptr)a;
@@ -506,7 +505,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t off, CUmemGenericAllocati
     if (!p || p->released || flags || !size || size % VMM_GRAN || off % VMM_GRAN || off > p->size ||
         size > p->size - off || !resv_find(a, size) || sim_region_find(a) || sim_region_find(a + size - 1))
         r = CUDA_ERROR_INVALID_VALUE;
-    else if (mmap((void *)a, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->fd, (off_t)off) == MAP_FAILED)
+    else if (mmap(sim_view(a), size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, p->fd, (off_t)off) == MAP_FAILED)
         r = CUDA_ERROR_OUT_OF_MEMORY;
     else {
         sim_region *g = sim_region_add(a, size, size, SIM_K_VMM, p->dev);
@@ -529,7 +528,7 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
         sim_region *g = sim_region_at(i - 1);
         if (g->kind != SIM_K_VMM || g->base < a || g->base >= a + size) continue;
         phys *p = g->pool;
-        mmap((void *)g->base, g->size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+        mmap(sim_view(g->base), g->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
         sim_region_remove(g);
         p->maps--;
         phys_put(p);
@@ -597,7 +596,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *dptr, CUipcMemHandle h, unsigned int
         uintptr_t a = sim_va_alloc(src->dev, res, 2u << 20);
         sim_region *g = a ? sim_region_add(a, w.size, res, SIM_K_IPC, src->dev) : NULL;
         if (!g) { if (a) sim_va_free(src->dev, a, res); r = CUDA_ERROR_OUT_OF_MEMORY; }
-        else { memcpy((void *)a, (void *)src->base, w.size); *dptr = (CUdeviceptr)a; }
+        else { memcpy(sim_view(a), sim_view(src->base), w.size); *dptr = (CUdeviceptr)a; }
     }
     UNLOCK();
     return r;

@@ -244,7 +244,7 @@ static CUresult do_copy(void *dst, const void *src, size_t n, int dst_dev, int s
     UNLOCK();
     if (ds < 0 || ss < 0 || (dst_dev && ds != 1) || (src_dev && ss != 1))
         return CUDA_ERROR_INVALID_VALUE;
-    memmove(dst, src, n);
+    memmove(sim_view((uintptr_t)dst), sim_view((uintptr_t)src), n);
     return CUDA_SUCCESS;
 }
 
@@ -304,7 +304,7 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream s, int async)
     if (p->srcMemoryType == CU_MEMORYTYPE_DEVICE && ss != 1) return CUDA_ERROR_INVALID_VALUE;
     if (p->dstMemoryType == CU_MEMORYTYPE_DEVICE && ds != 1) return CUDA_ERROR_INVALID_VALUE;
     for (size_t y = 0; y < p->Height; y++)
-        memmove(dst + y * dpitch, src + y * spitch, p->WidthInBytes);
+        memmove(sim_view((uintptr_t)(dst + y * dpitch)), sim_view((uintptr_t)(src + y * spitch)), p->WidthInBytes);
     return CUDA_SUCCESS;
 }
 
@@ -331,10 +331,11 @@ static CUresult do_set(CUdeviceptr d, unsigned v, unsigned elem, size_t n, CUstr
     int ok = sim_range_ok((uintptr_t)d, n * elem, 1);
     UNLOCK();
     if (!ok) return CUDA_ERROR_INVALID_VALUE;
-    if (elem == 1) { memset(P(d), (int)(v & 0xff), n); return CUDA_SUCCESS; }
+    char *at = sim_view((uintptr_t)d);
+    if (elem == 1) { memset(at, (int)(v & 0xff), n); return CUDA_SUCCESS; }
     for (size_t i = 0; i < n; i++) {
-        if (elem == 2) { uint16_t x = (uint16_t)v; memcpy((char *)P(d) + 2 * i, &x, 2); }
-        else { uint32_t x = v; memcpy((char *)P(d) + 4 * i, &x, 4); }
+        if (elem == 2) { uint16_t x = (uint16_t)v; memcpy(at + 2 * i, &x, 2); }
+        else { uint32_t x = v; memcpy(at + 4 * i, &x, 4); }
     }
     return CUDA_SUCCESS;
 }

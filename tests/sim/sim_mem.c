@@ -35,9 +35,10 @@ uintptr_t sim_managed_lo, sim_managed_hi;
 static int under_tsan(void) { return dlsym(RTLD_DEFAULT, "__tsan_init") != NULL; }
 
 /* Device and managed ranges are reserved inaccessible, as CUDA reserves its unified address
- * space: only allocated pages are readable from the host, so an unallocated or freed device
- * address is no host memory to anyone probing the process's mappings (the tracer, sim_mem's own
- * host_mapped). sim_va_alloc opens pages, sim_va_free closes the ones it frees whole. */
+ * space: a device address is never host memory to anyone probing the process's mappings (the
+ * tracer, sim_mem's own host_mapped). The sim moves device bytes through a private shared view
+ * of each device range (sim_view). Managed memory is host-accessible while allocated:
+ * sim_va_alloc opens its pages, sim_va_free closes the ones no allocation holds any more. */
 static uintptr_t reserve(uintptr_t want, size_t size)
 {
     void *p = under_tsan() ? MAP_FAILED : mmap((void *)want, size, PROT_NONE,
@@ -76,6 +77,12 @@ void sim_mem_init(void)
         uintptr_t lo = reserve(SIM_DEV_BASE + (uintptr_t)d * SIM_DEV_STRIDE, va);
         sim_devs[d].lo = lo;
         sim_devs[d].hi = lo + va;
+        void *view = mmap(NULL, va, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (view == MAP_FAILED) {
+            fprintf(stderr, "vramtrace-sim: cannot map a view of %zu bytes: %s\n", va, strerror(errno));
+            abort();
+        }
+        sim_devs[d].view = (uintptr_t)view;
         space_init(&spaces[d], lo + 0x200000, va - 0x200000);
     }
     size_t msize = 64ull << 30;
@@ -119,8 +126,10 @@ uintptr_t sim_va_alloc(int dev, size_t size, size_t align)
             memmove(&s->free[i], &s->free[i + 1], (s->n - i - 1) * sizeof *e);
             s->n--;
         }
-        uintptr_t pg = a & ~(uintptr_t)4095;
-        mprotect((void *)pg, ((a + size + 4095) & ~(uintptr_t)4095) - pg, PROT_READ | PROT_WRITE);
+        if (dev < 0) {
+            uintptr_t pg = a & ~(uintptr_t)4095;
+            mprotect((void *)pg, ((a + size + 4095) & ~(uintptr_t)4095) - pg, PROT_READ | PROT_WRITE);
+        }
         return a;
     }
     return 0;
@@ -132,8 +141,8 @@ void sim_va_free(int dev, uintptr_t addr, size_t size)
     /* give the pages back (and zero them, like fresh memory) */
     uintptr_t pg = (addr + 4095) & ~(uintptr_t)4095, end = (addr + size) & ~(uintptr_t)4095;
     if (end > pg) {
-        madvise((void *)pg, end - pg, MADV_DONTNEED);
-        mprotect((void *)pg, end - pg, PROT_NONE); /* pages shared with a neighbour stay open */
+        if (dev < 0) madvise((void *)pg, end - pg, MADV_DONTNEED);
+        else madvise(sim_view(pg), end - pg, MADV_REMOVE);
     }
     size_t i = 0;
     while (i < s->n && s->free[i].addr < addr) i++;
@@ -159,6 +168,17 @@ void sim_va_free(int dev, uintptr_t addr, size_t size)
         s->free[i].addr = addr;
         s->free[i].size = size;
         s->n++;
+    }
+    /* managed: close the pages around the block that now hold no allocation (inside the merged
+     * free extent), as the driver unmaps freed memory */
+    for (size_t k = i > 0 ? i - 1 : 0; dev < 0 && k < s->n && k <= i; k++) {
+        extent *e = &s->free[k];
+        if (addr < e->addr || addr >= e->addr + e->size) continue;
+        uintptr_t lo = (e->addr + 4095) & ~(uintptr_t)4095, hi = (e->addr + e->size) & ~(uintptr_t)4095;
+        uintptr_t blo = addr & ~(uintptr_t)4095, bhi = (addr + size + 4095) & ~(uintptr_t)4095;
+        if (blo > lo) lo = blo;
+        if (bhi < hi) hi = bhi;
+        if (hi > lo) mprotect((void *)lo, hi - lo, PROT_NONE);
     }
 }
 
@@ -254,6 +274,12 @@ static int host_mapped(uintptr_t v)
     unsigned char byte;
     struct iovec local = { &byte, 1 }, remote = { (void *)v, 1 };
     return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == 1;
+}
+
+void *sim_view(uintptr_t p)
+{
+    int d = sim_dev_of_range(p);
+    return d >= 0 ? (void *)(sim_devs[d].view + (p - sim_devs[d].lo)) : (void *)p;
 }
 
 int sim_classify_kernel_word(uint64_t v)
