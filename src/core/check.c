@@ -176,6 +176,31 @@ static int classify_driver(uint64_t v, vt_ptr_info *out)
 
 VT_TLS struct vt_lc_ent vt_lcache[1 << VT_LCACHE_BITS];
 
+#define VT_PEER_DEVS 64
+static _Atomic uint64_t peer_bits[VT_PEER_DEVS]; /* bit t of [f]: f reaches t; bit 63 alone: all */
+
+void vt_peer_access_set(int from, int to, int on)
+{
+    if (from < 0 || from >= VT_PEER_DEVS) return;
+    uint64_t bit = to >= 0 && to < 63 ? 1ull << to : 1ull << 63;
+    if (on) atomic_fetch_or(&peer_bits[from], bit);
+    else atomic_fetch_and(&peer_bits[from], ~bit);
+}
+
+int vt_peer_access_ok(int from, int to)
+{
+    if (from < 0 || from >= VT_PEER_DEVS || to < 0 || to >= 63) return 1;
+    uint64_t b = atomic_load_explicit(&peer_bits[from], memory_order_relaxed);
+    return (b >> to & 1) || (b >> 63);
+}
+
+void vt_set_current_device(int dev)
+{
+    if (vt_ts.cur_dev == dev) return;
+    vt_ts.cur_dev = dev;
+    memset(vt_lcache, 0, sizeof vt_lcache);
+}
+
 int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
 {
     struct vt_lc_ent *e = vt_lcache_slot(v);
@@ -186,6 +211,7 @@ int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
     int shard;
     uint64_t gen;
     if (vt_registry_lookup_gen(v, out, &shard, &gen) != 0) return -1;
+    if (vt_wrong_device(out, vt_ts.cur_dev)) return 0; /* never a cache hit: the launch check must see it */
     *e = (struct vt_lc_ent){ out->base, out->size, gen, &vt_registry_gens[shard].v, out->mem, out->dev };
     return 0;
 }
@@ -220,6 +246,7 @@ int vt_classify(uint64_t v, vt_ptr_info *out)
 
 void vt_check_reset(void)
 {
+    for (int i = 0; i < VT_PEER_DEVS; i++) atomic_store(&peer_bits[i], 0);
     pthread_mutex_init(&maps_lock, NULL);
     nmaps = 0;
 }

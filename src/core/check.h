@@ -72,6 +72,21 @@ static inline int vt_lcache_hit(const struct vt_lc_ent *tab, uint64_t v)
     return v - e->base < e->size && e->gen == atomic_load_explicit(e->genp, memory_order_acquire);
 }
 
+/* Peer access (cuCtxEnablePeerAccess): whether kernels on device `from` may use device `to`'s
+ * memory. A device of unknown peer (`to` < 0) is taken to reach every device (never a false
+ * error). vt_peer_access_set flushes no cache: a disable must call vt_registry_invalidate_all. */
+void vt_peer_access_set(int from, int to, int on);
+int vt_peer_access_ok(int from, int to);
+/* A live range of another device that a kernel on `dev` may not use. */
+static inline int vt_wrong_device(const vt_alloc_info *a, int dev)
+{
+    return (a->mem == VT_MEM_DEVICE || a->mem == VT_MEM_ASYNC || a->mem == VT_MEM_GRAPH) && a->dev >= 0 && dev >= 0 &&
+           a->dev != dev && !vt_peer_access_ok(dev, a->dev);
+}
+/* The calling thread's current device changed to dev (cudaSetDevice, a context switch): its
+ * cached answers were kept for the old device, so they go. */
+void vt_set_current_device(int dev);
+
 /* Fork child: forget the cached host maps. */
 void vt_check_reset(void);
 #endif

@@ -92,6 +92,11 @@ void vt_ev_finding(const struct vt_finding *f)
                  what, where, (unsigned long long)f->value, what, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);
         break;
     }
+    case VT_F_WRONG_DEVICE:
+        snprintf(msg, sizeof msg, "device %d memory%s on device %d: 0x%llx is inside an allocation of %llu bytes at 0x%llx on device %d, "
+                 "and device %d has no peer access to it (cudaDeviceEnablePeerAccess)", f->alloc_dev, where, f->dev,
+                 (unsigned long long)f->value, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base, f->alloc_dev, f->dev);
+        break;
     case VT_F_OOB_POINTER:
         snprintf(msg, sizeof msg, "out-of-bounds device pointer%s: 0x%llx is outside every allocation (nearest: %llu bytes at 0x%llx)",
                  where, (unsigned long long)f->value, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);

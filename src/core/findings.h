@@ -23,6 +23,7 @@ struct vt_finding {
     const char *cls, *mapping;  /* classification of a host value */
     uint64_t alloc_base, alloc_size; int has_alloc;
     int alloc_mem;              /* has_alloc: the allocation's kind (enum vt_mem) */
+    int alloc_dev, dev;         /* WRONG_DEVICE: the allocation's device, the kernel's */
     const char *why;            /* extra explanation appended to the message, may be NULL */
 };
 void vt_ev_finding(const struct vt_finding *f);

@@ -47,11 +47,23 @@ static void emit_kernel_record(vt_kernel *k)
 static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v, int32_t widx)
 {
     vt_alloc_info a;
-    if (vt_looks_scalar(v) || vt_live_lookup_cached(v, &a) == 0) return; /* any live CUDA range */
-    vt_ptr_info info;
-    vt_classify(v, &info);
+    if (vt_looks_scalar(v)) return;
     struct vt_finding f = { .api = c->api, .k = k, .arg = (int)arg, .offset = offset, .value = v };
+    vt_ptr_info info;
+    if (vt_live_lookup_cached(v, &a) == 0) { /* a live CUDA range: fine, unless another device's */
+        if (!vt_wrong_device(&a, c->dev)) return;
+        info.cls = -1;
+        info.alloc = a;
+        f.kind = VT_F_WRONG_DEVICE;
+        f.error = 1;
+        f.alloc_dev = a.dev;
+        f.dev = c->dev;
+    } else {
+        vt_classify(v, &info);
+    }
     switch (info.cls) {
+    case -1:
+        break;
     case VT_PTR_HOST:
         f.kind = VT_F_HOST_POINTER;
         f.cls = info.host_cls;
@@ -77,7 +89,7 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
     default:
         return;
     }
-    if (info.cls == VT_PTR_FREED || info.cls == VT_PTR_NEAR_DEVICE) {
+    if (info.cls == VT_PTR_FREED || info.cls == VT_PTR_NEAR_DEVICE || info.cls == -1) {
         f.has_alloc = 1;
         f.alloc_base = info.alloc.base;
         f.alloc_size = info.alloc.size;

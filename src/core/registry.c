@@ -419,6 +419,11 @@ int vt_registry_begin_free(uint64_t base, vt_alloc_info *out, uint32_t *at)
     return s;
 }
 
+void vt_registry_invalidate_all(void)
+{
+    for (int s = 0; s < NSHARDS; s++) atomic_fetch_add_explicit(&vt_registry_gens[s].v, 1, memory_order_release);
+}
+
 int vt_registry_set_freeing_locked(int s, uint64_t base, int on)
 {
     return vt_rm_update_meta(&shards[s].map, base, 0, on ? META_FREEING : 0, on ? 0 : META_FREEING, NULL);

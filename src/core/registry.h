@@ -100,6 +100,9 @@ int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out);
 #define VT_REGISTRY_SHARDS 112
 struct vt_shard_gen { _Atomic uint64_t v; } __attribute__((aligned(64)));
 extern struct vt_shard_gen vt_registry_gens[VT_REGISTRY_SHARDS] __attribute__((visibility("hidden")));
+/* Every cached "live" answer drops (all generations bumped): after a change that is no free,
+ * such as peer access disabled. */
+void vt_registry_invalidate_all(void);
 /* vt_registry_lookup that also gives the shard it found the range in and that shard's
  * generation, read before the search. 0 found, -1 none. */
 int vt_registry_lookup_gen(uint64_t addr, vt_alloc_info *out, int *shard, uint64_t *gen);

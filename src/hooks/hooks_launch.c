@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cuda_abi.h"
+#include "check.h"
 #include "events.h"
 #include "kernels.h"
 #include "resolve.h"
@@ -189,7 +190,7 @@ cudaError_t cudaSetDevice(int dev)
     vt_ts.rt_depth++;
     cudaError_t r = real(dev);
     vt_ts.rt_depth--;
-    if (r == cudaSuccess) vt_ts.cur_dev = dev;
+    if (r == cudaSuccess) vt_set_current_device(dev);
     return r;
 }
 

@@ -9,6 +9,7 @@
 
 #include <vramtrace/trace.h>
 #include "cuda_abi.h"
+#include "check.h"
 #include "events.h"
 #include "hooks_pool.h"
 #include "registry.h"
@@ -338,7 +339,7 @@ void vt_note_current_device(void)
     CUdevice d;
     int saved = errno;
     vt_ts.guard++;
-    if (getdev && getdev(&d) == CUDA_SUCCESS) vt_ts.cur_dev = d;
+    if (getdev && getdev(&d) == CUDA_SUCCESS) vt_set_current_device(d);
     vt_ts.guard--;
     errno = saved;
 }
@@ -365,7 +366,7 @@ typedef CUresult (*create_v4_fn)(CUcontext *, void *, unsigned int, CUdevice);
 static CUresult create_v4_impl(void *real, const char *api, CUcontext *ctx, void *params, unsigned int flags, CUdevice dev)
 {
     CUresult r = ((create_v4_fn)real)(ctx, params, flags, dev);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_ts.cur_dev = dev;
+    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_set_current_device(dev);
     return r;
 }
 DRV_HOOK(cuCtxCreate_v4, create_v4_impl, (CUcontext *ctx, void *params, unsigned int flags, CUdevice dev), ctx, params, flags, dev)
@@ -374,10 +375,50 @@ typedef CUresult (*create_v2_fn)(CUcontext *, unsigned int, CUdevice);
 static CUresult create_v2_impl(void *real, const char *api, CUcontext *ctx, unsigned int flags, CUdevice dev)
 {
     CUresult r = ((create_v2_fn)real)(ctx, flags, dev);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_ts.cur_dev = dev;
+    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_set_current_device(dev);
     return r;
 }
 DRV_HOOK(cuCtxCreate_v2, create_v2_impl, (CUcontext *ctx, unsigned int flags, CUdevice dev), ctx, flags, dev)
+
+/* ---- peer access: kernels on this device may use the peer's memory -------------------------- */
+static int device_of_ctx(CUcontext ctx)
+{
+    typedef CUresult (*getdev2_fn)(CUdevice *, CUcontext);
+    getdev2_fn get = (getdev2_fn)vt_real_driver("cuCtxGetDevice_v2"); /* CUDA 13 */
+    CUdevice d = -1;
+    vt_ts.guard++;
+    if (!get || get(&d, ctx) != CUDA_SUCCESS) d = -1; /* unknown: taken as every device */
+    vt_ts.guard--;
+    return d;
+}
+
+typedef CUresult (*peer_on_fn)(CUcontext, unsigned int);
+static CUresult peer_on_impl(void *real, const char *api, CUcontext peer, unsigned int flags)
+{
+    CUresult r = ((peer_on_fn)real)(peer, flags);
+    if ((r == CUDA_SUCCESS || r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) && vt_cfg.enabled) {
+        VT_SAVE_ERRNO;
+        vt_peer_access_set(vt_ts.cur_dev, device_of_ctx(peer), 1);
+        VT_RESTORE_ERRNO;
+    }
+    return r;
+}
+DRV_HOOK(cuCtxEnablePeerAccess, peer_on_impl, (CUcontext peer, unsigned int flags), peer, flags)
+
+typedef CUresult (*peer_off_fn)(CUcontext);
+static CUresult peer_off_impl(void *real, const char *api, CUcontext peer)
+{
+    CUresult r = ((peer_off_fn)real)(peer);
+    if (r == CUDA_SUCCESS && vt_cfg.enabled) {
+        VT_SAVE_ERRNO;
+        int d = device_of_ctx(peer);
+        if (d >= 0) vt_peer_access_set(vt_ts.cur_dev, d, 0);
+        vt_registry_invalidate_all(); /* cached answers for the peer's memory held while it was reachable */
+        VT_RESTORE_ERRNO;
+    }
+    return r;
+}
+DRV_HOOK(cuCtxDisablePeerAccess, peer_off_impl, (CUcontext peer), peer)
 
 const struct vt_hook vt_hooks_pool[] = {
     VT_HOOK_ENTRY(cudaStreamEndCapture, NULL, 0, 0),
@@ -411,5 +452,7 @@ const struct vt_hook vt_hooks_pool[] = {
     VT_HOOK_ENTRY(cuCtxPopCurrent_v2, "cuCtxPopCurrent", 4000, 0),
     VT_HOOK_ENTRY(cuCtxCreate_v4, "cuCtxCreate", 12050, 0),
     VT_HOOK_ENTRY(cuCtxCreate_v2, "cuCtxCreate", 3020, 0),
+    VT_HOOK_ENTRY(cuCtxEnablePeerAccess, "cuCtxEnablePeerAccess", 4000, 0),
+    VT_HOOK_ENTRY(cuCtxDisablePeerAccess, "cuCtxDisablePeerAccess", 4000, 0),
     { NULL, NULL, 0, 0, NULL, NULL },
 };

@@ -50,3 +50,10 @@ verdict big "a 4 MiB malloc passed to a kernel: host pointer error"
 # (under make SAN=1 the program's malloc is AddressSanitizer's, whose chunks are plain mappings)
 if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then want_big="class anon"; else want_big=$(grep '^class ' "$TMP/big.out"); fi
 check_eq "big: classed as heap memory (glibc's mmapped chunk), not anonymous memory" "$(classes big)" "$want_big"
+
+# ---- another device's memory --------------------------------------------------------------------
+run other other_device VRAMTRACE_SIM_DEVICES=2
+verdict other "device 1's memory in a device-0 kernel without peer access: one error (not on device 1, not after enabling peer access)"
+check_eq "other: peer access was possible and enabled" "$(grep '^can_access_peer' "$TMP/other.out")" "can_access_peer 1 enable 0"
+check_eq "other: the finding is on device 0 and names device 1" \
+    "$(jqs "$TMP/other.jsonl" '.[]|select(.ev=="finding")|"\(.dev) \(.msg|test("device 1 memory passed to kernel touch, argument 0 on device 0"))"')" "0 true"

@@ -13,6 +13,8 @@
 //   host_beside   a host page mapped right after a device block, as host and device mappings
 //                 share one address range under UVA: host memory, not out of bounds
 //   host_big      a 4 MiB malloc (glibc serves it with its own mmap): heap memory
+//   other_device  device 1's memory launched on device 1 (fine), on device 0 without peer access
+//                 (an error), then again after cudaDeviceEnablePeerAccess (fine)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -98,6 +100,19 @@ int main(int argc, char **argv)
         printf("expect host_pointer error touch 0 0 0x%llx - - -\n", u(h + 100));
         printf("class heap\n");
         touch<<<1, 32>>>((float *)(h + 100), 1);
+        rc = cudaDeviceSynchronize();
+    } else if (!strcmp(m, "other_device")) {
+        float *d1;
+        cudaSetDevice(1);
+        cudaMalloc(&d1, 4096);
+        touch<<<1, 32>>>(d1, 1);              // its own device
+        cudaSetDevice(0);
+        expect("wrong_device", "error", d1, d1, 4096, "device");
+        touch<<<1, 32>>>(d1, 1);              // device 0, no peer access
+        int can = 0;
+        cudaDeviceCanAccessPeer(&can, 0, 1);
+        printf("can_access_peer %d enable %d\n", can, (int)cudaDeviceEnablePeerAccess(1, 0));
+        touch<<<1, 32>>>(d1, 1);              // device 0, peer access enabled
         rc = cudaDeviceSynchronize();
     } else {
         fprintf(stderr, "verdicts: unknown mode %s\n", m);

@@ -389,6 +389,19 @@ CUresult cuCtxGetDevice(CUdevice *dev)
     return CUDA_SUCCESS;
 }
 
+/* CUDA 13: the device of any context (NULL: the current one) */
+CUresult cuCtxGetDevice_v2(CUdevice *dev, CUcontext ctx)
+{
+    if (!ctx) return cuCtxGetDevice(dev);
+    CUresult r = sim_init_check();
+    if (r) return r;
+    sim_ctx *c = ctx_of(ctx);
+    if (!c) return CUDA_ERROR_INVALID_CONTEXT;
+    if (!dev) return CUDA_ERROR_INVALID_VALUE;
+    *dev = c->dev;
+    return CUDA_SUCCESS;
+}
+
 CUresult cuCtxGetFlags(unsigned int *flags)
 {
     sim_ctx *c;
