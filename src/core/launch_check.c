@@ -15,6 +15,8 @@
 #include "journal.h"
 #include "records.h"
 
+#define VT_OOB_MAPPED ((uint64_t)64 << 10) /* CUDA's smallest device page size */
+
 static void emit_kernel_record(vt_kernel *k)
 {
     size_t cap = strlen(k->name) * 6 + 256 + (size_t)k->nparams * 24;
@@ -76,16 +78,20 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
         f.kind = VT_F_USE_AFTER_FREE;
         f.error = 1;
         break;
-    case VT_PTR_NEAR_DEVICE:
+    case VT_PTR_NEAR_DEVICE: {
+        uint64_t end = info.alloc.base + info.alloc.size;
+        if (v == end) return; /* the legal one-past-the-end pointer of [base, end) */
+        /* Within CUDA's smallest device page of the block the memory is likely still mapped (a
+         * bug, but no fault); farther out no allocation covers it and a kernel using it faults. */
+        uint64_t dist = v > end ? v - end : info.alloc.base - v;
         f.kind = VT_F_OOB_POINTER;
-        f.error = 0;
+        f.error = dist > VT_OOB_MAPPED;
         if (info.forgot)
-            f.why = v == info.alloc.base + info.alloc.size
-                ? "just past the end of an allocation; the freed-memory history had to forget older frees here, so it may be a use after free"
-                : "between allocations; the freed-memory history had to forget older frees here, so it may be a use after free";
+            f.why = "outside every allocation; the freed-memory history had to forget older frees here, so it may be a use after free";
         else
-            f.why = v == info.alloc.base + info.alloc.size ? "just past the end of an allocation" : "between allocations";
+            f.why = f.error ? "far outside every allocation: no allocation covers it" : "between allocations, near the end of one";
         break;
+    }
     default:
         return;
     }

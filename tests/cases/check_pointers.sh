@@ -32,7 +32,7 @@ check_findings() {
 # ---- each bad-pointer case on the default build ----------------------------------------------
 for m in host_malloc host_stack host_mmap host_offset host_struct host_tmpl host_exc freed freed_cached oob_end between; do
     trace $m "" -- "$PROGS/trace_rt" $m
-    check_findings $m "$m"
+    [ $m = oob_end ] || check_findings $m "$m"   # oob_end provokes nothing: checked below
     check_eq "$m: default mode records and goes on" "$(cat "$TMP/$m.rc"),$(grep -c "^done $m" "$TMP/$m.out")" 0,1
 done
 # glibc's malloc serves small blocks from [heap]; under ASan its own allocator's mappings
@@ -49,10 +49,8 @@ check_eq "cudaLaunchKernelExC finding and launch carry that api" \
 check_eq "finding precedes its launch" "$(q host_malloc '[.[] | select(.ev=="finding" or .ev=="launch") | .ev] | join(",")')" "finding,launch;"
 check_eq "use after free names the freed allocation" \
     "$(q freed '.[] | select(.ev=="finding") | "\(.alloc.addr) \(.alloc.size)"')" "$(sed -n 's/^alloc //p' "$TMP/freed.out");"
-for m in oob_end between; do
-    check_eq "$m: warning names the nearest allocation" "$(q $m '.[] | select(.ev=="finding") | .alloc.addr')" "$(sed -n 's/^near //p' "$TMP/$m.out");"
-done
-check "just past the end is explained" grep -q "just past the end of an allocation" "$TMP/oob_end.err"
+check_eq "between: the warning names the nearest allocation" "$(q between '.[] | select(.ev=="finding") | .alloc.addr')" "$(sed -n 's/^near //p' "$TMP/between.out");"
+check_eq "oob_end: the one-past-the-end pointer is legal: no finding" "$(q oob_end '[.[] | select(.ev=="finding")] | length')" "0;"
 check "between allocations is explained" grep -q "between allocations" "$TMP/between.err"
 check "exit summary counts the finding" grep -q "findings: 1 host pointer" "$TMP/host_malloc.err"
 

@@ -57,3 +57,7 @@ verdict other "device 1's memory in a device-0 kernel without peer access: one e
 check_eq "other: peer access was possible and enabled" "$(grep '^can_access_peer' "$TMP/other.out")" "can_access_peer 1 enable 0"
 check_eq "other: the finding is on device 0 and names device 1" \
     "$(jqs "$TMP/other.jsonl" '.[]|select(.ev=="finding")|"\(.dev) \(.msg|test("device 1 memory passed to kernel touch, argument 0 on device 0"))"')" "0 true"
+
+# ---- severity -----------------------------------------------------------------------------------
+run past_end past_end
+verdict past_end "one past the end: nothing; 256 bytes past: a warning; 400 KiB past: an error, each naming the block"

@@ -13,6 +13,8 @@
 //   host_beside   a host page mapped right after a device block, as host and device mappings
 //                 share one address range under UVA: host memory, not out of bounds
 //   host_big      a 4 MiB malloc (glibc serves it with its own mmap): heap memory
+//   past_end      one past a block's end (legal), 256 bytes past it (a warning: still inside the
+//                 page CUDA maps), 400 KiB past it (an error: memory no allocation covers)
 //   other_device  device 1's memory launched on device 1 (fine), on device 0 without peer access
 //                 (an error), then again after cudaDeviceEnablePeerAccess (fine)
 #include <cstdint>
@@ -100,6 +102,15 @@ int main(int argc, char **argv)
         printf("expect host_pointer error touch 0 0 0x%llx - - -\n", u(h + 100));
         printf("class heap\n");
         touch<<<1, 32>>>((float *)(h + 100), 1);
+        rc = cudaDeviceSynchronize();
+    } else if (!strcmp(m, "past_end")) {
+        char *d;
+        cudaMalloc(&d, 4096);
+        touch<<<1, 32>>>((float *)(d + 4096), 1);
+        printf("expect oob_pointer warning touch 0 0 0x%llx 0x%llx 4096 device\n", u(d + 4096 + 256), u(d));
+        touch<<<1, 32>>>((float *)(d + 4096 + 256), 1);
+        printf("expect oob_pointer error touch 0 0 0x%llx 0x%llx 4096 device\n", u(d + 400 * 1024), u(d));
+        touch<<<1, 32>>>((float *)(d + 400 * 1024), 1);
         rc = cudaDeviceSynchronize();
     } else if (!strcmp(m, "other_device")) {
         float *d1;
