@@ -93,9 +93,10 @@
 #define VT_FINDN_DOUBLE_FREE    "double_free"
 #define VT_FINDN_INVALID_FREE   "invalid_free"
 #define VT_FINDN_WRONG_DEVICE   "wrong_device"
+#define VT_FINDN_MISMATCHED_FREE "mismatched_free"
 #define VT_TRACE_FINDINGS(X) \
     X(HOST_POINTER) X(USE_AFTER_FREE) X(OOB_POINTER) X(OOB_COPY) X(DIRECTION) X(DOUBLE_FREE) X(INVALID_FREE) \
-    X(WRONG_DEVICE)
+    X(WRONG_DEVICE) X(MISMATCHED_FREE)
 #define VT_SEVN_ERROR   "error"
 #define VT_SEVN_WARNING "warning"
 

@@ -147,6 +147,22 @@ static void emit_free(const struct vt_free_pending *p)
     rec_publish(VT_R_FREE, r, sizeof *r, &stack);
 }
 
+/* The API that frees memory of p's kind when p->call.api is not it, else NULL: pinned memory
+ * goes with cudaFreeHost, registered memory with cudaHostUnregister, device and managed memory
+ * with cudaFree (and their driver twins). */
+static const char *wrong_free(const struct vt_free_pending *p)
+{
+    const char *api = p->call.api;
+    int drv = api[0] == 'c' && api[1] == 'u' && api[2] != 'd';
+    int host = strstr(api, "FreeHost") != NULL, unreg = strstr(api, "Unregister") != NULL;
+    switch (p->mem) {
+    case VT_MEM_PINNED: return host ? NULL : drv ? "cuMemFreeHost" : "cudaFreeHost";
+    case VT_MEM_REGISTERED: return unreg ? NULL : drv ? "cuMemHostUnregister" : "cudaHostUnregister";
+    case VT_MEM_DEVICE: case VT_MEM_MANAGED: return host || unreg ? (drv ? "cuMemFree" : "cudaFree") : NULL;
+    default: return NULL;
+    }
+}
+
 void vt_ev_free_end(struct vt_free_pending *p, int res)
 {
     VT_SAVE_ERRNO;
@@ -174,12 +190,20 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
         emit_free(p);
     }
     if (p->announced) vt_registry_free_retire();
+    const char *right = p->known && !p->is_handle && vt_cfg.check != VT_CHECK_OFF ? wrong_free(p) : NULL;
+    if (right) {
+        struct vt_finding f = { .kind = VT_F_MISMATCHED_FREE, .error = 1, .api = p->call.api, .arg = -1, .value = p->addr,
+                                .has_alloc = 1, .alloc_base = p->addr, .alloc_size = p->size, .alloc_mem = p->mem, .why = right };
+        vt_ev_finding(&f);
+    }
     if (res != 0 && !p->known && p->addr && vt_cfg.check != VT_CHECK_OFF && !p->is_handle) {
         uint64_t forgot;
         int was_freed = vt_registry_freed_lookup(p->addr, &a, &forgot) == 0 && a.base == p->addr;
         struct vt_finding f = { .kind = was_freed ? VT_F_DOUBLE_FREE : VT_F_INVALID_FREE, .error = 1,
                                 .api = p->call.api, .arg = -1, .value = p->addr };
-        if (was_freed) { f.has_alloc = 1; f.alloc_base = a.base; f.alloc_size = a.size; f.alloc_mem = a.mem; }
+        if (was_freed || vt_registry_lookup(p->addr, &a) == 0) { /* freed before, or inside a live block */
+            f.has_alloc = 1; f.alloc_base = a.base; f.alloc_size = a.size; f.alloc_mem = a.mem;
+        }
         vt_ev_finding(&f);
     }
     VT_RESTORE_ERRNO;

@@ -112,11 +112,20 @@ void vt_ev_finding(const struct vt_finding *f)
         snprintf(msg, sizeof msg, "%s(0x%llx): double free of an allocation of %llu bytes", f->api,
                  (unsigned long long)f->value, (unsigned long long)f->alloc_size);
         break;
+    case VT_F_MISMATCHED_FREE:
+        snprintf(msg, sizeof msg, "%s(0x%llx): %s memory (%llu bytes) is freed with %s, not %s", f->api, (unsigned long long)f->value,
+                 vt_mem_name(f->alloc_mem), (unsigned long long)f->alloc_size, f->why, f->api);
+        break;
     default:
-        snprintf(msg, sizeof msg, "%s(0x%llx): pointer was never allocated", f->api, (unsigned long long)f->value);
+        if (f->has_alloc)
+            snprintf(msg, sizeof msg, "%s(0x%llx): not the start of an allocation: %llu bytes into an allocation of %llu bytes at 0x%llx",
+                     f->api, (unsigned long long)f->value, (unsigned long long)(f->value - f->alloc_base),
+                     (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);
+        else
+            snprintf(msg, sizeof msg, "%s(0x%llx): pointer was never allocated", f->api, (unsigned long long)f->value);
         break;
     }
-    if (f->why && f->kind != VT_F_OOB_COPY && f->kind != VT_F_DIRECTION) {
+    if (f->why && f->kind != VT_F_OOB_COPY && f->kind != VT_F_DIRECTION && f->kind != VT_F_MISMATCHED_FREE) {
         size_t n = strlen(msg);
         snprintf(msg + n, sizeof msg - n, " (%s)", f->why);
     }

@@ -371,7 +371,7 @@ void vt_tracer_shutdown(void)
         print_size(sz, sizeof sz, leaks.bytes);
         static const char *const names[VT_F_COUNT] = { "host pointer", "use after free", "out-of-bounds pointer",
                                                        "out-of-bounds copy", "direction mismatch", "double free", "invalid free",
-                                                       "other-device pointer" };
+                                                       "other-device pointer", "mismatched free" };
         fprintf(stderr, "vramtrace: %s:", vt_trace_file);
         if (nfind) {
             fprintf(stderr, " findings:");

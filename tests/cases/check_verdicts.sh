@@ -17,7 +17,7 @@ run() { # run NAME MODE [VAR=VALUE...]
 found() {
     jqs "$TMP/$1.jsonl" '(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k
         | .[] | select(.ev=="finding")
-        | "expect \(.kind) \(.severity) \($k[.k|tostring]) \(.arg) \(.offset) \(.value) \(.alloc.addr // "-") \(.alloc.size // "-") \(.alloc.mem // "-")"'
+        | "expect \(.kind) \(.severity) \(if .k then $k[.k|tostring] else "-" end) \(.arg // "-") \(.offset // "-") \(.value) \(.alloc.addr // "-") \(.alloc.size // "-") \(.alloc.mem // "-")"'
 }
 want() { grep "^${2:-expect} " "$TMP/$1.out" | sed 's/^forget /expect /'; }
 verdict() { # verdict NAME DESC [LINE-PREFIX]
@@ -61,3 +61,17 @@ check_eq "other: the finding is on device 0 and names device 1" \
 # ---- severity -----------------------------------------------------------------------------------
 run past_end past_end
 verdict past_end "one past the end: nothing; 256 bytes past: a warning; 400 KiB past: an error, each naming the block"
+
+# ---- frees --------------------------------------------------------------------------------------
+run fhd free_host_dev
+verdict fhd "cudaFreeHost of device memory: a mismatched free naming the device allocation"
+check_eq "fhd: CUDA's answers: cudaErrorInvalidValue (1), then cudaFree succeeds" "$(grep '^frees' "$TMP/fhd.out")" "frees 1 0"
+check "fhd: the message names both APIs" grep -q "cudaFreeHost(0x[0-9a-f]*): device memory (4096 bytes) is freed with cudaFree, not cudaFreeHost" "$TMP/fhd.err"
+run fdp free_dev_pin
+verdict fdp "cudaFree of pinned memory: a mismatched free naming the pinned allocation"
+check_eq "fdp: CUDA's answers: cudaErrorInvalidValue (1), then cudaFreeHost succeeds" "$(grep '^frees' "$TMP/fdp.out")" "frees 1 0"
+check "fdp: the message names both APIs" grep -q "cudaFree(0x[0-9a-f]*): pinned memory (4096 bytes) is freed with cudaFreeHost, not cudaFree" "$TMP/fdp.err"
+run foff free_offset
+verdict foff "cudaFree(d + 16): an invalid free naming the allocation it points into"
+check "foff: the message says where" grep -q "cudaFree(0x[0-9a-f]*): not the start of an allocation: 16 bytes into an allocation of 4096 bytes at 0x" "$TMP/foff.err"
+check_eq "foff: CUDA's answers: an error, then cudaFree(d) succeeds" "$(grep '^frees' "$TMP/foff.out")" "frees 1 0"

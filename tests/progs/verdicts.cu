@@ -15,6 +15,9 @@
 //   host_big      a 4 MiB malloc (glibc serves it with its own mmap): heap memory
 //   past_end      one past a block's end (legal), 256 bytes past it (a warning: still inside the
 //                 page CUDA maps), 400 KiB past it (an error: memory no allocation covers)
+//   free_host_dev cudaFreeHost of device memory, then the right cudaFree
+//   free_dev_pin  cudaFree of pinned memory, then the right cudaFreeHost
+//   free_offset   cudaFree(d + 16), then cudaFree(d)
 //   other_device  device 1's memory launched on device 1 (fine), on device 0 without peer access
 //                 (an error), then again after cudaDeviceEnablePeerAccess (fine)
 #include <cstdint>
@@ -112,6 +115,27 @@ int main(int argc, char **argv)
         printf("expect oob_pointer error touch 0 0 0x%llx 0x%llx 4096 device\n", u(d + 400 * 1024), u(d));
         touch<<<1, 32>>>((float *)(d + 400 * 1024), 1);
         rc = cudaDeviceSynchronize();
+    } else if (!strcmp(m, "free_host_dev")) {
+        float *d;
+        cudaMalloc(&d, 4096);
+        printf("expect mismatched_free error - - - 0x%llx 0x%llx 4096 device\n", u(d), u(d));
+        int r1 = cudaFreeHost(d);   // CUDA: cudaErrorInvalidValue, nothing freed
+        int r2 = cudaFree(d);
+        printf("frees %d %d\n", r1, r2);
+    } else if (!strcmp(m, "free_dev_pin")) {
+        float *p;
+        cudaMallocHost(&p, 4096);
+        printf("expect mismatched_free error - - - 0x%llx 0x%llx 4096 pinned\n", u(p), u(p));
+        int r1 = cudaFree(p);       // CUDA: cudaErrorInvalidValue, nothing freed
+        int r2 = cudaFreeHost(p);
+        printf("frees %d %d\n", r1, r2);
+    } else if (!strcmp(m, "free_offset")) {
+        char *d;
+        cudaMalloc(&d, 4096);
+        printf("expect invalid_free error - - - 0x%llx 0x%llx 4096 device\n", u(d + 16), u(d));
+        int r1 = cudaFree(d + 16);  // not the start of an allocation
+        int r2 = cudaFree(d);
+        printf("frees %d %d\n", r1, r2);
     } else if (!strcmp(m, "other_device")) {
         float *d1;
         cudaSetDevice(1);
