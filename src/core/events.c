@@ -209,6 +209,36 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
     VT_RESTORE_ERRNO;
 }
 
+struct reset_list { int dev; size_t n, cap; uint64_t *base; };
+static void collect_reset(const vt_alloc_info *a, void *p)
+{
+    struct reset_list *l = p;
+    if (a->dev != l->dev || !(a->mem == VT_MEM_DEVICE || a->mem == VT_MEM_ASYNC || a->mem == VT_MEM_MANAGED)) return;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        uint64_t *nb = realloc(l->base, cap * sizeof *nb);
+        if (!nb) return;
+        l->base = nb;
+        l->cap = cap;
+    }
+    l->base[l->n++] = a->base;
+}
+
+void vt_ev_device_reset(const char *api, int dev)
+{
+    if (!vt_trace_ready()) return;
+    VT_SAVE_ERRNO;
+    struct reset_list l = { dev, 0, 0, NULL };
+    vt_registry_foreach(collect_reset, &l); /* collected first: a free takes the shard's lock */
+    for (size_t i = 0; i < l.n; i++) {
+        struct vt_free_pending p;
+        vt_ev_free_begin(&p, api, l.base[i], 0, 0, 0);
+        vt_ev_free_end(&p, 0);
+    }
+    free(l.base);
+    VT_RESTORE_ERRNO;
+}
+
 static const char *const dir_names[] = {
 #define VT_X(id) [VT_DIR_##id] = VT_DIRN_##id,
     VT_TRACE_DIRS(VT_X)

@@ -43,6 +43,10 @@ struct vt_free_pending {
 };
 void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr, int is_handle, uint64_t stream, int has_stream);
 void vt_ev_free_end(struct vt_free_pending *p, int res);
+/* A device reset (cudaDeviceReset, cuDevicePrimaryCtxReset) succeeded: every device, pool and
+ * managed allocation of `dev` is gone. Each is recorded as freed by `api` (a free line, and the
+ * freed history, so a later use is a use after free). */
+void vt_ev_device_reset(const char *api, int dev);
 
 /* copy directions, in vramtrace/trace.h's order (VT_DIR_H2H = 0) */
 enum vt_dir {

@@ -194,6 +194,35 @@ cudaError_t cudaSetDevice(int dev)
     return r;
 }
 
+/* A reset frees every allocation of the current device (CUDA documents it for cudaDeviceReset
+ * and cuDevicePrimaryCtxReset): the registry must forget them, or a later use is missed and new
+ * allocations overlap the old ranges. */
+VT_REAL_SLOT(cudaDeviceReset);
+cudaError_t cudaDeviceReset(void)
+{
+    vt_init();
+    __typeof__(&cudaDeviceReset) real = VT_REAL(cudaDeviceReset);
+    if (!real) return cudaErrorNotSupported;
+    int dev = vt_ts.cur_dev;
+    vt_ts.rt_depth++;
+    cudaError_t r = real();
+    vt_ts.rt_depth--;
+    if (r == cudaSuccess && vt_cfg.enabled && vt_ts.guard == 0) vt_ev_device_reset("cudaDeviceReset", dev);
+    return r;
+}
+
+VT_REAL_SLOT(cuDevicePrimaryCtxReset_v2);
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    vt_init();
+    __typeof__(&cuDevicePrimaryCtxReset_v2) real = VT_REAL(cuDevicePrimaryCtxReset_v2);
+    if (!real) return CUDA_ERROR_NOT_SUPPORTED;
+    CUresult r = real(dev);
+    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0 && !vt_in_runtime())
+        vt_ev_device_reset("cuDevicePrimaryCtxReset", dev);
+    return r;
+}
+
 const struct vt_hook vt_hooks_launch[] = {
     VT_HOOK_ENTRY(__cudaRegisterFatBinary, NULL, 0, 0),
     VT_HOOK_ENTRY(__cudaRegisterFunction, NULL, 0, 0),
@@ -208,5 +237,7 @@ const struct vt_hook vt_hooks_launch[] = {
     VT_HOOK_ENTRY(cudaStreamSynchronize, NULL, 0, 0),
     VT_HOOK_ENTRY(cudaStreamSynchronize_ptsz, NULL, 0, 0),
     VT_HOOK_ENTRY(cudaSetDevice, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaDeviceReset, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuDevicePrimaryCtxReset_v2, "cuDevicePrimaryCtxReset", 11000, 0),
     { NULL, NULL, 0, 0, NULL, NULL },
 };

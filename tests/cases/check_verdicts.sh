@@ -75,3 +75,9 @@ run foff free_offset
 verdict foff "cudaFree(d + 16): an invalid free naming the allocation it points into"
 check "foff: the message says where" grep -q "cudaFree(0x[0-9a-f]*): not the start of an allocation: 16 bytes into an allocation of 4096 bytes at 0x" "$TMP/foff.err"
 check_eq "foff: CUDA's answers: an error, then cudaFree(d) succeeds" "$(grep '^frees' "$TMP/foff.out")" "frees 1 0"
+
+# ---- device reset -------------------------------------------------------------------------------
+run reset reset
+verdict reset "a block freed by cudaDeviceReset and launched: a use after free (a new block after the reset: nothing)"
+check_eq "reset: the reset is recorded as the block's free (nothing leaked at exit)" \
+    "$(jqs "$TMP/reset.jsonl" '[.[]|select(.ev=="free" and .api=="cudaDeviceReset")|.size]|map(tostring)|join(",")') $(grep -c 'not freed' "$TMP/reset.err")" "4096 0"

@@ -18,6 +18,7 @@
 //   free_host_dev cudaFreeHost of device memory, then the right cudaFree
 //   free_dev_pin  cudaFree of pinned memory, then the right cudaFreeHost
 //   free_offset   cudaFree(d + 16), then cudaFree(d)
+//   reset         a block freed by cudaDeviceReset, then launched; a new block after the reset
 //   other_device  device 1's memory launched on device 1 (fine), on device 0 without peer access
 //                 (an error), then again after cudaDeviceEnablePeerAccess (fine)
 #include <cstdint>
@@ -136,6 +137,16 @@ int main(int argc, char **argv)
         int r1 = cudaFree(d + 16);  // not the start of an allocation
         int r2 = cudaFree(d);
         printf("frees %d %d\n", r1, r2);
+    } else if (!strcmp(m, "reset")) {
+        float *d, *e;
+        cudaMalloc(&d, 4096);
+        cudaDeviceReset();                    // frees every allocation of the device
+        expect("use_after_free", "error", d, d, 4096, "device");
+        touch<<<1, 32>>>(d, 1);
+        cudaMalloc(&e, 8192);                 // may reuse d's address: live, no finding
+        touch<<<1, 32>>>(e, 1);
+        rc = cudaDeviceSynchronize();
+        cudaFree(e);
     } else if (!strcmp(m, "other_device")) {
         float *d1;
         cudaSetDevice(1);
