@@ -55,6 +55,13 @@ else
     out=$(VRAMTRACE_SIM_DEREF="$TMP/nonexistent" run "$B" hostptr 2>"$TMP/deref_err"; echo "rc=$?")
     check_eq "a missing table stops the program (exit 97) with a message" \
         "$(v "$out" rc) $(grep -c 'VRAMTRACE_SIM_DEREF=.*cannot open' "$TMP/deref_err")" "97 1"
+    out=$(VRAMTRACE_SIM_DEVICES=2 run "$B" nopeer)
+    check_eq "device 1's memory in a device-0 kernel without peer access: sync returns 700" "$(v "$out" sync)" 700
+    VRAMTRACE_SIM_DEVICES=2 "$VT" run --sim -o "$TMP/np.jsonl" -- "$B" nopeer >/dev/null 2>&1
+    check_eq "... and the tracer, which does not share the sim's rule, calls it a wrong_device error" \
+        "$(jqs "$TMP/np.jsonl" '[.[]|select(.ev=="finding")|"\(.kind) \(.severity) \(.arg)"]|join(";")')" "wrong_device error 0"
+    out=$(VRAMTRACE_SIM_DEVICES=2 run "$B" peer)
+    check_eq "... after cudaDeviceEnablePeerAccess(1): enabled, sync returns 0" "$(v "$out" enable) $(v "$out" sync)" "0 0"
     out=$(VRAMTRACE_SIM_PAGEABLE=1 run "$B" hostptr)
     check_eq "pageable-access device accepts host pointers" "$(v "$out" sync)" 0
 fi

@@ -102,6 +102,16 @@ int main(int argc, char **argv)
     const char *m = argc > 1 ? argv[1] : "roundtrip";
     if (!strcmp(m, "roundtrip")) return mode_roundtrip();
     if (!strcmp(m, "oom")) return mode_oom();
+    if (!strcmp(m, "peer") || !strcmp(m, "nopeer")) { // device 1's memory in a device-0 kernel
+        float *d1;
+        cudaSetDevice(1);
+        cudaMalloc(&d1, 4096);
+        cudaSetDevice(0);
+        if (m[0] == 'p') printf("enable=%d\n", (int)cudaDeviceEnablePeerAccess(1, 0));
+        k_ptr<<<1, 32>>>(d1, 4);
+        report_launch(cudaGetLastError());
+        return 0;
+    }
     if (!strcmp(m, "hostptr")) {
         float *h = (float *)malloc(1 << 20);
         k_ptr<<<1, 32>>>(h, 4);

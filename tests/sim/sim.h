@@ -108,7 +108,9 @@ int sim_dev_of_range(uintptr_t p);
 void *sim_view(uintptr_t p);
 /* Classify a word passed to a kernel: 0 fine (not a pointer, or valid memory), 1 host pointer,
  * 2 device-range address outside any live allocation. Caller holds sim_lock. */
-int sim_classify_kernel_word(uint64_t v);
+/* What a kernel on device `dev` finds at v: 0 fine, 1 host memory it cannot reach, 2 no memory
+ * it may use (unallocated, inaccessible VMM, another device's without peer access). */
+int sim_classify_kernel_word(uint64_t v, int dev);
 /* Valid device-accessible byte range [p, p+n)? (device/async/vmm/managed, or pinned/registered). */
 int sim_range_ok(uintptr_t p, size_t n, int allow_host_regions);
 void sim_release_device_memory(int dev); /* frees every device/async/managed range of dev */

@@ -287,10 +287,13 @@ void *sim_view(uintptr_t p)
     return d >= 0 ? (void *)(sim_devs[d].view + (p - sim_devs[d].lo)) : (void *)p;
 }
 
-int sim_classify_kernel_word(uint64_t v)
+int sim_classify_kernel_word(uint64_t v, int dev)
 {
     if (v < 0x10000) return 0;
     sim_region *r = sim_region_find((uintptr_t)v);
+    if (r && (r->kind == SIM_K_DEVICE || r->kind == SIM_K_ASYNC) && r->dev >= 0 && dev >= 0 && r->dev != dev &&
+        !sim_devs[dev].peer_enabled[r->dev])
+        return 2; /* another GPU's memory without peer access */
     if (r) return r->kind == SIM_K_VMM && (r->flags & SIM_F_NOACCESS) ? 2 : 0;
     /* one past the end (or in the alignment slack) of an allocation is still fine */
     if (v > 0) {

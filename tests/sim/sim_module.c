@@ -291,7 +291,7 @@ CUresult sim_launch_check(CUfunction hf, void **params, const void *argbuf, size
     pthread_mutex_lock(&sim_lock);
     for (int i = 0; i < n && !kind; i++) {
         uint64_t v;
-        if (arg_word(f, params, argbuf, argsize, offs[i], &v, &which) && (kind = sim_classify_kernel_word(v))) {
+        if (arg_word(f, params, argbuf, argsize, offs[i], &v, &which) && (kind = sim_classify_kernel_word(v, c->dev))) {
             bad = v;
             at = offs[i];
         }
