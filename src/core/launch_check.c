@@ -42,60 +42,62 @@ static void emit_kernel_record(vt_kernel *k)
     free(buf);
 }
 
+/* The finding for v, which no live range holds, into *f (kind, severity, why; info->alloc the
+ * allocation concerned); 0 when v is no bad pointer. `dev`: the launching device. */
+static int classify_finding(uint64_t v, int dev, vt_ptr_info *info, struct vt_finding *f)
+{
+    vt_classify(v, info);
+    switch (info->cls) {
+    case VT_PTR_HOST:
+        f->kind = VT_F_HOST_POINTER;
+        f->cls = info->host_cls;
+        f->mapping = info->mapping;
+        f->error = !vt_device_pageable_access(dev);
+        if (!f->error) f->why = "the device reports pageable memory access (HMM/ATS), so the kernel can reach it, "
+                                "but every access crosses the interconnect";
+        return 1;
+    case VT_PTR_FREED:
+        f->kind = VT_F_USE_AFTER_FREE;
+        f->error = 1;
+        return 1;
+    case VT_PTR_NEAR_DEVICE: {
+        uint64_t end = info->alloc.base + info->alloc.size;
+        if (v == end) return 0; /* the legal one-past-the-end pointer of [base, end) */
+        /* Within CUDA's smallest device page of the block the memory is likely still mapped (a
+         * bug, but no fault); farther out no allocation covers it and a kernel using it faults. */
+        uint64_t dist = v > end ? v - end : info->alloc.base - v;
+        f->kind = VT_F_OOB_POINTER;
+        f->error = dist > VT_OOB_MAPPED;
+        if (info->forgot)
+            f->why = "outside every allocation; the freed-memory history had to forget older frees here, so it may be a use after free";
+        else
+            f->why = f->error ? "far outside every allocation: no allocation covers it" : "between allocations, near the end of one";
+        return 1;
+    }
+    default:
+        return 0;
+    }
+}
+
 /* Word WIDX (of k->words; -1 when walking the layout) of argument ARG holds V. Without the
  * kernel's PTX (SASS only) nothing tells a pointer inside a by-value struct from data that looks
  * like one (a stride table's garbage tail), so a finding there is a warning, once per word per
  * kernel; a top-level 8-byte argument keeps the full check. */
 static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v, int32_t widx)
 {
-    vt_alloc_info a;
     if (vt_looks_scalar(v)) return;
     struct vt_finding f = { .api = c->api, .k = k, .arg = (int)arg, .offset = offset, .value = v };
     vt_ptr_info info;
-    if (vt_live_lookup_cached(v, &a) == 0) { /* a live CUDA range: fine, unless another device's */
-        if (!vt_wrong_device(&a, c->dev)) return;
-        info.cls = -1;
-        info.alloc = a;
+    if (vt_live_lookup_cached(v, &info.alloc) == 0) { /* a live CUDA range: fine, unless another device's */
+        if (!vt_wrong_device(&info.alloc, c->dev)) return;
         f.kind = VT_F_WRONG_DEVICE;
         f.error = 1;
-        f.alloc_dev = a.dev;
+        f.alloc_dev = info.alloc.dev;
         f.dev = c->dev;
-    } else {
-        vt_classify(v, &info);
-    }
-    switch (info.cls) {
-    case -1:
-        break;
-    case VT_PTR_HOST:
-        f.kind = VT_F_HOST_POINTER;
-        f.cls = info.host_cls;
-        f.mapping = info.mapping;
-        f.error = !vt_device_pageable_access(c->dev);
-        if (!f.error) f.why = "the device reports pageable memory access (HMM/ATS), so the kernel can reach it, "
-                              "but every access crosses the interconnect";
-        break;
-    case VT_PTR_FREED:
-        f.kind = VT_F_USE_AFTER_FREE;
-        f.error = 1;
-        break;
-    case VT_PTR_NEAR_DEVICE: {
-        uint64_t end = info.alloc.base + info.alloc.size;
-        if (v == end) return; /* the legal one-past-the-end pointer of [base, end) */
-        /* Within CUDA's smallest device page of the block the memory is likely still mapped (a
-         * bug, but no fault); farther out no allocation covers it and a kernel using it faults. */
-        uint64_t dist = v > end ? v - end : info.alloc.base - v;
-        f.kind = VT_F_OOB_POINTER;
-        f.error = dist > VT_OOB_MAPPED;
-        if (info.forgot)
-            f.why = "outside every allocation; the freed-memory history had to forget older frees here, so it may be a use after free";
-        else
-            f.why = f.error ? "far outside every allocation: no allocation covers it" : "between allocations, near the end of one";
-        break;
-    }
-    default:
+    } else if (!classify_finding(v, c->dev, &info, &f)) {
         return;
     }
-    if (info.cls == VT_PTR_FREED || info.cls == VT_PTR_NEAR_DEVICE || info.cls == -1) {
+    if (f.kind != VT_F_HOST_POINTER) { /* every other launch finding names the allocation concerned */
         f.has_alloc = 1;
         f.alloc_base = info.alloc.base;
         f.alloc_size = info.alloc.size;

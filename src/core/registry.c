@@ -158,12 +158,18 @@ int vt_registry_in_device_span(uint64_t addr, uint64_t slack)
     return lo <= hi && addr + slack >= lo && addr < hi + slack;
 }
 
+/* [*lo, *hi) grows to cover [base, end) (lock-free: any thread may widen it) */
+static void widen(_Atomic uint64_t *lo_p, _Atomic uint64_t *hi_p, uint64_t base, uint64_t end)
+{
+    uint64_t lo = atomic_load_explicit(lo_p, memory_order_relaxed), hi = atomic_load_explicit(hi_p, memory_order_relaxed);
+    while (base < lo && !atomic_compare_exchange_weak(lo_p, &lo, base)) {}
+    while (end > hi && !atomic_compare_exchange_weak(hi_p, &hi, end)) {}
+}
+
 static void widen_span(uint64_t base, uint64_t end)
 {
     vt_va_raise(end); /* device memory above the top seen at init (a 5-level-paging host) */
-    uint64_t lo = atomic_load_explicit(&span_lo, memory_order_relaxed), hi = atomic_load_explicit(&span_hi, memory_order_relaxed);
-    while (base < lo && !atomic_compare_exchange_weak(&span_lo, &lo, base)) {}
-    while (end > hi && !atomic_compare_exchange_weak(&span_hi, &hi, end)) {}
+    widen(&span_lo, &span_hi, base, end);
 }
 
 void vt_registry_set_freed_history(unsigned ranges)
@@ -213,9 +219,7 @@ static void remember_freed(struct shard *sh, uint64_t base, uint64_t end, uint32
         fnode_unlink(sh, n); /* out of memory: not remembered */
         return;
     }
-    uint64_t lo = atomic_load_explicit(&freed_lo, memory_order_relaxed), hi = atomic_load_explicit(&freed_hi, memory_order_relaxed);
-    while (base < lo && !atomic_compare_exchange_weak(&freed_lo, &lo, base)) {}
-    while (end > hi && !atomic_compare_exchange_weak(&freed_hi, &hi, end)) {}
+    widen(&freed_lo, &freed_hi, base, end);
 }
 
 /* Ranges of one shard's map overlapping [base, end) are contiguous, ending with floor(end - 1)
@@ -628,8 +632,8 @@ void vt_registry_reset(void)
     atomic_store(&span_hi, 0);
     atomic_store(&freed_lo, UINT64_MAX);
     atomic_store(&freed_hi, 0);
+    vt_registry_invalidate_all();
     for (int s = 0; s < NSHARDS; s++) {
-        atomic_fetch_add(&vt_registry_gens[s].v, 1);
         atomic_store(&shards[s].lock, 0);
         vt_rm_reset(&shards[s].map);
         vt_rm_reset(&shards[s].freed);

@@ -41,6 +41,17 @@ static void expect(const char *kind, const char *sev, const void *value, const v
     printf("expect %s %s touch 0 0 0x%llx 0x%llx %zu %s\n", kind, sev, u(value), u(alloc), size, mem);
 }
 
+// A 4096-byte block at `block` freed first with wrong(at), then right(block): prints the finding
+// the first call must produce and both calls' answers.
+static void wrong_then_right_free(const char *kind, const char *mem, char *block, char *at,
+                                  cudaError_t (*wrong)(void *), cudaError_t (*right)(void *))
+{
+    printf("expect %s error - - - 0x%llx 0x%llx 4096 %s\n", kind, u(at), u(block), mem);
+    int r1 = wrong(at);
+    int r2 = right(block);
+    printf("frees %d %d\n", r1, r2);
+}
+
 static int freed_many(void)
 {
     enum { N = 1000, SMALL = 256 };
@@ -117,26 +128,18 @@ int main(int argc, char **argv)
         touch<<<1, 32>>>((float *)(d + 400 * 1024), 1);
         rc = cudaDeviceSynchronize();
     } else if (!strcmp(m, "free_host_dev")) {
-        float *d;
+        char *d;
         cudaMalloc(&d, 4096);
-        printf("expect mismatched_free error - - - 0x%llx 0x%llx 4096 device\n", u(d), u(d));
-        int r1 = cudaFreeHost(d);   // CUDA: cudaErrorInvalidValue, nothing freed
-        int r2 = cudaFree(d);
-        printf("frees %d %d\n", r1, r2);
+        // CUDA: cudaErrorInvalidValue, nothing freed; then the right call frees it
+        wrong_then_right_free("mismatched_free", "device", d, d, cudaFreeHost, cudaFree);
     } else if (!strcmp(m, "free_dev_pin")) {
-        float *p;
+        char *p;
         cudaMallocHost(&p, 4096);
-        printf("expect mismatched_free error - - - 0x%llx 0x%llx 4096 pinned\n", u(p), u(p));
-        int r1 = cudaFree(p);       // CUDA: cudaErrorInvalidValue, nothing freed
-        int r2 = cudaFreeHost(p);
-        printf("frees %d %d\n", r1, r2);
+        wrong_then_right_free("mismatched_free", "pinned", p, p, cudaFree, cudaFreeHost);
     } else if (!strcmp(m, "free_offset")) {
         char *d;
         cudaMalloc(&d, 4096);
-        printf("expect invalid_free error - - - 0x%llx 0x%llx 4096 device\n", u(d + 16), u(d));
-        int r1 = cudaFree(d + 16);  // not the start of an allocation
-        int r2 = cudaFree(d);
-        printf("frees %d %d\n", r1, r2);
+        wrong_then_right_free("invalid_free", "device", d, d + 16, cudaFree, cudaFree);   // not its start
     } else if (!strcmp(m, "reset")) {
         float *d, *e;
         cudaMalloc(&d, 4096);
