@@ -111,7 +111,7 @@
         X(src_dev) X(value)                                                                    \
     /* pools */ X(pool) X(keep) X(reserved_before) X(reserved_after)                           \
     /* kernels and launches */ X(id) X(name) X(params) X(layout) X(k) X(grid) X(block) X(shmem) \
-    /* findings */ X(severity) X(arg) X(offset) X(class) X(mapping) X(alloc) X(msg)            \
+    /* findings */ X(severity) X(arg) X(offset) X(class) X(mapping) X(alloc) X(msg) X(count) X(first) \
     /* modules and devices */ X(path) X(base) X(lo) X(hi) X(cc) X(mem_clock_khz)              \
         X(bus_width_bits) X(pageable_access) X(sim)                                            \
     /* header */ X(format) X(version) X(tracer) X(token) X(pid) X(ppid) X(program) X(argv)    \

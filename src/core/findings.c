@@ -1,6 +1,7 @@
 /* findings.c - the `finding` record: a bad pointer handed to a kernel, a copy or a free, with
  * its message (also on stderr for the first 20), the per-kind counts for the exit summary, and
- * --check=abort. Called by events.c (copies, frees) and launch_check.c (launches). */
+ * --check=abort, and the folding of repeated launch findings into one with a count. Called by
+ * events.c (copies, frees) and launch_check.c (launches). */
 #include "findings.h"
 
 #include <dlfcn.h>
@@ -17,11 +18,114 @@
 
 static _Atomic uint64_t finding_counts[VT_F_COUNT];
 
+static const char *const kind_names[VT_F_COUNT] = {
+#define VT_X(id) [VT_F_##id] = VT_FINDN_##id,
+    VT_TRACE_FINDINGS(VT_X)
+#undef VT_X
+};
+static _Atomic uint64_t findings_printed; /* distinct findings said on stderr (the first 20) */
+
+/* Repeats of a launch finding. A kernel launched 20000 times with the same host pointer (legal
+ * on HMM/ATS systems, so a warning) would write 20000 findings and a trace five times larger:
+ * instead one slot per (kernel, argument, offset, kind, severity, class) counts them. The first
+ * occurrence writes the whole finding with "id" (the slot) and "count":1; repeats write a short
+ * line only at counts 2, 4, 8, ... (a crash loses less than half the count), and the exit writes
+ * the final count (vt_findings_flush). Lock-free: a slot is claimed with one CAS, counted with
+ * fetch-adds. When the table is full a finding is written whole, as if it had no repeats. */
+#define REPEAT_SLOTS 1024
+#define REPEAT_PROBES 32
+struct repeat {
+    _Atomic uint64_t key;               /* 0: free */
+    _Atomic uint64_t count, first_t, last_t, written; /* written: the highest count in the trace */
+    _Atomic int ready;                  /* the fields below are set (for the exit flush) */
+    int kind, error, arg, dev;
+    uint64_t k, offset;
+};
+static struct repeat repeats[REPEAT_SLOTS];
+
+static uint64_t mix64(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h ^= h >> 33; h *= 0xff51afd7ed558ccdull; h ^= h >> 33;
+    return h;
+}
+
+static uint64_t repeat_key(const struct vt_finding *f)
+{
+    uint64_t h = mix64(mix64(mix64(0, f->k->id), (uint64_t)(uint32_t)f->arg), f->offset);
+    h = mix64(h, (uint64_t)f->kind << 1 | (uint64_t)(f->error != 0));
+    /* the class: where a host value lives; for the others, the kind of memory named */
+    if (f->cls) for (const char *c = f->cls; *c; c++) h = mix64(h, (unsigned char)*c);
+    else h = mix64(h, 0x100u + (unsigned)f->alloc_mem);
+    return h ? h : 1;
+}
+
+/* F's slot, claimed if new; NULL when the table has no room for it. */
+static struct repeat *repeat_slot(const struct vt_finding *f)
+{
+    uint64_t key = repeat_key(f);
+    for (unsigned i = 0; i < REPEAT_PROBES; i++) {
+        struct repeat *r = &repeats[(key + i) % REPEAT_SLOTS];
+        uint64_t cur = atomic_load_explicit(&r->key, memory_order_acquire);
+        if (cur == key) return r;
+        if (cur) continue;
+        if (atomic_compare_exchange_strong(&r->key, &cur, key)) {
+            r->kind = f->kind; r->error = f->error; r->arg = f->arg; r->dev = vt_ts.cur_dev;
+            r->k = f->k->id; r->offset = f->offset;
+            atomic_store_explicit(&r->ready, 1, memory_order_release);
+            return r;
+        }
+        if (cur == key) return r;
+    }
+    return NULL;
+}
+
+static void raise_written(struct repeat *r, uint64_t n)
+{
+    uint64_t w = atomic_load(&r->written);
+    while (w < n && !atomic_compare_exchange_weak(&r->written, &w, n)) {}
+}
+
+/* The short line of a repeat: enough to find the first (by id) and say how often since when. */
+static void write_repeat(struct repeat *r, uint64_t n, uint64_t t)
+{
+    char buf[512];
+    vt_line l;
+    vt_line_init(&l, buf, sizeof buf - 2);
+    VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_FINDING "\"");
+    vt_put_key(&l, "t"); vt_put_u64(&l, t);
+    vt_put_key(&l, "kind"); vt_put_str(&l, kind_names[r->kind]);
+    vt_put_key(&l, "severity"); vt_put_str(&l, r->error ? VT_SEVN_ERROR : VT_SEVN_WARNING);
+    vt_put_key(&l, "dev"); vt_put_i64(&l, r->dev);
+    vt_put_key(&l, "k"); vt_put_u64(&l, r->k);
+    vt_put_key(&l, "arg"); vt_put_i64(&l, r->arg);
+    vt_put_key(&l, "offset"); vt_put_u64(&l, r->offset);
+    vt_put_key(&l, "id"); vt_put_u64(&l, (uint64_t)(r - repeats) + 1);
+    vt_put_key(&l, "count"); vt_put_u64(&l, n);
+    uint64_t first = atomic_load(&r->first_t);
+    if (first) { vt_put_key(&l, "first"); vt_put_u64(&l, first); }
+    vt_fmt_emit(&l);
+    raise_written(r, n);
+}
+
+void vt_findings_flush(void)
+{
+    if (!vt_trace_ready()) return;
+    for (unsigned i = 0; i < REPEAT_SLOTS; i++) {
+        struct repeat *r = &repeats[i];
+        if (!atomic_load_explicit(&r->ready, memory_order_acquire)) continue;
+        uint64_t n = atomic_load(&r->count);
+        if (n > atomic_load(&r->written)) write_repeat(r, n, atomic_load(&r->last_t));
+    }
+}
+
 uint64_t vt_findings_count(int kind) { return kind >= 0 && kind < VT_F_COUNT ? atomic_load(&finding_counts[kind]) : 0; }
 
 void vt_findings_reset_after_fork(void)
 {
     for (int i = 0; i < VT_F_COUNT; i++) atomic_store(&finding_counts[i], 0);
+    atomic_store(&findings_printed, 0);
+    memset(repeats, 0, sizeof repeats); /* only this thread runs in the child */
 }
 
 static void short_name(const char *mangled, char *out, size_t cap)
@@ -56,16 +160,23 @@ static void short_name(const char *mangled, char *out, size_t cap)
     free(d);
 }
 
-static const char *const kind_names[VT_F_COUNT] = {
-#define VT_X(id) [VT_F_##id] = VT_FINDN_##id,
-    VT_TRACE_FINDINGS(VT_X)
-#undef VT_X
-};
-
 void vt_ev_finding(const struct vt_finding *f)
 {
     VT_SAVE_ERRNO;
     atomic_fetch_add(&finding_counts[f->kind], 1);
+    struct repeat *rep = f->k ? repeat_slot(f) : NULL;
+    uint64_t now = 0;
+    if (rep) {
+        uint64_t seen = atomic_fetch_add(&rep->count, 1) + 1;
+        now = vt_now();
+        atomic_store(&rep->last_t, now);
+        if (seen > 1) { /* said before: a short line at each power of two */
+            if (!(seen & (seen - 1)) && vt_trace_ready()) write_repeat(rep, seen, now);
+            VT_RESTORE_ERRNO;
+            return;
+        }
+        atomic_store(&rep->first_t, now);
+    }
     char kname[256] = "", msg[768];
     if (f->k) short_name(f->k->name, kname, sizeof kname);
     char where[320] = "";
@@ -134,7 +245,7 @@ void vt_ev_finding(const struct vt_finding *f)
         vt_line l;
         vt_line_init(&l, buf, sizeof buf - 2);
         VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_FINDING "\"");
-        vt_put_key(&l, "t"); vt_put_u64(&l, vt_now());
+        vt_put_key(&l, "t"); vt_put_u64(&l, rep ? now : vt_now());
         vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
         vt_put_key(&l, "kind"); vt_put_str(&l, kind_names[f->kind]);
         vt_put_key(&l, "severity"); vt_put_str(&l, f->error ? VT_SEVN_ERROR : VT_SEVN_WARNING);
@@ -157,13 +268,16 @@ void vt_ev_finding(const struct vt_finding *f)
             vt_put_str(&l, vt_mem_name(f->alloc_mem));
             VT_PUT_LIT(&l, "}");
         }
+        if (rep) {
+            vt_put_key(&l, "id"); vt_put_u64(&l, (uint64_t)(rep - repeats) + 1);
+            vt_put_key(&l, "count"); vt_put_u64(&l, 1);
+        }
         vt_fmt_bt(&l);
         vt_put_key(&l, "msg"); vt_put_str(&l, msg);
         vt_fmt_emit(&l);
+        if (rep) raise_written(rep, 1);
     }
-    uint64_t total = 0;
-    for (int i = 0; i < VT_F_COUNT; i++) total += atomic_load(&finding_counts[i]);
-    if (!vt_cfg.quiet && total <= 20)
+    if (!vt_cfg.quiet && atomic_fetch_add(&findings_printed, 1) < 20)
         fprintf(stderr, "vramtrace: %s: %s\n", f->error ? VT_SEVN_ERROR : VT_SEVN_WARNING, msg);
     if (f->error && vt_cfg.check == VT_CHECK_ABORT) {
         fprintf(stderr, "vramtrace: stopping at the first error (--check=abort); trace: %s\n", vt_trace_path());

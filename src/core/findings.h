@@ -28,7 +28,10 @@ struct vt_finding {
 };
 void vt_ev_finding(const struct vt_finding *f);
 
-/* Exit summary: findings of KIND so far. */
+/* Writes the final count of each launch finding repeated since its last line (at exit, before
+ * the journal closes). */
+void vt_findings_flush(void);
+/* Exit summary: findings of KIND so far, repeats included. */
 uint64_t vt_findings_count(int kind);
 /* Fork child: no finding yet. */
 void vt_findings_reset_after_fork(void);

@@ -347,6 +347,7 @@ void vt_tracer_shutdown(void)
     reset_if_pid_changed();
     if (atomic_load(&vt_trace_state) <= 0) return;
     vt_ts.guard++;
+    vt_findings_flush();
     vt_journal_close(); /* every queued record reaches the file before the footer counts them */
     struct leak_sum leaks = { 0, 0 };
     vt_registry_foreach(add_leak, &leaks);

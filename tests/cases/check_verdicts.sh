@@ -16,7 +16,7 @@ run() { # run NAME MODE [VAR=VALUE...]
 }
 found() {
     jqs "$TMP/$1.jsonl" '(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k
-        | .[] | select(.ev=="finding")
+        | .[] | select(.ev=="finding" and .msg)
         | "expect \(.kind) \(.severity) \(if .k then $k[.k|tostring] else "-" end) \(.arg // "-") \(.offset // "-") \(.value) \(.alloc.addr // "-") \(.alloc.size // "-") \(.alloc.mem // "-")"'
 }
 want() { grep "^${2:-expect} " "$TMP/$1.out" | sed 's/^forget /expect /'; }
@@ -81,3 +81,35 @@ run reset reset
 verdict reset "a block freed by cudaDeviceReset and launched: a use after free (a new block after the reset: nothing)"
 check_eq "reset: the reset is recorded as the block's free (nothing leaked at exit)" \
     "$(jqs "$TMP/reset.jsonl" '[.[]|select(.ev=="free" and .api=="cudaDeviceReset")|.size]|map(tostring)|join(",")') $(grep -c 'not freed' "$TMP/reset.err")" "4096 0"
+
+# ---- HMM/ATS: repeats of one finding ------------------------------------------------------------
+# The first occurrence is the whole finding; later ones a short line at counts 2, 4, 8, ... and
+# one at exit with the final count: 20000 launches give 1 + 14 (2..16384) + 1 = 16 lines, 3 give
+# 1 + 1 (2) + 1 = 3.
+run hmm hmm_repeat VRAMTRACE_SIM_PAGEABLE=1
+check_eq "hmm: the device reports pageable memory access" "$(grep '^pageable_access' "$TMP/hmm.out")" "pageable_access 1"
+verdict hmm "20000 launches with one heap pointer, 3 with a stack pointer: two warnings, each written in full once"
+if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then heap=anon; else heap=heap; fi
+lines() { jqs "$TMP/$1.jsonl" '[.[]|select(.ev=="finding")] | group_by(.id) | sort_by(map(.t)|min) | map("\(.[0].class // "-") \(length) \(map(.count)|max)") | join(";")'; }
+check_eq "hmm: one id per finding, its lines and the highest count (class lines count)" "$(lines hmm)" "$heap 16 20000;stack 3 3"
+check_eq "hmm: every repeat line says when the first occurrence was" \
+    "$(jqs "$TMP/hmm.jsonl" '[.[]|select(.ev=="finding")] | group_by(.id) | map((.[0].t) as $t | [.[1:][]|select(.first != $t)]|length)|add')" "0"
+"$VT" report --json "$TMP/hmm.jsonl" >"$TMP/hmm.json" 2>"$TMP/hmm.rerr"
+check_eq "hmm: the report merges the repeats: 20003 findings, 20000 x heap and 3 x stack" \
+    "$(jq -r '"\(.finding_count) " + ([.findings[]|"\(.kind) \(.severity) \(.count)"]|join(";"))' "$TMP/hmm.json")" \
+    "20003 host_pointer warning 20000;host_pointer warning 3"
+check_eq "hmm: the merged finding spans the first to the last launch" \
+    "$(jq -r '.findings[0] | .last_time_ns > .time_ns' "$TMP/hmm.json")" "true"
+"$VT" report "$TMP/hmm.jsonl" >"$TMP/hmm.txt" 2>&1
+check "hmm: the text report says how often" grep -q "^          20000 times, first at .*, last at " "$TMP/hmm.txt"
+check "hmm: ... and counts the distinct findings" grep -q "^Findings (20003, 2 distinct):" "$TMP/hmm.txt"
+check_eq "hmm: the exit summary counts every occurrence" \
+    "$(grep -o 'findings: [0-9]* host pointer' "$TMP/hmm.err")" "findings: 20003 host pointer"
+check_eq "hmm: stderr names each finding once" "$(grep -c 'warning: host pointer' "$TMP/hmm.err")" "2"
+
+# Without the exit (no destructor runs) the last line written is the last power of two.
+env VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_PAGEABLE=1 "$VT" run --sim -o "$TMP/hmmx.jsonl" -- "$P" hmm_repeat exit \
+    >"$TMP/hmmx.out" 2>"$TMP/hmmx.err"
+check_eq "hmm _exit: the counts reached before it (16384 and 2 lines' worth)" "$(lines hmmx)" "$heap 15 16384;stack 2 2"
+"$VT" report "$TMP/hmmx.jsonl" >"$TMP/hmmx.txt" 2>&1
+check "hmm _exit: the report says the count is a lower bound" grep -q "^          at least 16384 times, first at" "$TMP/hmmx.txt"

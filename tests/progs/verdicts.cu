@@ -21,11 +21,15 @@
 //   reset         a block freed by cudaDeviceReset, then launched; a new block after the reset
 //   other_device  device 1's memory launched on device 1 (fine), on device 0 without peer access
 //                 (an error), then again after cudaDeviceEnablePeerAccess (fine)
+//   hmm_repeat    on a device with pageable memory access (HMM/ATS): one heap buffer launched
+//                 20000 times, a stack buffer 3 times: "repeat KIND CLASS COUNT" per finding
+//                 (optional argument "exit": leaves with _exit, no destructor runs)
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sys/mman.h>
+#include <unistd.h>
 #include <cuda_runtime.h>
 
 extern "C" __global__ void touch(const float *p, int n)
@@ -163,6 +167,24 @@ int main(int argc, char **argv)
         printf("can_access_peer %d enable %d\n", can, (int)cudaDeviceEnablePeerAccess(1, 0));
         touch<<<1, 32>>>(d1, 1);              // device 0, peer access enabled
         rc = cudaDeviceSynchronize();
+    } else if (!strcmp(m, "hmm_repeat")) {
+        enum { HEAP_LAUNCHES = 20000, STACK_LAUNCHES = 3 };
+        int pageable = 0;
+        cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0);
+        printf("pageable_access %d\n", pageable);
+        float *h = (float *)malloc(1024), on_stack[16] = { 0 };
+        printf("expect host_pointer warning touch 0 0 0x%llx - - -\n", u(h));
+        for (int i = 0; i < HEAP_LAUNCHES; i++) touch<<<1, 32>>>(h, 1);
+        printf("expect host_pointer warning touch 0 0 0x%llx - - -\n", u(on_stack));
+        for (int i = 0; i < STACK_LAUNCHES; i++) touch<<<1, 32>>>(on_stack, 1);
+        rc = cudaDeviceSynchronize();
+        printf("repeat host_pointer heap %d\nrepeat host_pointer stack %d\n", HEAP_LAUNCHES, STACK_LAUNCHES);
+        free(h);
+        if (argc > 2 && !strcmp(argv[2], "exit")) {
+            printf("done %s %d\n", m, rc);
+            fflush(stdout);
+            _exit(0);
+        }
     } else {
         fprintf(stderr, "verdicts: unknown mode %s\n", m);
         return 2;

@@ -82,6 +82,8 @@ struct vt_finding {
     int64_t arg, offset;
     uint64_t value;
     int site;                          /* -1 without a backtrace */
+    uint64_t count;                    /* occurrences: repeats of one launch finding are one entry */
+    int64_t last_t;                    /* the last occurrence (t is the first) */
 };
 
 struct vt_error { const char *api; int64_t res; uint64_t count; int64_t first_t; };

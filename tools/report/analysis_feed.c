@@ -335,6 +335,50 @@ static int on_snapshot(struct vt_proc *p, const struct vt_event *ev)
     return 0;
 }
 
+/* A finding line. Repeats of one launch finding share an "id": the first line has the details,
+ * later ones the count so far (highest wins, lines may arrive in any order across threads). */
+static int on_finding(struct vt_proc *p, const struct vt_event *ev, const char **kname)
+{
+    struct vt_an_private *a = p->priv;
+    struct vt_kernel_stat *k = (ev->has & VT_F_K) ? kernel(p, ev->k) : NULL;
+    if (k) *kname = k->name;
+    int repeated = (ev->has & VT_F_ID) && ev->count;
+    uint64_t count = repeated ? ev->count : 1;
+    int64_t first = repeated && ev->first ? ev->first : ev->t;
+    uint64_t *idx = repeated ? vtr_hmap_get(&a->finding_by_id, (uint64_t)ev->id) : NULL;
+    if (idx) {
+        struct vt_finding *x = &p->findings[*idx];
+        if (count > x->count) { p->finding_count += count - x->count; x->count = count; }
+        if (ev->t > x->last_t) x->last_t = ev->t;
+        if (first < x->t) x->t = first;
+        if (!x->msg[0] && ev->msg && ev->msg[0]) { /* the details came after a repeat */
+            x->api = vt_an_keep(p, ev->api); x->msg = vt_an_keep(p, ev->msg);
+            x->cls = vt_an_keep(p, ev->cls); x->mapping = vt_an_keep(p, ev->mapping);
+            x->value = ev->value;
+            if (ev->nbt && x->site < 0) {
+                int st = intern_stack(p, ev->bt, ev->nbt);
+                if (st < 0) return st;
+                x->site = st;
+            }
+        }
+        return 0;
+    }
+    if (p->nfindings == VT_AN_MAX_FINDINGS) {
+        if (count == 1) p->finding_count++; /* a repeat of a finding not kept would count twice */
+        return 0;
+    }
+    p->finding_count += count;
+    int st = -1;
+    if (ev->nbt && (st = intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
+    GROW(p->findings, p->nfindings, a->capfindings, 16);
+    if (repeated && vtr_hmap_put(&a->finding_by_id, (uint64_t)ev->id, p->nfindings) < 0) return VT_AN_ENOMEM;
+    p->findings[p->nfindings++] = (struct vt_finding){
+        first, vt_an_keep(p, ev->kind), vt_an_keep(p, ev->severity), vt_an_keep(p, ev->api), k ? k->name : "",
+        vt_an_keep(p, ev->msg), vt_an_keep(p, ev->cls), vt_an_keep(p, ev->mapping),
+        (ev->has & VT_F_ARG) ? ev->arg : -1, ev->offset, ev->value, st, count, ev->t };
+    return 0;
+}
+
 static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **kname)
 {
     struct vt_an_private *a = p->priv;
@@ -388,20 +432,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_SYNC: case VT_EV_MEMINFO: case VT_EV_MAP: case VT_EV_UNMAP:
         if (!ev->res_null && ev->res) add_error(p, ev->api, ev->res, ev->t);
         return 0;
-    case VT_EV_FINDING: {
-        p->finding_count++;
-        struct vt_kernel_stat *k = (ev->has & VT_F_K) ? kernel(p, ev->k) : NULL;
-        if (k) *kname = k->name;
-        if (p->nfindings == VT_AN_MAX_FINDINGS) return 0;
-        int st = -1;
-        if (ev->nbt && (st = intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
-        GROW(p->findings, p->nfindings, a->capfindings, 16);
-        p->findings[p->nfindings++] = (struct vt_finding){
-            ev->t, vt_an_keep(p, ev->kind), vt_an_keep(p, ev->severity), vt_an_keep(p, ev->api), k ? k->name : "",
-            vt_an_keep(p, ev->msg), vt_an_keep(p, ev->cls), vt_an_keep(p, ev->mapping),
-            (ev->has & VT_F_ARG) ? ev->arg : -1, ev->offset, ev->value, st };
-        return 0;
-    }
+    case VT_EV_FINDING: return on_finding(p, ev, kname);
     case VT_EV_RANGE_PUSH: case VT_EV_RANGE_POP: case VT_EV_RANGE_START: case VT_EV_RANGE_END:
         return on_range(p, ev);
     case VT_EV_SNAPSHOT: return on_snapshot(p, ev);

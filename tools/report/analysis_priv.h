@@ -43,6 +43,7 @@ struct vt_an_private {
     uint32_t rother;                     /* the "(other)" entry, UINT32_MAX until needed */
     uint64_t rstamp;
     struct vtr_hmap kernel_by_id;        /* kernel id -> index in p->kernels */
+    struct vtr_hmap finding_by_id;       /* a repeated launch finding's id -> index in p->findings */
     size_t capkernels, capooms, capfindings, capsnapshots;
     struct vt_observer obs;
 };

@@ -61,6 +61,8 @@ struct vt_event {
     const char *name;               /* kernel / range / device name; "" when absent */
     const char *kind, *severity, *msg, *cls, *mapping;   /* finding */
     uint64_t alloc_addr, alloc_size;                      /* finding "alloc" */
+    uint64_t count;                 /* finding: occurrences so far (0 when absent); "id" names its first line */
+    int64_t first;                  /* finding: time of the first occurrence (0 when absent) */
     const char *path;               /* module */
     uint64_t base, lo, hi;
     int sim;                        /* device */

@@ -132,7 +132,7 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         fputs("</section>", f);
     }
     if (p->nfindings) {
-        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Findings (%llu)</h2><table><tr><th>severity</th><th>kind</th><th>kernel</th><th>arg</th><th>address</th><th>site</th><th>message</th></tr>",
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Findings (%llu)</h2><table><tr><th>severity</th><th>kind</th><th>kernel</th><th>arg</th><th>address</th><th>site</th><th>message</th><th class=\"n\">times</th></tr>",
                 (unsigned long long)p->finding_count);
         for (size_t i = 0; i < p->nfindings && i < (size_t)o->top * 10; i++) {
             const struct vt_finding *x = &p->findings[i];
@@ -144,7 +144,7 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
             vt_esc_printf(f, VT_ESC_HTML, "</td><td><code>0x%llx</code></td><td><code>", (unsigned long long)x->value);
             H(vt_site_label(p, x->site));
             fputs("</code></td><td>", f); H(x->msg);
-            fputs("</td></tr>", f);
+            vt_esc_printf(f, VT_ESC_HTML, "</td><td class=\"n\">%llu</td></tr>", (unsigned long long)x->count);
         }
         fputs("</table></section>", f);
     }

@@ -111,7 +111,8 @@ static void findings(FILE *f, const struct vt_proc *p, int *first)
         fputs(",\"api\":", f); vt_json_str(f, x->api);
         fputs(",\"class\":", f); vt_json_str(f, x->cls);
         fputs(",\"msg\":", f); vt_json_str(f, x->msg);
-        vt_esc_printf(f, VT_ESC_JSON, ",\"time_ns\":%lld,\"pid\":%lld}", I(x->t), I(p->pid));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"count\":%llu,\"time_ns\":%lld,\"last_time_ns\":%lld,\"pid\":%lld}", U(x->count),
+                      I(x->t), I(x->last_t), I(p->pid));
     }
 }
 

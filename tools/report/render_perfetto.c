@@ -152,7 +152,7 @@ int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, siz
             fputs(",\"kernel\":", f); vt_json_str(f, x->kernel);
             fputs(",\"msg\":", f); vt_json_str(f, x->msg);
             fputs(",\"site\":", f); vt_json_str(f, vt_site_label(p, x->site));
-            fputs("}}", f);
+            vt_esc_printf(f, VT_ESC_JSON, ",\"count\":%llu}}", (unsigned long long)x->count);
         }
         if (p->peak) {
             sep(pf);

@@ -253,7 +253,10 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
 static void findings(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
 {
     if (!p->finding_count) return;
-    fprintf(f, "\nFindings (%llu):\n", (unsigned long long)p->finding_count);
+    if (p->nfindings < p->finding_count && p->nfindings < VT_AN_MAX_FINDINGS) /* repeats folded */
+        fprintf(f, "\nFindings (%llu, %zu distinct):\n", (unsigned long long)p->finding_count, p->nfindings);
+    else
+        fprintf(f, "\nFindings (%llu):\n", (unsigned long long)p->finding_count);
     for (size_t i = 0; i < p->nfindings && i < (size_t)o->top; i++) {
         const struct vt_finding *x = &p->findings[i];
         fprintf(f, "  %-7s %-18s", x->severity[0] ? x->severity : "-", x->kind);
@@ -264,6 +267,12 @@ static void findings(FILE *f, const struct vt_proc *p, const struct vt_render_op
         if (x->cls[0]) fprintf(f, " (%s%s%s)", x->cls, x->mapping[0] ? " " : "", x->mapping);
         if (x->site >= 0) fprintf(f, "\n          at %s", vt_site_label(p, x->site));
         if (x->msg[0]) fprintf(f, "\n          %s", x->msg);
+        if (x->count > 1) {
+            char w1[64], w2[64];
+            /* without a footer the program ended before the tracer wrote the final counts */
+            fprintf(f, "\n          %s%llu times, first at %s, last at %s", p->has_footer ? "" : "at least ", (unsigned long long)x->count,
+                    vt_fmt_when(w1, sizeof w1, p, x->t), vt_fmt_when(w2, sizeof w2, p, x->last_t));
+        }
         fputc('\n', f);
     }
 }
