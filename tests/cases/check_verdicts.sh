@@ -81,6 +81,13 @@ run reset reset
 verdict reset "a block freed by cudaDeviceReset and launched: a use after free (a new block after the reset: nothing)"
 check_eq "reset: the reset is recorded as the block's free (nothing leaked at exit)" \
     "$(jqs "$TMP/reset.jsonl" '[.[]|select(.ev=="free" and .api=="cudaDeviceReset")|.size]|map(tostring)|join(",")') $(grep -c 'not freed' "$TMP/reset.err")" "4096 0"
+for v in trace_drv trace_drv_dl; do # the driver API's reset, linked and through cuGetProcAddress
+    env VRAMTRACE_SIM_DEREF="$TMP/deref" "$VT" run --sim -o "$TMP/$v.jsonl" -- "$PROGS/$v" reset >"$TMP/$v.out" 2>"$TMP/$v.err"
+    verdict $v "cuDevicePrimaryCtxReset frees the block: launched after it, a use after free (a new block: nothing)"
+    check_eq "$v: the reset succeeded and is the block's free" \
+        "$(grep '^rc reset' "$TMP/$v.out") $(jqs "$TMP/$v.jsonl" '[.[]|select(.ev=="free" and .api=="cuDevicePrimaryCtxReset")|.size]|map(tostring)|join(",")')" \
+        "rc reset 0 4096"
+done
 
 # ---- HMM/ATS: repeats of one finding ------------------------------------------------------------
 # The first occurrence is the whole finding; later ones a short line at counts 2, 4, 8, ... and

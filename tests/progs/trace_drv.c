@@ -8,7 +8,10 @@
  *   launch IMAGE FORM            IMAGE: fatbin | ptx (embedded) | a file path; FORM: params | extra.
  *                                Launches drv_ptr/drv_struct with device pointers (no finding), then
  *                                drv_struct with a host pointer in the struct and drv_ptr with a host
- *                                pointer, printing "expect ..." lines as trace_rt does. */
+ *                                pointer, printing "expect ..." lines as trace_rt does.
+ *   reset                        a block allocated, the primary context reset (which frees it),
+ *                                then launched: "expect ..." lines as tests/progs/verdicts.cu
+ *                                prints them; a block allocated after the reset: nothing. */
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stdio.h>
@@ -22,7 +25,8 @@ extern const unsigned char trace_fatbin[], trace_fatbin_end[], trace_ptx[];
 
 #define DRV_FNS(X) X(cuInit) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuMemAlloc) \
     X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD32) X(cuModuleLoadData) \
-    X(cuModuleGetFunction) X(cuLaunchKernel) X(cuCtxSynchronize) X(cuMemAllocHost) X(cuMemFreeHost)
+    X(cuModuleGetFunction) X(cuLaunchKernel) X(cuCtxSynchronize) X(cuMemAllocHost) X(cuMemFreeHost) \
+    X(cuDevicePrimaryCtxReset)
 #define DECL(f) static __typeof__(&f) p_##f;
 DRV_FNS(DECL)
 
@@ -177,6 +181,28 @@ int main(int argc, char **argv)
         }
         return 0;
     }
-    printf("usage: trace_drv mem | launch fatbin|ptx|FILE params|extra | geometry\n");
+    if (!strcmp(mode, "reset")) {
+        CUdeviceptr d, e;
+        p_cuMemAlloc(&d, 4096);
+        printf("rc reset %d\n", (int)p_cuDevicePrimaryCtxReset(dev)); /* frees every allocation, unloads modules */
+        p_cuDevicePrimaryCtxRetain(&ctx, dev);
+        p_cuCtxSetCurrent(ctx);
+        CUmodule mod;
+        CUfunction fp;
+        p_cuModuleLoadData(&mod, trace_fatbin);
+        p_cuModuleGetFunction(&fp, mod, "drv_ptr");
+        float *dp = (float *)(size_t)d;
+        int n = 1;
+        printf("expect use_after_free error drv_ptr 0 0 0x%llx 0x%llx 4096 device\n", (unsigned long long)d, (unsigned long long)d);
+        printf("rc launch_freed %d\n", (int)launch(fp, 0, &dp, sizeof dp, &n, sizeof n));
+        p_cuMemAlloc(&e, 8192); /* may take d's address: live, no finding */
+        float *ep = (float *)(size_t)e;
+        printf("rc launch_new %d\n", (int)launch(fp, 0, &ep, sizeof ep, &n, sizeof n));
+        int rc = (int)p_cuCtxSynchronize();
+        p_cuMemFree(e);
+        printf("done reset %d\n", rc);
+        return 0;
+    }
+    printf("usage: trace_drv mem | launch fatbin|ptx|FILE params|extra | geometry | reset\n");
     return 2;
 }
