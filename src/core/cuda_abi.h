@@ -87,6 +87,16 @@ typedef struct CUlaunchConfig_st {
     unsigned int numAttrs;
 } CUlaunchConfig;
 
+/* cuLaunchCooperativeKernelMultiDevice's list entry (deprecated, still in CUDA 13's cuda.h) */
+typedef struct CUDA_LAUNCH_PARAMS_st {
+    CUfunction function;
+    unsigned int gridDimX, gridDimY, gridDimZ;
+    unsigned int blockDimX, blockDimY, blockDimZ;
+    unsigned int sharedMemBytes;
+    CUstream hStream;
+    void **kernelParams;
+} CUDA_LAUNCH_PARAMS;
+
 typedef struct cudaLaunchConfig_st {
     vt_dim3 gridDim;
     vt_dim3 blockDim;

@@ -27,7 +27,7 @@ static _Atomic uint64_t findings_printed; /* distinct findings said on stderr (t
 
 /* Repeats of a launch finding. A kernel launched 20000 times with the same host pointer (legal
  * on HMM/ATS systems, so a warning) would write 20000 findings and a trace five times larger:
- * instead one slot per (kernel, argument, offset, kind, severity, class) counts them. The first
+ * instead one slot per (kernel, argument, offset, device, kind, severity, class) counts them. The first
  * occurrence writes the whole finding with "id" (the slot) and "count":1; repeats write a short
  * line only at counts 2, 4, 8, ... (a crash loses less than half the count), and the exit writes
  * the final count (vt_findings_flush). Lock-free: a slot is claimed with one CAS, counted with
@@ -52,7 +52,7 @@ static uint64_t mix64(uint64_t h, uint64_t v)
 
 static uint64_t repeat_key(const struct vt_finding *f)
 {
-    uint64_t h = mix64(mix64(mix64(0, f->k->id), (uint64_t)(uint32_t)f->arg), f->offset);
+    uint64_t h = mix64(mix64(mix64(mix64(0, f->k->id), (uint64_t)(uint32_t)f->arg), f->offset), (uint64_t)(uint32_t)f->dev);
     h = mix64(h, (uint64_t)f->kind << 1 | (uint64_t)(f->error != 0));
     /* the class: where a host value lives; for the others, the kind of memory named */
     if (f->cls) for (const char *c = f->cls; *c; c++) h = mix64(h, (unsigned char)*c);
@@ -70,7 +70,7 @@ static struct repeat *repeat_slot(const struct vt_finding *f)
         if (cur == key) return r;
         if (cur) continue;
         if (atomic_compare_exchange_strong(&r->key, &cur, key)) {
-            r->kind = f->kind; r->error = f->error; r->arg = f->arg; r->dev = vt_ts.cur_dev;
+            r->kind = f->kind; r->error = f->error; r->arg = f->arg; r->dev = f->dev;
             r->k = f->k->id; r->offset = f->offset;
             atomic_store_explicit(&r->ready, 1, memory_order_release);
             return r;
@@ -250,7 +250,7 @@ void vt_ev_finding(const struct vt_finding *f)
         vt_put_key(&l, "kind"); vt_put_str(&l, kind_names[f->kind]);
         vt_put_key(&l, "severity"); vt_put_str(&l, f->error ? VT_SEVN_ERROR : VT_SEVN_WARNING);
         vt_put_key(&l, "api"); vt_put_str(&l, f->api);
-        vt_put_key(&l, "dev"); vt_put_i64(&l, vt_ts.cur_dev);
+        vt_put_key(&l, "dev"); vt_put_i64(&l, f->k ? f->dev : vt_ts.cur_dev);
         if (f->k) {
             vt_put_key(&l, "k"); vt_put_u64(&l, f->k->id);
             vt_put_key(&l, "arg"); vt_put_i64(&l, f->arg);

@@ -23,7 +23,8 @@ struct vt_finding {
     const char *cls, *mapping;  /* classification of a host value */
     uint64_t alloc_base, alloc_size; int has_alloc;
     int alloc_mem;              /* has_alloc: the allocation's kind (enum vt_mem) */
-    int alloc_dev, dev;         /* WRONG_DEVICE: the allocation's device, the kernel's */
+    int alloc_dev;              /* WRONG_DEVICE: the allocation's device */
+    int dev;                    /* a launch finding (k set): the launch's device */
     const char *why;            /* extra explanation appended to the message, may be NULL */
 };
 void vt_ev_finding(const struct vt_finding *f);

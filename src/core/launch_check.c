@@ -86,14 +86,13 @@ static int classify_finding(uint64_t v, int dev, vt_ptr_info *info, struct vt_fi
 static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v, int32_t widx)
 {
     if (vt_looks_scalar(v)) return;
-    struct vt_finding f = { .api = c->api, .k = k, .arg = (int)arg, .offset = offset, .value = v };
+    struct vt_finding f = { .api = c->api, .k = k, .arg = (int)arg, .offset = offset, .value = v, .dev = c->dev };
     vt_ptr_info info;
     if (vt_live_lookup_cached(v, &info.alloc) == 0) { /* a live CUDA range: fine, unless another device's */
         if (!vt_wrong_device(&info.alloc, c->dev)) return;
         f.kind = VT_F_WRONG_DEVICE;
         f.error = 1;
         f.alloc_dev = info.alloc.dev;
-        f.dev = c->dev;
     } else if (!classify_finding(v, c->dev, &info, &f)) {
         return;
     }
@@ -166,7 +165,9 @@ int vt_launch_begin(const struct vt_call *c, vt_kernel *k, void **args, const vo
     if (!atomic_load_explicit(&k->emitted, memory_order_acquire) && !atomic_exchange(&k->emitted, 1))
         emit_kernel_record(k);
     if (vt_cfg.check != VT_CHECK_OFF) {
-        if (args && (k->words || !k->nwords)) check_arg_words(c, k, args);
+        /* The per-thread cache answers for the thread's device only: a launch on another one (a
+         * multi-device launch's entries) takes the full walk, where each word meets the device check. */
+        if (args && (k->words || !k->nwords) && c->dev == vt_ts.cur_dev) check_arg_words(c, k, args);
         else if (args || buf) check_args(c, k, args, buf, buf_len);
     }
     return 1;

@@ -9,6 +9,7 @@
 #include "resolve.h"
 #include "tracer.h"
 #include "hooks_common.h"
+#include "hooks_pool.h"
 
 #define u vt_u64
 
@@ -389,6 +390,68 @@ DRV_LAUNCH_HOOK(cuLaunchKernelEx, launch_ex_impl, launch_ex_fn, (const CUlaunchC
 DRV_LAUNCH_HOOK(cuLaunchKernelEx_ptsz, launch_ex_impl, launch_ex_fn, (const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra),
                 cfg, f, params, extra)
 
+/* Cooperative launches: kernelParams only (no `extra`). */
+typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream, void **);
+static CUresult coop_impl(void *real, const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                          unsigned by, unsigned bz, unsigned shm, CUstream s, void **params)
+{
+    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, NULL));
+    CUresult r = ((coop_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params);
+    VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
+    return r;
+}
+#define COOP_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
+                     unsigned shm, CUstream s, void **params)
+DRV_LAUNCH_HOOK(cuLaunchCooperativeKernel, coop_impl, coop_fn, COOP_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params)
+DRV_LAUNCH_HOOK(cuLaunchCooperativeKernel_ptsz, coop_impl, coop_fn, COOP_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params)
+
+/* The device a stream's work runs on (its context's); the calling thread's when it cannot tell. */
+static int stream_device(CUstream s)
+{
+    typedef CUresult (*getctx_fn)(CUstream, CUcontext *);
+    getctx_fn get = (getctx_fn)vt_real_driver("cuStreamGetCtx");
+    CUcontext ctx = NULL;
+    vt_ts.guard++;
+    CUresult r = get ? get(s, &ctx) : CUDA_ERROR_NOT_SUPPORTED;
+    vt_ts.guard--;
+    int d = r == CUDA_SUCCESS && ctx ? vt_device_of_ctx(ctx) : -1;
+    return d >= 0 ? d : vt_ts.cur_dev;
+}
+
+/* One cooperative kernel per device (deprecated, still in CUDA 13): each entry is checked
+ * against its own stream's device and recorded as a launch of the one call. */
+#define VT_MULTI_MAX 64
+typedef CUresult (*coop_multi_fn)(CUDA_LAUNCH_PARAMS *, unsigned int, unsigned int);
+static CUresult coop_multi_impl(void *real, const char *api, CUDA_LAUNCH_PARAMS *list, unsigned int n, unsigned int flags)
+{
+    if (DRV_SKIP() || !list || !n || n > VT_MULTI_MAX) return ((coop_multi_fn)real)(list, n, flags);
+    struct vt_call calls[VT_MULTI_MAX];
+    vt_kernel *ks[VT_MULTI_MAX];
+    int traced[VT_MULTI_MAX];
+    VT_SAVE_ERRNO;
+    for (unsigned i = 0; i < n; i++) {
+        calls[i] = (struct vt_call){ .api = api, .dev = stream_device(list[i].hStream) };
+        ks[i] = kernel_of(list[i].function);
+        traced[i] = vt_launch_begin(&calls[i], ks[i], list[i].kernelParams, NULL, 0);
+    }
+    VT_RESTORE_ERRNO;
+    uint64_t t0 = vt_now();
+    CUresult r = ((coop_multi_fn)real)(list, n, flags);
+    vt_saved_errno_ = errno;
+    for (unsigned i = 0; i < n; i++) {
+        calls[i].t0 = t0;
+        VT_CALL_END(calls[i], r);
+        const CUDA_LAUNCH_PARAMS *e = &list[i];
+        if (traced[i])
+            vt_launch_end(&calls[i], ks[i], (vt_dim3){ e->gridDimX, e->gridDimY, e->gridDimZ },
+                          (vt_dim3){ e->blockDimX, e->blockDimY, e->blockDimZ }, e->sharedMemBytes, u(e->hStream));
+    }
+    VT_RESTORE_ERRNO;
+    return r;
+}
+DRV_HOOK(cuLaunchCooperativeKernelMultiDevice, coop_multi_impl, (CUDA_LAUNCH_PARAMS *list, unsigned int n, unsigned int flags),
+         list, n, flags)
+
 /* ---- synchronisation and context ------------------------------------------------------------- */
 
 typedef CUresult (*ctx_sync_fn)(void);
@@ -478,6 +541,9 @@ const struct vt_hook vt_hooks_driver_ops[] = {
     VT_HOOK_ENTRY(cuLaunchKernel_ptsz, "cuLaunchKernel", 7000, 1),
     VT_HOOK_ENTRY(cuLaunchKernelEx, "cuLaunchKernelEx", 11060, 0),
     VT_HOOK_ENTRY(cuLaunchKernelEx_ptsz, "cuLaunchKernelEx", 11060, 1),
+    VT_HOOK_ENTRY(cuLaunchCooperativeKernel, "cuLaunchCooperativeKernel", 9000, 0),
+    VT_HOOK_ENTRY(cuLaunchCooperativeKernel_ptsz, "cuLaunchCooperativeKernel", 9000, 1),
+    VT_HOOK_ENTRY(cuLaunchCooperativeKernelMultiDevice, "cuLaunchCooperativeKernelMultiDevice", 9000, 0),
     VT_HOOK_ENTRY(cuCtxSynchronize, "cuCtxSynchronize", 2000, 0),
     VT_HOOK_ENTRY(cuStreamSynchronize, "cuStreamSynchronize", 2000, 0),
     VT_HOOK_ENTRY(cuStreamSynchronize_ptsz, "cuStreamSynchronize", 7000, 1),

@@ -1,5 +1,5 @@
-/* hooks_launch.c - runtime kernel registration and launch (CUDA 13 `<<<>>>` path and
- * cudaLaunchKernel*), synchronisation and device selection. */
+/* hooks_launch.c - runtime kernel registration and launch (CUDA 13 `<<<>>>` path,
+ * cudaLaunchKernel*, cudaLaunchCooperativeKernel), synchronisation and device selection. */
 #include <stdint.h>
 #include <string.h>
 
@@ -124,6 +124,10 @@ LAUNCH_TWIN(__cudaLaunchKernel, cudaKernel_t)
 LAUNCH_TWIN(__cudaLaunchKernel_ptsz, cudaKernel_t)
 LAUNCH_TWIN(cudaLaunchKernel, const void *)
 LAUNCH_TWIN(cudaLaunchKernel_ptsz, const void *)
+/* A cooperative launch (grid-wide sync) takes the same arguments; the runtime's own lowering to
+ * the driver passes through (vt_in_runtime). */
+LAUNCH_TWIN(cudaLaunchCooperativeKernel, const void *)
+LAUNCH_TWIN(cudaLaunchCooperativeKernel_ptsz, const void *)
 
 typedef cudaError_t (*launch_ex_fn)(const cudaLaunchConfig_t *, const void *, void **);
 static cudaError_t launch_ex_impl(void *real, const char *api, const cudaLaunchConfig_t *cfg, const void *fn, void **args)
@@ -231,6 +235,8 @@ const struct vt_hook vt_hooks_launch[] = {
     VT_HOOK_ENTRY(__cudaLaunchKernel_ptsz, NULL, 0, 0),
     VT_HOOK_ENTRY(cudaLaunchKernel, NULL, 0, 0),
     VT_HOOK_ENTRY(cudaLaunchKernel_ptsz, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaLaunchCooperativeKernel, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaLaunchCooperativeKernel_ptsz, NULL, 0, 0),
     VT_HOOK_ENTRY(cudaLaunchKernelExC, NULL, 0, 0),
     VT_HOOK_ENTRY(cudaLaunchKernelExC_ptsz, NULL, 0, 0),
     VT_HOOK_ENTRY(cudaDeviceSynchronize, NULL, 0, 0),

@@ -381,13 +381,13 @@ static CUresult create_v2_impl(void *real, const char *api, CUcontext *ctx, unsi
 DRV_HOOK(cuCtxCreate_v2, create_v2_impl, (CUcontext *ctx, unsigned int flags, CUdevice dev), ctx, flags, dev)
 
 /* ---- peer access: kernels on this device may use the peer's memory -------------------------- */
-static int device_of_ctx(CUcontext ctx)
+int vt_device_of_ctx(void *ctx)
 {
     typedef CUresult (*getdev2_fn)(CUdevice *, CUcontext);
     getdev2_fn get = (getdev2_fn)vt_real_driver("cuCtxGetDevice_v2"); /* CUDA 13 */
     CUdevice d = -1;
     vt_ts.guard++;
-    if (!get || get(&d, ctx) != CUDA_SUCCESS) d = -1; /* unknown: taken as every device */
+    if (!get || get(&d, (CUcontext)ctx) != CUDA_SUCCESS) d = -1; /* unknown: taken as every device */
     vt_ts.guard--;
     return d;
 }
@@ -398,7 +398,7 @@ static CUresult peer_on_impl(void *real, const char *api, CUcontext peer, unsign
     CUresult r = ((peer_on_fn)real)(peer, flags);
     if ((r == CUDA_SUCCESS || r == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED) && vt_cfg.enabled) {
         VT_SAVE_ERRNO;
-        vt_peer_access_set(vt_ts.cur_dev, device_of_ctx(peer), 1);
+        vt_peer_access_set(vt_ts.cur_dev, vt_device_of_ctx(peer), 1);
         VT_RESTORE_ERRNO;
     }
     return r;
@@ -411,7 +411,7 @@ static CUresult peer_off_impl(void *real, const char *api, CUcontext peer)
     CUresult r = ((peer_off_fn)real)(peer);
     if (r == CUDA_SUCCESS && vt_cfg.enabled) {
         VT_SAVE_ERRNO;
-        int d = device_of_ctx(peer);
+        int d = vt_device_of_ctx(peer);
         if (d >= 0) vt_peer_access_set(vt_ts.cur_dev, d, 0);
         vt_registry_invalidate_all(); /* cached answers for the peer's memory held while it was reachable */
         VT_RESTORE_ERRNO;

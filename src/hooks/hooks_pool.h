@@ -15,4 +15,6 @@ int vt_stream_capturing(uint64_t stream);
 /* A successful allocation / free in a capturing stream: remember it as a node of the capture. */
 void vt_graph_capture_alloc(uint64_t stream, uint64_t addr, uint64_t size, int dev);
 void vt_graph_capture_free(uint64_t stream, uint64_t addr);
+/* The device of context CTX (CUDA 13's cuCtxGetDevice_v2, guard held); -1 when unknown. */
+int vt_device_of_ctx(void *ctx);
 #endif

@@ -30,7 +30,7 @@
     X(cuMemsetD8Async) X(cuPointerGetAttributes) X(cuStreamCreateWithPriority) X(cuStreamDestroy) \
     X(cuStreamSynchronize) X(cuStreamQuery) X(cuStreamWaitEvent) X(cuEventCreate) X(cuEventRecord) \
     X(cuEventRecordWithFlags) X(cuEventQuery) X(cuEventSynchronize) X(cuEventElapsedTime) \
-    X(cuEventDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuLaunchKernel) \
+    X(cuEventDestroy) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuLaunchKernel) X(cuLaunchCooperativeKernel) \
     X(cuFuncGetParamInfo) X(cuFuncGetAttribute) X(cuStreamBeginCapture) X(cuStreamEndCapture) \
     X(cuStreamIsCapturing) X(cuGraphInstantiateWithFlags) X(cuGraphLaunch) X(cuGraphDestroy) \
     X(cuGraphExecDestroy) X(cuGetProcAddress) X(cuLibraryLoadData) X(cuLibraryGetKernel) \

@@ -147,8 +147,8 @@ void rt_forget_modules(int dev)
     pthread_mutex_unlock(&lk);
 }
 
-static cudaError_t launch(const rt_driver *d, const void *fn, dim3 g, dim3 b, void **args, size_t shmem,
-                          cudaStream_t s)
+static cudaError_t launch_as(const rt_driver *d, int coop, const void *fn, dim3 g, dim3 b, void **args, size_t shmem,
+                             cudaStream_t s)
 {
     rt_func *f = find(fn);
     if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
@@ -157,8 +157,11 @@ static cudaError_t launch(const rt_driver *d, const void *fn, dim3 g, dim3 b, vo
     if (e) return rt_ret(e);
     if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z || (unsigned long long)b.x * b.y * b.z > 1024)
         return rt_ret(cudaErrorInvalidConfiguration);
+    if (coop) RT_CALL(d->cuLaunchCooperativeKernel(cf, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shmem, s, args));
     RT_CALL(d->cuLaunchKernel(cf, g.x, g.y, g.z, b.x, b.y, b.z, (unsigned)shmem, s, args, NULL));
 }
+static cudaError_t launch(const rt_driver *d, const void *fn, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+{ return launch_as(d, 0, fn, g, b, args, shmem, s); }
 
 cudaError_t __cudaLaunchKernel(cudaKernel_t k, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
 { return launch(&rt_d, (const void *)k, g, b, args, shmem, s); }
@@ -168,6 +171,25 @@ cudaError_t cudaLaunchKernel(const void *fn, dim3 g, dim3 b, void **args, size_t
 { return launch(&rt_d, fn, g, b, args, shmem, s); }
 cudaError_t cudaLaunchKernel_ptsz(const void *fn, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
 { return launch(&rt_dpt, fn, g, b, args, shmem, s); }
+/* Like CUDA's runtime, a cooperative launch goes to the driver's cuLaunchCooperativeKernel. */
+cudaError_t cudaLaunchCooperativeKernel(const void *fn, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+{ return launch_as(&rt_d, 1, fn, g, b, args, shmem, s); }
+cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *fn, dim3 g, dim3 b, void **args, size_t shmem, cudaStream_t s)
+{ return launch_as(&rt_dpt, 1, fn, g, b, args, shmem, s); }
+
+/* The driver function behind a kernel symbol on the current device (CUDA 11+). */
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *out, const void *sym)
+{
+    if (!out) return rt_ret(cudaErrorInvalidValue);
+    rt_func *f = find(sym);
+    if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
+    CUfunction cf;
+    cudaError_t e = resolve(f, &cf);
+    if (e) return rt_ret(e);
+    *out = (cudaFunction_t)cf;
+    return cudaSuccess;
+}
+
 cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *c, const void *fn, void **args)
 {
     if (!c) return rt_ret(cudaErrorInvalidValue);

@@ -118,6 +118,8 @@ void sim_release_device_memory(int dev); /* frees every device/async/managed ran
 /* sim_driver.c */
 CUresult sim_init_check(void);              /* CUDA_ERROR_NOT_INITIALIZED before cuInit */
 CUresult sim_cur_ctx(sim_ctx **out);        /* current ctx + its sticky error */
+sim_ctx *sim_swap_ctx(sim_ctx *c);          /* makes c the thread's current ctx; returns the old one */
+sim_ctx *sim_stream_ctx(CUstream s);        /* a created stream's ctx; NULL for default or invalid streams */
 int sim_is_default_stream(CUstream s);
 CUresult sim_stream_check(CUstream s, sim_ctx **ctx); /* valid stream, ctx sticky check */
 uint64_t sim_now_ns(void);

@@ -91,6 +91,13 @@ CUresult sim_cur_ctx(sim_ctx **out)
     return c->sticky;
 }
 
+sim_ctx *sim_swap_ctx(sim_ctx *c)
+{
+    sim_ctx *old = tls_ctx;
+    tls_ctx = c;
+    return old;
+}
+
 int sim_is_default_stream(CUstream s)
 {
     return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
@@ -102,6 +109,11 @@ CUresult sim_stream_check(CUstream s, sim_ctx **ctx)
     if (r) return r;
     if (!sim_is_default_stream(s) && s->magic != STREAM_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
     return CUDA_SUCCESS;
+}
+
+sim_ctx *sim_stream_ctx(CUstream s)
+{
+    return !sim_is_default_stream(s) && s->magic == STREAM_MAGIC ? s->ctx : NULL;
 }
 
 static sim_ctx *ctx_of(CUcontext c)

@@ -371,3 +371,32 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsig
     return launch(f, gx, gy, gz, bx, by, bz, s, params, NULL);
 }
 SIM_ALIAS(cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz);
+
+/* Deprecated, still in CUDA 13's cuda.h: one cooperative kernel per device. As documented: each
+ * entry's stream may not be a default stream, the geometry must match across entries, at most one
+ * entry per device; each kernel runs in its stream's context (checked there, as a launch). */
+CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *list, unsigned int n, unsigned int flags)
+{
+    (void)flags;
+    CUresult r = sim_init_check();
+    if (r) return r;
+    if (!list || !n || n > (unsigned)sim_ndev) return CUDA_ERROR_INVALID_VALUE;
+    for (unsigned i = 0; i < n; i++) {
+        const CUDA_LAUNCH_PARAMS *e = &list[i], *z = &list[0];
+        if (!sim_stream_ctx(e->hStream)) return sim_is_default_stream(e->hStream) ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_INVALID_HANDLE;
+        if (e->gridDimX != z->gridDimX || e->gridDimY != z->gridDimY || e->gridDimZ != z->gridDimZ ||
+            e->blockDimX != z->blockDimX || e->blockDimY != z->blockDimY || e->blockDimZ != z->blockDimZ ||
+            e->sharedMemBytes != z->sharedMemBytes)
+            return CUDA_ERROR_INVALID_VALUE;
+        for (unsigned j = 0; j < i; j++)
+            if (sim_stream_ctx(list[j].hStream)->dev == sim_stream_ctx(e->hStream)->dev) return CUDA_ERROR_INVALID_VALUE;
+    }
+    for (unsigned i = 0; i < n && !r; i++) {
+        const CUDA_LAUNCH_PARAMS *e = &list[i];
+        sim_ctx *prev = sim_swap_ctx(sim_stream_ctx(e->hStream));
+        r = launch(e->function, e->gridDimX, e->gridDimY, e->gridDimZ, e->blockDimX, e->blockDimY, e->blockDimZ,
+                   e->hStream, e->kernelParams, NULL);
+        sim_swap_ctx(prev);
+    }
+    return r;
+}

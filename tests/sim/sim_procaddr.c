@@ -17,11 +17,16 @@ enum sim_fn_id {
 
 typedef struct sim_fn { const char *name; int version; void *fn; } sim_fn;
 
+/* Deprecated entry points (cuLaunchCooperativeKernelMultiDevice) are still served, as CUDA 13's
+ * driver serves them: taking their address is no use of them. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 static const sim_fn sim_fns[SIM_FN_COUNT] = {
 #define SIM_FN(base, ver, fn) [SIM_ID_##base##_##ver] = {#base, ver, (void *)fn},
 #include "sim_api.def"
 #undef SIM_FN
 };
+#pragma GCC diagnostic pop
 
 CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t flags,
                              CUdriverProcAddressQueryResult *status)

@@ -1,0 +1,38 @@
+#!/bin/sh
+# check_launch_paths.sh - issue 34's detection matrix: every launch path x pointer kind x build
+# (sm_90, sm_80, --compress-mode=none, -rdc=true). tests/progs/matrix/launch_paths.cu launches one
+# kernel through one path per mode with a live device buffer, a heap buffer and a freed device
+# buffer, and prints the findings (kind, severity, kernel, argument, value, allocation, device)
+# and the launch records (API, device) the trace must hold, from what it does. The kernel never
+# dereferences its argument (VRAMTRACE_SIM_DEREF says so), so the device never faults: the
+# verdicts are the tracer's alone.
+. tests/lib.sh
+need_sim
+echo '*' >"$TMP/deref"
+found() {
+    jqs "$TMP/$1.jsonl" '(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k
+        | .[] | select(.ev=="finding" and .msg)
+        | "expect \(.kind) \(.severity) \(if .k then $k[.k|tostring] else "-" end) \(.arg // "-") \(.offset // "-") \(.value) \(.alloc.addr // "-") \(.alloc.size // "-") \(.alloc.mem // "-") \(.dev)"'
+}
+launches() { jqs "$TMP/$1.jsonl" '.[] | select(.ev=="launch") | "launch \(.api) \(.dev)"'; }
+want() { grep "^$2 " "$TMP/$1.out"; }
+cells=0 misses=0
+for build in sm90 sm80 none rdc; do
+    P="$PROGS/launch_paths_$build"
+    [ -x "$P" ] || { skip "launch_paths_$build: not built"; continue; }
+    for mode in chevron rt_launch rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi; do
+        n=$build.$mode
+        env VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_DEVICES=2 \
+            "$VT" run --sim -o "$TMP/$n.jsonl" -- "$P" "$mode" >"$TMP/$n.out" 2>"$TMP/$n.err"
+        rc=$?
+        cells=$((cells + 1))
+        got=$(found $n | tr '\n' ';') exp=$(want $n expect | tr '\n' ';')
+        [ "$got" = "$exp" ] || misses=$((misses + 1))
+        check_eq "$n: every finding, exactly (live: none, heap: host_pointer, freed: use_after_free naming it)" "$got" "$exp"
+        check_eq "$n: every launch recorded once, by its API, on its device" \
+            "$(launches $n | tr '\n' ';')" "$(want $n launch | tr '\n' ';')"
+        check_eq "$n: every launch succeeded and the program ran to the end (exit 0)" \
+            "$(grep -c '^rc [a-z0-9]* [^0]' "$TMP/$n.out") $(grep -c "^done $mode 0$" "$TMP/$n.out") $rc" "0 1 0"
+    done
+done
+check_eq "the matrix: $cells cells, no verdict missed" "$misses" 0

@@ -1,0 +1,182 @@
+// launch_paths.cu - one kernel launched through each launch path, with each kind of pointer
+// (issue 34's detection matrix; built four ways by mk/launch_matrix.mk: sm_90, sm_80,
+// --compress-mode=none, -rdc=true). Each mode is one path; it launches a live device buffer (no
+// finding), a heap buffer (a host pointer: error) and a freed device buffer (a use after free:
+// error, naming it), and prints, derived from what it does:
+//   expect KIND SEVERITY KERNEL ARG OFFSET VALUE ALLOC_ADDR ALLOC_SIZE ALLOC_KIND DEV
+//                        (as verdicts.cu, and the device of the launch it is found in)
+//   launch API DEV       one per launch the trace must record, in order
+//   rc NAME CODE         what each call returned
+//   done MODE
+// The kernel uses its pointer only in a branch never taken, and waits at a grid-wide barrier
+// (a cooperative kernel): the device never faults, the verdicts are the tracer's.
+//   chevron        <<<>>> (CUDA 13 lowers it to __cudaLaunchKernel)
+//   rt_launch      cudaLaunchKernel(fn, ...)
+//   rt_coop        cudaLaunchCooperativeKernel (the C API)
+//   rt_coop_tmpl   the C++ template cudaLaunchCooperativeKernel(T *, ...) (inline over the C API)
+//   rt_ex_coop     cudaLaunchKernelEx (C++ template over cudaLaunchKernelExC) with
+//                  cudaLaunchAttributeCooperative
+//   drv_coop       cuLaunchCooperativeKernel, the CUfunction from cudaGetFuncBySymbol
+//   drv_ex_coop    cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+//   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
+//                  each entry on its own device's stream: each entry is checked against its
+//                  device (device 1's buffer in device 0's entry is another device's memory)
+#include <cooperative_groups.h>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+namespace cg = cooperative_groups;
+
+extern "C" __global__ void coop_scale(float *p, int n)
+{
+    if (n < 0) p[0] = 1.0f;
+    cg::this_grid().sync();
+}
+
+static unsigned long long u(const void *p) { return (unsigned long long)(uintptr_t)p; }
+
+static void expect(const char *kind, const void *value, const void *alloc, size_t size, int dev)
+{
+    if (alloc) printf("expect %s error coop_scale 0 0 0x%llx 0x%llx %zu device %d\n", kind, u(value), u(alloc), size, dev);
+    else printf("expect %s error coop_scale 0 0 0x%llx - - - %d\n", kind, u(value), dev);
+}
+
+// Launches p through the mode's path (one device); returns the call's result.
+static int launch_one(const char *m, float *p)
+{
+    int n = 1;
+    void *args[] = { &p, &n };
+    dim3 g(2), b(32);
+    if (!strcmp(m, "chevron")) {
+        printf("launch __cudaLaunchKernel 0\n");
+        coop_scale<<<g, b>>>(p, n);
+        return (int)cudaGetLastError();
+    }
+    if (!strcmp(m, "rt_launch")) {
+        printf("launch cudaLaunchKernel 0\n");
+        return (int)cudaLaunchKernel((const void *)coop_scale, g, b, args, 0, 0);
+    }
+    if (!strcmp(m, "rt_coop")) {
+        printf("launch cudaLaunchCooperativeKernel 0\n");
+        return (int)cudaLaunchCooperativeKernel((const void *)coop_scale, g, b, args, 0, 0);
+    }
+    if (!strcmp(m, "rt_coop_tmpl")) {
+        printf("launch cudaLaunchCooperativeKernel 0\n");
+        return (int)cudaLaunchCooperativeKernel(coop_scale, g, b, args);
+    }
+    if (!strcmp(m, "rt_ex_coop")) {
+        cudaLaunchConfig_t cfg = {};
+        cudaLaunchAttribute attr[1];
+        attr[0].id = cudaLaunchAttributeCooperative;
+        attr[0].val.cooperative = 1;
+        cfg.gridDim = g;
+        cfg.blockDim = b;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        printf("launch cudaLaunchKernelExC 0\n");
+        return (int)cudaLaunchKernelEx(&cfg, coop_scale, p, n);
+    }
+    cudaFunction_t fn;
+    int r = (int)cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
+    if (r) return r;
+    if (!strcmp(m, "drv_coop")) {
+        printf("launch cuLaunchCooperativeKernel 0\n");
+        return (int)cuLaunchCooperativeKernel((CUfunction)fn, g.x, 1, 1, b.x, 1, 1, 0, NULL, args);
+    }
+    if (!strcmp(m, "drv_ex_coop")) {
+        CUlaunchAttribute attr[1];
+        memset(attr, 0, sizeof attr);
+        attr[0].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+        attr[0].value.cooperative = 1;
+        CUlaunchConfig cfg;
+        memset(&cfg, 0, sizeof cfg);
+        cfg.gridDimX = g.x; cfg.gridDimY = 1; cfg.gridDimZ = 1;
+        cfg.blockDimX = b.x; cfg.blockDimY = 1; cfg.blockDimZ = 1;
+        cfg.attrs = attr;
+        cfg.numAttrs = 1;
+        printf("launch cuLaunchKernelEx 0\n");
+        return (int)cuLaunchKernelEx(&cfg, (CUfunction)fn, args, NULL);
+    }
+    fprintf(stderr, "launch_paths: unknown mode %s\n", m);
+    exit(2);
+}
+
+// Two devices, one entry each on its own device's stream: p0 goes to device 0's entry, p1 to
+// device 1's.
+static int launch_multi(CUfunction f[2], cudaStream_t s[2], float *p0, float *p1)
+{
+    int n = 1;
+    float *p[2] = { p0, p1 };
+    void *args[2][2] = { { &p[0], &n }, { &p[1], &n } };
+    CUDA_LAUNCH_PARAMS e[2];
+    for (int d = 0; d < 2; d++) {
+        e[d].function = f[d];
+        e[d].gridDimX = 2; e[d].gridDimY = 1; e[d].gridDimZ = 1;
+        e[d].blockDimX = 32; e[d].blockDimY = 1; e[d].blockDimZ = 1;
+        e[d].sharedMemBytes = 0;
+        e[d].hStream = (CUstream)s[d];
+        e[d].kernelParams = args[d];
+        printf("launch cuLaunchCooperativeKernelMultiDevice %d\n", d);
+    }
+    return (int)cuLaunchCooperativeKernelMultiDevice(e, 2, 0);
+}
+
+static int multi(void)
+{
+    CUfunction f[2];
+    cudaStream_t s[2];
+    float *live[2], *freed;
+    for (int d = 0; d < 2; d++) {
+        cudaSetDevice(d);
+        cudaStreamCreateWithFlags(&s[d], cudaStreamNonBlocking);
+        cudaMalloc(&live[d], 4096);
+        cudaFunction_t fn;
+        printf("rc getfunc%d %d\n", d, (int)cudaGetFuncBySymbol(&fn, (const void *)coop_scale));
+        f[d] = (CUfunction)fn;
+    }
+    cudaSetDevice(0);
+    cudaMalloc(&freed, 4096);
+    cudaFree(freed);
+    float *h = (float *)malloc(4096);
+    printf("rc live %d\n", launch_multi(f, s, live[0], live[1]));
+    expect("host_pointer", h, NULL, 0, 1);              // device 1's entry
+    printf("rc host %d\n", launch_multi(f, s, live[0], h));
+    expect("use_after_free", freed, freed, 4096, 0);    // device 0's entry
+    printf("rc freed %d\n", launch_multi(f, s, freed, live[1]));
+    // Each buffer in the other device's entry: both are another device's memory (no peer access)
+    expect("wrong_device", live[1], live[1], 4096, 0);
+    expect("wrong_device", live[0], live[0], 4096, 1);
+    printf("rc swapped %d\n", launch_multi(f, s, live[1], live[0]));
+    int rc = (int)cudaDeviceSynchronize();
+    free(h);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    const char *m = argc > 1 ? argv[1] : "chevron";
+    int rc;
+    if (!strcmp(m, "drv_multi")) {
+        rc = multi();
+    } else {
+        float *live, *freed, *h = (float *)malloc(4096);
+        cudaMalloc(&live, 4096);
+        cudaMalloc(&freed, 4096);
+        cudaFree(freed);
+        printf("rc live %d\n", launch_one(m, live));
+        expect("host_pointer", h, NULL, 0, 0);
+        printf("rc host %d\n", launch_one(m, h));
+        expect("use_after_free", freed, freed, 4096, 0);
+        printf("rc freed %d\n", launch_one(m, freed));
+        rc = (int)cudaDeviceSynchronize();
+        cudaFree(live);
+        free(h);
+    }
+    printf("done %s %d\n", m, rc);
+    return 0;
+}
