@@ -108,7 +108,7 @@
     /* memory */ X(addr) X(size) X(mem) X(handle) X(stream) X(graph) X(pitch) X(width)        \
         X(height) X(free_bytes) X(total_bytes) X(bt)                                           \
     /* copies and sets */ X(dst) X(src) X(dir) X(host) X(async) X(kind) X(dpitch) X(spitch)  \
-        X(src_dev) X(value)                                                                    \
+        X(src_dev) X(value) X(captured)                                                       \
     /* pools */ X(pool) X(keep) X(reserved_before) X(reserved_after)                           \
     /* kernels and launches */ X(id) X(name) X(params) X(layout) X(k) X(grid) X(block) X(shmem) \
     /* findings */ X(severity) X(arg) X(offset) X(class) X(mapping) X(alloc) X(msg) X(count) X(first) \

@@ -19,6 +19,15 @@ struct vt_call {
     uint64_t dur;
     int res;
     int dev;
+    int graph;      /* a launch, copy or memset: 0 done now, VT_GRAPH_CAPTURED, VT_GRAPH_REPLAYED */
+};
+enum { VT_GRAPH_CAPTURED = 1, VT_GRAPH_REPLAYED = 2 };
+/* What a copy call says beyond its pointers and size (vt_ev_copy; a graph's copy node keeps it). */
+struct vt_copy_extra {
+    int async; uint64_t stream;
+    int kind;       /* cudaMemcpyKind, -1 for driver copies */
+    uint64_t width, height, dpitch, spitch; int is_2d;
+    int src_dev;    /* peer copies; -1 otherwise */
 };
 /* Fill a vt_call around the real call: VT_CALL_BEGIN before, VT_CALL_END(res) after. */
 #define VT_CALL_BEGIN(c, name) struct vt_call c = { .api = (name), .dev = vt_ts.cur_dev }; c.t0 = vt_now()

@@ -1,5 +1,6 @@
 /* events.c - formats trace lines for the hooks, keeps the registry in step, runs the checks. */
 #include "events.h"
+#include "graphs.h"
 
 #include <dlfcn.h>
 #include <sched.h>
@@ -318,6 +319,11 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     r.dpitch = x->dpitch;
     r.spitch = x->spitch;
     r.src_dev = x->src_dev;
+    r.graph = (uint8_t)c->graph;
+    if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0) && !c->graph && !c->res && x->async) {
+        const void *key = vt_capture_key(x->stream); /* work of a capturing stream is a graph node */
+        if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); r.graph = VT_GRAPH_CAPTURED; }
+    }
     vt_emit_record(VT_R_COPY, &r, sizeof r);
     VT_RESTORE_ERRNO;
 }
@@ -341,6 +347,11 @@ void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value,
     r.value = value;
     r.async = (uint8_t)async;
     r.stream = stream;
+    r.graph = (uint8_t)c->graph;
+    if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0) && !c->graph && !c->res && async) {
+        const void *key = vt_capture_key(stream);
+        if (key) { vt_graph_add_set(key, c->dev, addr, size, value, elem); r.graph = VT_GRAPH_CAPTURED; }
+    }
     vt_emit_record(VT_R_SET, &r, sizeof r);
     VT_RESTORE_ERRNO;
 }

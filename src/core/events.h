@@ -54,12 +54,6 @@ enum vt_dir {
     VT_TRACE_DIRS(VT_X)
 #undef VT_X
 };
-struct vt_copy_extra {
-    int async; uint64_t stream;
-    int kind;       /* cudaMemcpyKind, -1 for driver copies */
-    uint64_t width, height, dpitch, spitch; int is_2d;
-    int src_dev;    /* peer copies; -1 otherwise */
-};
 void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x);
 void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value, int async, uint64_t stream, uint64_t elem);
 void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, uint64_t handle);

@@ -8,6 +8,7 @@
 #include "check.h"
 #include "emit.h"
 #include "findings.h"
+#include "graphs.h"
 #include "launch_check.h"
 #include "registry.h"
 #include "resolve.h"
@@ -174,9 +175,10 @@ int vt_launch_begin(const struct vt_call *c, vt_kernel *k, void **args, const vo
 }
 
 static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c, const vt_kernel *k, vt_dim3 grid,
-                               vt_dim3 block, uint64_t shmem, uint64_t stream)
+                               vt_dim3 block, uint64_t shmem, uint64_t stream, int graph)
 {
     vt_fill_call(&w->c, c);
+    w->graph = (uint8_t)graph;
     w->k = k->id;
     w->grid[0] = grid.x; w->grid[1] = grid.y; w->grid[2] = grid.z;
     w->block[0] = block.x; w->block[1] = block.y; w->block[2] = block.z;
@@ -184,17 +186,28 @@ static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c,
     w->stream = stream;
 }
 
-void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
+void vt_launch_end(const struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len, vt_dim3 grid,
+                   vt_dim3 block, uint64_t shmem, uint64_t stream)
 {
     vt_fmt_ensure_device(c->dev);
+    int graph = c->graph;
+    /* A launch into a capturing stream is a node of the capture's graph: asked only while a
+     * capture is active anywhere (one relaxed load on the fast path). */
+    if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0) && !graph && !c->res) {
+        const void *key = vt_capture_key(stream);
+        if (key) {
+            vt_graph_add_kernel(key, k, c->dev, args, buf, buf_len, grid, block, shmem);
+            graph = VT_GRAPH_CAPTURED;
+        }
+    }
     /* The hottest record: filled in place in the ring, no copy (a stack one when it is off). */
     struct vt_rec_launch *r = vt_journal_claim(VT_R_LAUNCH, sizeof *r);
     if (r) {
-        fill_launch(r, c, k, grid, block, shmem, stream);
+        fill_launch(r, c, k, grid, block, shmem, stream, graph);
         vt_journal_commit(r);
     } else {
         struct vt_rec_launch stack_rec;
-        fill_launch(&stack_rec, c, k, grid, block, shmem, stream);
+        fill_launch(&stack_rec, c, k, grid, block, shmem, stream, graph);
         vt_emit_record(VT_R_LAUNCH, &stack_rec, sizeof stack_rec);
     }
 }

@@ -29,6 +29,25 @@
  * below which they run records the call. */
 #define DRV_SKIP() (vt_forward_only() || vt_in_runtime())
 
+/* Hooks whose runtime and driver forms share one impl(real, api, rt, args...): `rt` 1 for the
+ * runtime form, whose real call is marked as inside the runtime (the driver hooks below it pass
+ * through). A runtime hook reached from inside the runtime, and a driver hook reached from a
+ * runtime hook, forward only. */
+#define RT_BEGIN(fn, real) vt_init(); __typeof__(&fn) real = VT_REAL(fn); if (!real) return cudaErrorNotSupported
+#define RT_NESTED() (vt_forward_only() || vt_in_runtime())
+#define RT_RUN(r, call) do { vt_ts.rt_depth++; r = call; vt_ts.rt_depth--; } while (0)
+#define RT_GRAPH_HOOK(fn, impl, params, ...) \
+    VT_REAL_SLOT(fn); \
+    cudaError_t fn params { RT_BEGIN(fn, real); \
+                            if (RT_NESTED()) return real(__VA_ARGS__); \
+                            return impl((void *)real, #fn, 1, __VA_ARGS__); }
+#define DRV_GRAPH_HOOK(fn, impl, params, ...) \
+    VT_REAL_SLOT(fn); \
+    CUresult fn params { vt_init(); __typeof__(&fn) real = VT_REAL(fn); \
+                         if (!real) return CUDA_ERROR_NOT_SUPPORTED; \
+                         if (DRV_SKIP()) return real(__VA_ARGS__); \
+                         return impl((void *)real, #fn, 0, __VA_ARGS__); }
+
 static inline uint64_t vt_u64(const void *p) { return (uint64_t)(uintptr_t)p; }
 
 /* After a context switch (cuCtxSetCurrent/Push/Pop, cuCtxCreate): the thread's current device,
@@ -46,12 +65,12 @@ void vt_note_current_device(void);
     int traced = (begin);                                                           \
     VT_RESTORE_ERRNO;                                                               \
     c.t0 = vt_now()
-#define VT_LAUNCH_END(c, k, traced, r, grid, block, shm, stream)                    \
+#define VT_LAUNCH_END(c, k, traced, r, args, buf, len, grid, block, shm, stream)    \
     do {                                                                            \
         VT_CALL_END(c, r);                                                          \
         if (traced) {                                                               \
             vt_saved_errno_ = errno;                                                \
-            vt_launch_end(&c, k, grid, block, shm, stream);                         \
+            vt_launch_end(&c, k, args, buf, len, grid, block, shm, stream);         \
             VT_RESTORE_ERRNO;                                                       \
         }                                                                           \
     } while (0)

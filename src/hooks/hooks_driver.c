@@ -12,7 +12,7 @@
 #include "resolve.h"
 #include "tracer.h"
 #include "hooks_common.h"
-#include "hooks_pool.h"
+#include "graphs.h"
 
 typedef unsigned long long cuuint64_t;
 #define u vt_u64
@@ -71,7 +71,7 @@ static CUresult alloc_async_impl(void *real, const char *api, CUdeviceptr *p, si
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
     if (!graph) { vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x); return r; }
     vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
-    if (r == CUDA_SUCCESS && p) vt_graph_capture_alloc(u(s), *p, n, c.dev);
+    if (r == CUDA_SUCCESS && p) vt_graph_add_alloc(vt_capture_key(u(s)), *p, n, c.dev);
     return r;
 }
 DRV_HOOK(cuMemAllocAsync, alloc_async_impl, (CUdeviceptr *p, size_t n, CUstream s), p, n, s)
@@ -88,7 +88,7 @@ static CUresult alloc_pool_impl(void *real, const char *api, CUdeviceptr *p, siz
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
     if (!graph) { vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x); return r; }
     vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
-    if (r == CUDA_SUCCESS && p) vt_graph_capture_alloc(u(s), *p, n, c.dev);
+    if (r == CUDA_SUCCESS && p) vt_graph_add_alloc(vt_capture_key(u(s)), *p, n, c.dev);
     return r;
 }
 DRV_HOOK(cuMemAllocFromPoolAsync, alloc_pool_impl, (CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s), p, n, pool, s)
@@ -182,7 +182,7 @@ static CUresult free_async_impl(void *real, const char *api, CUdeviceptr p, CUst
     if (DRV_SKIP() || !p) return ((free_async_fn)real)(p, s);
     if (vt_stream_capturing(u(s))) { /* a graph free node: recorded when the graph runs */
         CUresult r = ((free_async_fn)real)(p, s);
-        if (r == CUDA_SUCCESS) vt_graph_capture_free(u(s), p);
+        if (r == CUDA_SUCCESS) vt_graph_add_free(vt_capture_key(u(s)), p);
         return r;
     }
     struct vt_free_pending fp;

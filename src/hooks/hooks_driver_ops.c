@@ -325,14 +325,11 @@ static void packed_args(void **extra, const void **buf, uint64_t *len)
     }
 }
 
-/* The kernel record and the argument check, before the real launch (kernelParams or `extra`);
- * 1 when the launch is traced (vt_launch_begin). */
-static int before_launch(struct vt_call *c, vt_kernel **k, CUfunction f, void **params, void **extra)
+/* The kernel record and the argument check, before the real launch (kernelParams, or the packed
+ * buffer `extra` names); 1 when the launch is traced (vt_launch_begin). */
+static int before_launch(struct vt_call *c, vt_kernel **k, CUfunction f, void **params, const void *buf, uint64_t len)
 {
     *k = kernel_of(f);
-    const void *buf;
-    uint64_t len;
-    packed_args(params ? NULL : extra, &buf, &len);
     return vt_launch_begin(c, *k, params, buf, len);
 }
 
@@ -365,9 +362,12 @@ typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned
 static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, unsigned shm, CUstream s, void **params, void **extra)
 {
-    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, extra));
+    const void *buf;
+    uint64_t len;
+    packed_args(params ? NULL : extra, &buf, &len);
+    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, buf, len));
     CUresult r = ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
-    VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
+    VT_LAUNCH_END(c, k, traced, r, params, buf, len, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
     return r;
 }
 #define LAUNCH_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
@@ -379,9 +379,12 @@ typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, vo
 static CUresult launch_ex_impl(void *real, const char *api, const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
 {
     if (!cfg) return ((launch_ex_fn)real)(cfg, f, params, extra);
-    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, extra));
+    const void *buf;
+    uint64_t len;
+    packed_args(params ? NULL : extra, &buf, &len);
+    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, buf, len));
     CUresult r = ((launch_ex_fn)real)(cfg, f, params, extra);
-    VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ }),
+    VT_LAUNCH_END(c, k, traced, r, params, buf, len, ((vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ }),
                    ((vt_dim3){ cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ }), cfg->sharedMemBytes, u(cfg->hStream));
     return r;
 }
@@ -395,9 +398,9 @@ typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, 
 static CUresult coop_impl(void *real, const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                           unsigned by, unsigned bz, unsigned shm, CUstream s, void **params)
 {
-    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, NULL));
+    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, NULL, 0));
     CUresult r = ((coop_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params);
-    VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
+    VT_LAUNCH_END(c, k, traced, r, params, NULL, 0, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
     return r;
 }
 #define COOP_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
@@ -443,7 +446,7 @@ static CUresult coop_multi_impl(void *real, const char *api, CUDA_LAUNCH_PARAMS 
         VT_CALL_END(calls[i], r);
         const CUDA_LAUNCH_PARAMS *e = &list[i];
         if (traced[i])
-            vt_launch_end(&calls[i], ks[i], (vt_dim3){ e->gridDimX, e->gridDimY, e->gridDimZ },
+            vt_launch_end(&calls[i], ks[i], e->kernelParams, NULL, 0, (vt_dim3){ e->gridDimX, e->gridDimY, e->gridDimZ },
                           (vt_dim3){ e->blockDimX, e->blockDimY, e->blockDimZ }, e->sharedMemBytes, u(e->hStream));
     }
     VT_RESTORE_ERRNO;

@@ -14,7 +14,7 @@
 #include "resolve.h"
 #include "tracer.h"
 #include "hooks_common.h"
-#include "hooks_pool.h"
+#include "graphs.h"
 
 typedef vt_dim3 dim3;
 
@@ -138,7 +138,7 @@ static cudaError_t malloc_async_impl(void *real, const char *api, void **p, size
     if (!graph) return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
     VT_CALL_END(c, r);
     vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
-    if (r == cudaSuccess && p) vt_graph_capture_alloc(u(s), u(*p), n, c.dev);
+    if (r == cudaSuccess && p) vt_graph_add_alloc(vt_capture_key(u(s)), u(*p), n, c.dev);
     return r;
 }
 RT_TWIN(cudaMallocAsync, malloc_async_impl, (void **p, size_t n, cudaStream_t s), p, n, s)
@@ -156,7 +156,7 @@ static cudaError_t malloc_pool_impl(void *real, const char *api, void **p, size_
     if (!graph) return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
     VT_CALL_END(c, r);
     vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
-    if (r == cudaSuccess && p) vt_graph_capture_alloc(u(s), u(*p), n, c.dev);
+    if (r == cudaSuccess && p) vt_graph_add_alloc(vt_capture_key(u(s)), u(*p), n, c.dev);
     return r;
 }
 RT_TWIN(cudaMallocFromPoolAsync, malloc_pool_impl, (void **p, size_t n, cudaMemPool_t pool, cudaStream_t s), p, n, pool, s)
@@ -188,7 +188,7 @@ static cudaError_t free_async_impl(void *real, const char *api, void *p, cudaStr
     cudaError_t r;
     if (vt_stream_capturing(u(s))) { /* a graph free node: recorded when the graph runs */
         RT_CALL(r, ((free_async_fn)real)(p, s));
-        if (r == cudaSuccess) vt_graph_capture_free(u(s), u(p));
+        if (r == cudaSuccess) vt_graph_add_free(vt_capture_key(u(s)), u(p));
         return r;
     }
     struct vt_free_pending fp;

@@ -23,6 +23,7 @@
 #include "backtrace.h"
 #include "check.h"
 #include "events.h"
+#include "graphs.h"
 #include "journal.h"
 #include "jsonl.h"
 #include "registry.h"
@@ -313,6 +314,7 @@ static void child_after_fork(void)
     vt_check_reset();
     vt_emit_reset_after_fork();
     vt_findings_reset_after_fork();
+    vt_graphs_reset();
     pthread_mutex_init(&open_lock, NULL);
     atomic_store(&vt_trace_state, 0);
     vt_trace_file[0] = '\0';

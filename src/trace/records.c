@@ -113,6 +113,14 @@ static void fmt_free(vt_line *l, const struct vt_api_names *names, const struct 
     l->p = p;
 }
 
+/* A launch, copy or memset captured into a graph (not done now), or done by a graph launch. */
+static char *graph_role(char *p, uint8_t graph)
+{
+    if (graph == 1) return VT_W_LIT(p, ",\"captured\":true");
+    if (graph == 2) return VT_W_LIT(p, ",\"graph\":true");
+    return p;
+}
+
 static void fmt_copy(vt_line *l, const struct vt_api_names *names, const struct vt_rec_copy *x)
 {
     vt_record_begin(l, VT_EVN_COPY, &x->c, names, 0);
@@ -143,7 +151,7 @@ static void fmt_copy(vt_line *l, const struct vt_api_names *names, const struct 
         p = VT_W_LIT(p, ",\"spitch\":"); p = vt_w_u64(p, x->spitch);
     }
     if (x->src_dev >= 0) { p = VT_W_LIT(p, ",\"src_dev\":"); p = vt_w_i64(p, x->src_dev); }
-    l->p = p;
+    l->p = graph_role(p, x->graph);
 }
 
 static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct vt_rec_set *s)
@@ -158,7 +166,7 @@ static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct v
     p = vt_w_i64(p, s->value);
     if (s->async) { p = VT_W_LIT(p, ",\"async\":true,\"stream\":"); p = vt_w_hex(p, s->stream); }
     else p = VT_W_LIT(p, ",\"async\":false");
-    l->p = p;
+    l->p = graph_role(p, s->graph);
 }
 
 static void fmt_launch(vt_line *l, const struct vt_api_names *names, const struct vt_rec_launch *k)
@@ -175,7 +183,7 @@ static void fmt_launch(vt_line *l, const struct vt_api_names *names, const struc
     p = vt_w_u64(p, k->shmem);
     p = VT_W_LIT(p, ",\"stream\":");
     p = vt_w_hex(p, k->stream);
-    l->p = p;
+    l->p = graph_role(p, k->graph);
 }
 
 static void fmt_meminfo(vt_line *l, const struct vt_api_names *names, const struct vt_rec_meminfo *m)

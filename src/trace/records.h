@@ -42,18 +42,20 @@ struct vt_rec_copy {
     uint64_t dst, src, size, stream, width, height, dpitch, spitch;
     int32_t kind, src_dev;
     uint8_t dir, host, async, is_2d; /* host: 0 none, 1 pageable, 2 pinned, 3 managed */
+    uint8_t graph;                   /* 0 done now, 1 captured into a graph, 2 replayed by a graph launch */
 };
 
 struct vt_rec_set {
     struct vt_rec_call c;
     uint64_t addr, size, stream;
     int32_t value;
-    uint8_t async;
+    uint8_t async, graph;            /* graph: as in vt_rec_copy */
 };
 
 struct vt_rec_launch {
     struct vt_rec_call c;
     uint32_t k, grid[3], block[3];
+    uint8_t graph;                   /* as in vt_rec_copy */
     uint64_t shmem, stream;
 };
 

@@ -14,13 +14,13 @@ found() {
         | .[] | select(.ev=="finding" and .msg)
         | "expect \(.kind) \(.severity) \(if .k then $k[.k|tostring] else "-" end) \(.arg // "-") \(.offset // "-") \(.value) \(.alloc.addr // "-") \(.alloc.size // "-") \(.alloc.mem // "-") \(.dev)"'
 }
-launches() { jqs "$TMP/$1.jsonl" '.[] | select(.ev=="launch") | "launch \(.api) \(.dev)"'; }
+launches() { jqs "$TMP/$1.jsonl" '.[] | select(.ev=="launch") | "launch \(.api) \(.dev) \(if .captured then "captured" elif .graph then "graph" else "-" end)"'; }
 want() { grep "^$2 " "$TMP/$1.out"; }
 cells=0 misses=0
 for build in sm90 sm80 none rdc; do
     P="$PROGS/launch_paths_$build"
     [ -x "$P" ] || { skip "launch_paths_$build: not built"; continue; }
-    for mode in chevron rt_launch rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi; do
+    for mode in chevron rt_launch rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi graph_rt graph_drv; do
         n=$build.$mode
         env VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_DEVICES=2 \
             "$VT" run --sim -o "$TMP/$n.jsonl" -- "$P" "$mode" >"$TMP/$n.out" 2>"$TMP/$n.err"
@@ -33,6 +33,12 @@ for build in sm90 sm80 none rdc; do
             "$(launches $n | tr '\n' ';')" "$(want $n launch | tr '\n' ';')"
         check_eq "$n: every launch succeeded and the program ran to the end (exit 0)" \
             "$(grep -c '^rc [a-z0-9]* [^0]' "$TMP/$n.out") $(grep -c "^done $mode 0$" "$TMP/$n.out") $rc" "0 1 0"
+        case $mode in graph_*)
+            "$VT" report --json "$TMP/$n.jsonl" >"$TMP/$n.json" 2>/dev/null
+            check_eq "$n: the report counts each replay's launches, copies and memsets, not the captured ones" \
+                "$(jq -r '"report launches \(.launches);report graph_launches \(.graph.launches);report graph_copies \(.graph.copies);report graph_sets \(.graph.sets);report captured \(.graph.captured);report h2d_count \(.transfers.h2d.count);report set_count \(.sets.count);"' "$TMP/$n.json")" \
+                "$(want $n report | tr '\n' ';')"
+        esac
     done
 done
 check_eq "the matrix: $cells cells, no verdict missed" "$misses" 0

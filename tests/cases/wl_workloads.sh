@@ -70,7 +70,15 @@ check_eq "graph: capture allocates nothing; launch makes the outliving node live
 check_eq "graph: relaunch while its allocation is live fails; after the free it works" \
     "$(v $o relaunch_while_live),$(v $o launch2),$(v $o after_free_used_mib)" 1,0,0
 check_eq "graph: explicit alloc/free nodes" "$(v $o add_alloc),$(v $o add_free),$(v $o launch3),$(v $o end_used_mib)" 0,0,0,0
-check_eq "graph: memset on a graph allocation during capture is fine" "$(jqs $t '[.[]|select(.ev=="set")|.res]|join(",")')" 0
+# The memset is captured (not done then); each of the two graph launches that succeed (launch1,
+# launch2; the relaunch while its allocation is live fails) does it, on memory its allocation node
+# has just made live: no finding.
+check_eq "graph: memset on a graph allocation: captured once, done by each successful graph launch" \
+    "$(jqs $t '[.[]|select(.ev=="set")|"\(.res):\(if .captured then "captured" elif .graph then "graph" else "-" end)"]|join(",")')" \
+    "0:captured,0:graph,0:graph"
+check_eq "graph: the kernel on the graph allocation, at capture and at each replay: no finding" \
+    "$(jqs $t '[.[]|select(.ev=="launch")|if .captured then "captured" elif .graph then "graph" else "-" end]|join(",")') $(jqs $t '[.[]|select(.ev=="finding")]|length')" \
+    "captured,graph,graph 0"
 check_eq "graph: 3 graph_alloc records (2 captured, 1 node), no counted alloc at capture" \
     "$(jqs $t '[.[]|select(.ev=="graph_alloc")]|length')" 3
 check_eq "graph: launches write graph:true allocs (2+2+1) and in-graph frees (1+1+1)" \

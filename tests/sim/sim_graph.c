@@ -141,6 +141,27 @@ CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
 }
 SIM_ALIAS(cuStreamIsCapturing, cuStreamIsCapturing_ptsz);
 
+/* CUDA 12.3+: the capture's status, id and the graph being built (the graph cuStreamEndCapture
+ * will return); dependencies are not modelled (none). */
+CUresult cuStreamGetCaptureInfo_v3(CUstream s, CUstreamCaptureStatus *st, cuuint64_t *id, CUgraph *graph,
+                                   const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
+{
+    if (!st) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&sim_lock);
+    int i = cap_index(s);
+    *st = i >= 0 ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    if (i >= 0) {
+        if (id) *id = (cuuint64_t)i + 1;
+        if (graph) *graph = caps[i].g;
+        if (deps) *deps = NULL;
+        if (edges) *edges = NULL;
+        if (ndeps) *ndeps = 0;
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return CUDA_SUCCESS;
+}
+SIM_ALIAS(cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo_v3_ptsz);
+
 static void free_ops(struct CUgraph_st *g)
 {
     for (size_t i = 0; i < g->n; i++)

@@ -164,6 +164,9 @@ struct vt_proc {
     struct vt_kernel_stat *kernels;    /* by launches */
     size_t nkernels;
     uint64_t launches;
+    /* of the launches, copies and sets: those a graph launch did (each replay counts), and those
+     * only captured into a graph (not counted above: nothing ran then) */
+    uint64_t graph_launches, graph_copies, graph_sets, captured_ops;
 
     struct vt_bucket timeline[VT_AN_TIMELINE_POINTS];
     size_t ntimeline;

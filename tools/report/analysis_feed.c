@@ -404,6 +404,8 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_FREE: return on_free(p, ev);
     case VT_EV_COPY: {
         if (ev->res_null || ev->res) { add_error(p, ev->api, ev->res, ev->t); return 0; }
+        if (ev->captured) { p->captured_ops++; return 0; }
+        if (ev->graph) p->graph_copies++;
         struct vt_xfer *x = &p->xfer[ev->dir][ev->host];
         vt_sat_add(&x->bytes, ev->size); x->count++;
         if (ev->async) x->async_count++;
@@ -412,7 +414,8 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     }
     case VT_EV_SET:
         if (ev->res_null || ev->res) add_error(p, ev->api, ev->res, ev->t);
-        else { p->set_count++; vt_sat_add(&p->set_bytes, ev->size); }
+        else if (ev->captured) p->captured_ops++;
+        else { p->set_count++; vt_sat_add(&p->set_bytes, ev->size); p->graph_sets += ev->graph != 0; }
         return 0;
     case VT_EV_KERNEL: {
         char buf[4096];
@@ -424,7 +427,9 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     }
     case VT_EV_LAUNCH: {
         struct vt_kernel_stat *k = kernel(p, ev->k);
+        if (ev->captured && !ev->res_null && !ev->res) { p->captured_ops++; return 0; }
         p->launches++;
+        p->graph_launches += ev->graph != 0;
         if (k) { k->launches++; k->ns += ev->dur; *kname = k->name; }
         if (ev->res_null || ev->res) add_error(p, ev->api, ev->res, ev->t);
         return 0;

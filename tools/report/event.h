@@ -55,6 +55,8 @@ struct vt_event {
     enum vt_dir dir;
     enum vt_host host;
     int async;
+    int captured;                   /* launch/copy/set captured into a graph (not done then) */
+    int graph;                      /* done by a graph launch (launch/copy/set), made by one (alloc) */
     const uint64_t *bt;             /* innermost first; nbt entries */
     size_t nbt;
     int64_t k, id, arg, offset;

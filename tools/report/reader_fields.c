@@ -225,6 +225,8 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("free_bytes")) { rc = get_u64(r, k, kn, v, &ev->free_bytes, err, errlen); ev->has |= VT_F_FREE; }
     else if (KEY("total_bytes")) { rc = get_u64(r, k, kn, v, &ev->total_bytes, err, errlen); ev->has |= VT_F_TOTAL; }
     else if (KEY("async")) { WANT(v->type == JV_BOOL, "a boolean"); ev->async = (int)v->i; ev->has |= VT_F_ASYNC; }
+    else if (KEY("captured")) { WANT(v->type == JV_BOOL, "a boolean"); ev->captured = (int)v->i; }
+    else if (KEY("graph")) { WANT(v->type == JV_BOOL, "a boolean"); ev->graph = (int)v->i; }
     else if (KEY("id")) I64(ev->id, 0, VT_F_ID);
     else if (KEY("name")) { STR(ev->name); ev->has |= VT_F_NAME; }
     else if (KEY("kind")) {             /* a string on findings; the cudaMemcpyKind integer on copies */

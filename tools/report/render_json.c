@@ -180,7 +180,8 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     (void)o;
     const struct vt_proc *pk = procs[vt_peak_proc(procs, n)];
     uint64_t leaked = 0, leak_count = 0, oomc = 0, fc = 0, managed = 0, host = 0, sum = 0;
-    uint64_t ac = 0, ab = 0, fr = 0, failed = 0, errors = 0, launches = 0;
+    uint64_t ac = 0, ab = 0, fr = 0, failed = 0, errors = 0, launches = 0, sets = 0, set_bytes = 0, glaunch = 0, gcopy = 0,
+             gset = 0, captured = 0;
     long warnings = 0;
     for (size_t i = 0; i < n; i++) {
         const struct vt_proc *p = procs[i];
@@ -189,6 +190,8 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
         host = p->host_peak > host ? p->host_peak : host;
         vt_sat_add(&sum, p->peak); ac += p->alloc_count; vt_sat_add(&ab, p->alloc_bytes); fr += p->free_count;
         failed += p->failed_allocs; errors += p->error_count; warnings += p->warnings; launches += p->launches;
+        sets += p->set_count; vt_sat_add(&set_bytes, p->set_bytes); glaunch += p->graph_launches; gcopy += p->graph_copies;
+        gset += p->graph_sets; captured += p->captured_ops;
     }
     vt_esc_printf(f, VT_ESC_JSON, "{\"format\":\"vramtrace-report\",\"version\":1,\"traces\":%zu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
             "\"peak_offset_ns\":%lld,\"peak_pid\":%lld,\"peak_rank\":",
@@ -228,8 +231,11 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
             vt_esc_printf(f, VT_ESC_JSON, ",\"res\":%lld,\"count\":%llu,\"pid\":%lld}", I(e->res), U(e->count), I(procs[i]->pid));
         }
     vt_esc_printf(f, VT_ESC_JSON, "],\"failed_calls\":%llu,\"allocations\":{\"count\":%llu,\"bytes\":%llu,\"frees\":%llu,\"failed\":%llu},"
-            "\"launches\":%llu,\"managed_peak_bytes\":%llu,\"host_pinned_peak_bytes\":%llu,\"warnings\":%ld,\"largest\":[",
-            U(errors), U(ac), U(ab), U(fr), U(failed), U(launches), U(managed), U(host), warnings);
+            "\"launches\":%llu,\"sets\":{\"count\":%llu,\"bytes\":%llu},"
+            "\"graph\":{\"launches\":%llu,\"copies\":%llu,\"sets\":%llu,\"captured\":%llu},"
+            "\"managed_peak_bytes\":%llu,\"host_pinned_peak_bytes\":%llu,\"warnings\":%ld,\"largest\":[",
+            U(errors), U(ac), U(ab), U(fr), U(failed), U(launches), U(sets), U(set_bytes), U(glaunch), U(gcopy), U(gset),
+            U(captured), U(managed), U(host), warnings);
     for (size_t i = 0; i < pk->nlargest; i++) {
         const struct vt_largest *l = &pk->largest[i];
         vt_esc_printf(f, VT_ESC_JSON, "%s{\"bytes\":%llu,\"mem\":\"%s\",\"api\":", i ? "," : "", U(l->size), vt_rd_mem_name(l->mem));

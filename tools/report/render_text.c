@@ -280,7 +280,11 @@ static void findings(FILE *f, const struct vt_proc *p, const struct vt_render_op
 static void kernels(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
 {
     if (!p->launches) return;
-    fprintf(f, "\nKernels (%llu launches):\n", (unsigned long long)p->launches);
+    if (p->graph_launches)
+        fprintf(f, "\nKernels (%llu launches, %llu of them by graph launches):\n", (unsigned long long)p->launches,
+                (unsigned long long)p->graph_launches);
+    else
+        fprintf(f, "\nKernels (%llu launches):\n", (unsigned long long)p->launches);
     for (size_t i = 0; i < p->nkernels && i < (size_t)o->top; i++)
         if (p->kernels[i].launches)
             fprintf(f, "  %8llu  %s\n", (unsigned long long)p->kernels[i].launches, p->kernels[i].name);

@@ -5,7 +5,10 @@
 // error, naming it), and prints, derived from what it does:
 //   expect KIND SEVERITY KERNEL ARG OFFSET VALUE ALLOC_ADDR ALLOC_SIZE ALLOC_KIND DEV
 //                        (as verdicts.cu, and the device of the launch it is found in)
-//   launch API DEV       one per launch the trace must record, in order
+//   launch API DEV ROLE  one per launch the trace must record, in order; ROLE "-" for work done
+//                        then, "captured" for a launch captured into a graph (nothing runs),
+//                        "graph" for one a graph launch did
+//   report KEY N         the report's counts (graph modes)
 //   rc NAME CODE         what each call returned
 //   done MODE
 // The kernel uses its pointer only in a branch never taken, and waits at a grid-wide barrier
@@ -18,6 +21,13 @@
 //                  cudaLaunchAttributeCooperative
 //   drv_coop       cuLaunchCooperativeKernel, the CUfunction from cudaGetFuncBySymbol
 //   drv_ex_coop    cuLaunchKernelEx with CU_LAUNCH_ATTRIBUTE_COOPERATIVE
+//   graph_rt       stream capture (cudaStreamBeginCapture) of a copy, a memset and two launches
+//                  (a live buffer, a heap buffer), cudaGraphLaunch 10 times, the live buffer
+//                  freed, once more: each replay re-checks each kernel node (the heap buffer at
+//                  capture and at every replay, one finding; the freed buffer at the last replay)
+//                  and counts as work done (launches, copies, memsets)
+//   graph_drv      the same through the driver API (cuStreamBeginCapture, cuLaunchKernel,
+//                  cuMemcpyHtoDAsync, cuMemsetD32Async, cuGraphLaunch)
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -52,20 +62,20 @@ static int launch_one(const char *m, float *p)
     void *args[] = { &p, &n };
     dim3 g(2), b(32);
     if (!strcmp(m, "chevron")) {
-        printf("launch __cudaLaunchKernel 0\n");
+        printf("launch __cudaLaunchKernel 0 -\n");
         coop_scale<<<g, b>>>(p, n);
         return (int)cudaGetLastError();
     }
     if (!strcmp(m, "rt_launch")) {
-        printf("launch cudaLaunchKernel 0\n");
+        printf("launch cudaLaunchKernel 0 -\n");
         return (int)cudaLaunchKernel((const void *)coop_scale, g, b, args, 0, 0);
     }
     if (!strcmp(m, "rt_coop")) {
-        printf("launch cudaLaunchCooperativeKernel 0\n");
+        printf("launch cudaLaunchCooperativeKernel 0 -\n");
         return (int)cudaLaunchCooperativeKernel((const void *)coop_scale, g, b, args, 0, 0);
     }
     if (!strcmp(m, "rt_coop_tmpl")) {
-        printf("launch cudaLaunchCooperativeKernel 0\n");
+        printf("launch cudaLaunchCooperativeKernel 0 -\n");
         return (int)cudaLaunchCooperativeKernel(coop_scale, g, b, args);
     }
     if (!strcmp(m, "rt_ex_coop")) {
@@ -77,14 +87,14 @@ static int launch_one(const char *m, float *p)
         cfg.blockDim = b;
         cfg.attrs = attr;
         cfg.numAttrs = 1;
-        printf("launch cudaLaunchKernelExC 0\n");
+        printf("launch cudaLaunchKernelExC 0 -\n");
         return (int)cudaLaunchKernelEx(&cfg, coop_scale, p, n);
     }
     cudaFunction_t fn;
     int r = (int)cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
     if (r) return r;
     if (!strcmp(m, "drv_coop")) {
-        printf("launch cuLaunchCooperativeKernel 0\n");
+        printf("launch cuLaunchCooperativeKernel 0 -\n");
         return (int)cuLaunchCooperativeKernel((CUfunction)fn, g.x, 1, 1, b.x, 1, 1, 0, NULL, args);
     }
     if (!strcmp(m, "drv_ex_coop")) {
@@ -98,7 +108,7 @@ static int launch_one(const char *m, float *p)
         cfg.blockDimX = b.x; cfg.blockDimY = 1; cfg.blockDimZ = 1;
         cfg.attrs = attr;
         cfg.numAttrs = 1;
-        printf("launch cuLaunchKernelEx 0\n");
+        printf("launch cuLaunchKernelEx 0 -\n");
         return (int)cuLaunchKernelEx(&cfg, (CUfunction)fn, args, NULL);
     }
     fprintf(stderr, "launch_paths: unknown mode %s\n", m);
@@ -120,7 +130,7 @@ static int launch_multi(CUfunction f[2], cudaStream_t s[2], float *p0, float *p1
         e[d].sharedMemBytes = 0;
         e[d].hStream = (CUstream)s[d];
         e[d].kernelParams = args[d];
-        printf("launch cuLaunchCooperativeKernelMultiDevice %d\n", d);
+        printf("launch cuLaunchCooperativeKernelMultiDevice %d -\n", d);
     }
     return (int)cuLaunchCooperativeKernelMultiDevice(e, 2, 0);
 }
@@ -156,6 +166,69 @@ static int multi(void)
     return rc;
 }
 
+// Capture, replay REPLAYS times, free the live buffer, replay once more.
+static int graph(int drv)
+{
+    enum { REPLAYS = 10, N = 4096 };
+    float *live, *freed_later, *h = (float *)malloc(N), *q;
+    void *pinned;
+    cudaMalloc(&live, N);
+    cudaMalloc(&q, N);                       // the copy's and memset's target: stays live
+    cudaMallocHost(&pinned, N);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaFunction_t fn;
+    cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
+    int n = 1;
+    const char *launch_api = drv ? "cuLaunchKernel" : "__cudaLaunchKernel", *replay_api = drv ? "cuGraphLaunch" : "cudaGraphLaunch";
+    printf("rc begin %d\n", drv ? (int)cuStreamBeginCapture((CUstream)s, CU_STREAM_CAPTURE_MODE_GLOBAL)
+                                : (int)cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    if (drv) {
+        printf("rc copy %d\n", (int)cuMemcpyHtoDAsync((CUdeviceptr)q, pinned, N, (CUstream)s));
+        printf("rc set %d\n", (int)cuMemsetD32Async((CUdeviceptr)q, 0, N / 4, (CUstream)s));
+    } else {
+        printf("rc copy %d\n", (int)cudaMemcpyAsync(q, pinned, N, cudaMemcpyHostToDevice, s));
+        printf("rc set %d\n", (int)cudaMemsetAsync(q, 0, N, s));
+    }
+    float *ptrs[2] = { live, h };
+    expect("host_pointer", h, NULL, 0, 0);   // at capture; the replays repeat it (the same finding)
+    for (int i = 0; i < 2; i++) {
+        printf("launch %s 0 captured\n", launch_api);
+        if (drv) {
+            void *args[] = { &ptrs[i], &n };
+            printf("rc launch %d\n", (int)cuLaunchKernel((CUfunction)fn, 2, 1, 1, 32, 1, 1, 0, (CUstream)s, args, NULL));
+        } else {
+            coop_scale<<<2, 32, 0, s>>>(ptrs[i], n);
+            printf("rc launch %d\n", (int)cudaGetLastError());
+        }
+    }
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    printf("rc end %d\n", drv ? (int)cuStreamEndCapture((CUstream)s, (CUgraph *)&g) : (int)cudaStreamEndCapture(s, &g));
+    printf("rc instantiate %d\n", drv ? (int)cuGraphInstantiate((CUgraphExec *)&e, (CUgraph)g, 0)
+                                      : (int)cudaGraphInstantiate(&e, g, 0));
+    for (int r = 0; r <= REPLAYS; r++) {
+        if (r == REPLAYS) {                   // the live buffer freed between capture and this replay
+            freed_later = live;
+            cudaFree(live);
+            expect("use_after_free", freed_later, freed_later, N, 0);
+        }
+        for (int i = 0; i < 2; i++) printf("launch %s 0 graph\n", replay_api);
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s));
+    }
+    int rc = (int)cudaStreamSynchronize(s);
+    // every replay did one copy, one memset and two launches; the capture did none of them
+    printf("report launches %d\nreport graph_launches %d\nreport graph_copies %d\nreport graph_sets %d\n"
+           "report captured %d\nreport h2d_count %d\nreport set_count %d\n",
+           2 * (REPLAYS + 1), 2 * (REPLAYS + 1), REPLAYS + 1, REPLAYS + 1, 4, REPLAYS + 1, REPLAYS + 1);
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    cudaFree(q);
+    cudaFreeHost(pinned);
+    free(h);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -163,6 +236,8 @@ int main(int argc, char **argv)
     int rc;
     if (!strcmp(m, "drv_multi")) {
         rc = multi();
+    } else if (!strncmp(m, "graph_", 6)) {
+        rc = graph(!strcmp(m, "graph_drv"));
     } else {
         float *live, *freed, *h = (float *)malloc(4096);
         cudaMalloc(&live, 4096);

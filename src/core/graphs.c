@@ -1,0 +1,192 @@
+/* graphs.c - the node sets of graphs being captured, graphs and execs (graphs.h). */
+#include "graphs.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramtrace/trace.h>
+#include "cuda_abi.h"
+#include "resolve.h"
+#include "tracer.h"
+
+struct gset { const void *key; struct vt_gnode *n; size_t cnt, cap; };
+#define VT_GSETS 1024
+static struct gset gsets[VT_GSETS];
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+_Atomic int vt_captures_active;
+
+void vt_graph_capture_begun(void) { atomic_fetch_add(&vt_captures_active, 1); }
+void vt_graph_capture_ended(void)
+{
+    int n = atomic_load(&vt_captures_active);
+    while (n > 0 && !atomic_compare_exchange_weak(&vt_captures_active, &n, n - 1)) {}
+}
+
+static struct gset *gset_find(const void *key, int create)
+{
+    struct gset *empty = NULL;
+    for (int i = 0; i < VT_GSETS; i++) {
+        if (gsets[i].key == key) return &gsets[i];
+        if (!gsets[i].key && !empty) empty = &gsets[i];
+    }
+    if (create && empty) empty->key = key;
+    return create ? empty : NULL;
+}
+
+static void free_nodes(struct vt_gnode *n, size_t cnt)
+{
+    for (size_t i = 0; i < cnt; i++) free(n[i].args);
+    free(n);
+}
+
+/* Appends *nd to KEY's set, which then owns nd->args (freed here when it cannot be added). */
+static void gset_add(const void *key, struct vt_gnode *nd)
+{
+    if (!key) { free(nd->args); return; }
+    pthread_mutex_lock(&g_lock);
+    struct gset *s = gset_find(key, 1);
+    if (s && s->cnt == s->cap) {
+        size_t nc = s->cap ? 2 * s->cap : 8;
+        struct vt_gnode *nn = realloc(s->n, nc * sizeof *nn);
+        if (nn) { s->n = nn; s->cap = nc; }
+    }
+    if (s && s->cnt < s->cap) s->n[s->cnt++] = *nd;
+    else free(nd->args);
+    pthread_mutex_unlock(&g_lock);
+}
+
+void vt_graph_drop(const void *key)
+{
+    pthread_mutex_lock(&g_lock);
+    struct gset *s = gset_find(key, 0);
+    if (s) { free_nodes(s->n, s->cnt); memset(s, 0, sizeof *s); }
+    pthread_mutex_unlock(&g_lock);
+}
+
+void vt_graph_transfer(const void *from, const void *to, int move)
+{
+    if (!from || !to || from == to) return;
+    pthread_mutex_lock(&g_lock);
+    struct gset *s = gset_find(from, 0);
+    if (s && s->cnt) {
+        struct gset *d = gset_find(to, 1);
+        struct vt_gnode *copy = d ? malloc(s->cnt * sizeof *copy) : NULL;
+        if (copy) {
+            memcpy(copy, s->n, s->cnt * sizeof *copy);
+            size_t i = 0;
+            for (; i < s->cnt; i++) { /* each set owns its argument bytes */
+                if (!copy[i].args) continue;
+                unsigned char *b = malloc(copy[i].args_len);
+                if (!b) break;
+                memcpy(b, s->n[i].args, copy[i].args_len);
+                copy[i].args = b;
+            }
+            if (i < s->cnt) { /* out of memory: the rest replays unchecked */
+                for (; i < s->cnt; i++) copy[i].args = NULL;
+            }
+            free_nodes(d->n, d->cnt);
+            d->n = copy;
+            d->cnt = d->cap = s->cnt;
+        }
+    }
+    if (s && move) { free_nodes(s->n, s->cnt); memset(s, 0, sizeof *s); }
+    pthread_mutex_unlock(&g_lock);
+}
+
+void vt_graphs_reset(void)
+{
+    pthread_mutex_init(&g_lock, NULL);
+    for (int i = 0; i < VT_GSETS; i++) {
+        free_nodes(gsets[i].n, gsets[i].cnt);
+        memset(&gsets[i], 0, sizeof gsets[i]);
+    }
+    atomic_store(&vt_captures_active, 0);
+}
+
+int vt_stream_capturing(uint64_t stream)
+{
+    typedef CUresult (*cap_fn)(CUstream, int *);
+    cap_fn q = (cap_fn)vt_real_driver("cuStreamIsCapturing");
+    if (!q || !stream) return 0; /* the legacy default stream cannot capture */
+    int st = 0, saved = errno;
+    vt_ts.guard++;
+    CUresult r = q((CUstream)(uintptr_t)stream, &st);
+    vt_ts.guard--;
+    errno = saved;
+    return r == CUDA_SUCCESS && st == 1 /* CU_STREAM_CAPTURE_STATUS_ACTIVE */;
+}
+
+const void *vt_capture_key(uint64_t stream)
+{
+    /* cuStreamGetCaptureInfo_v3 (CUDA 12.3+): status, id, the graph being built, dependencies */
+    typedef CUresult (*info_fn)(CUstream, int *, uint64_t *, void **, const void **, const void **, size_t *);
+    info_fn q = (info_fn)vt_real_driver("cuStreamGetCaptureInfo_v3");
+    int st = 0, saved = errno;
+    void *graph = NULL;
+    uint64_t id = 0;
+    CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+    if (q) {
+        vt_ts.guard++;
+        r = q((CUstream)(uintptr_t)stream, &st, &id, &graph, NULL, NULL, NULL);
+        vt_ts.guard--;
+    }
+    errno = saved;
+    if (r == CUDA_SUCCESS) return st == 1 && graph ? graph : NULL;
+    return vt_stream_capturing(stream) ? (const void *)(uintptr_t)stream : NULL;
+}
+
+void vt_graph_add_alloc(const void *key, uint64_t addr, uint64_t size, int dev)
+{
+    struct vt_gnode n = { .kind = VT_G_ALLOC, .dev = dev, .addr = addr, .size = size };
+    gset_add(key, &n);
+}
+
+void vt_graph_add_free(const void *key, uint64_t addr)
+{
+    struct vt_gnode n = { .kind = VT_G_FREE, .dev = -1, .addr = addr };
+    gset_add(key, &n);
+}
+
+void vt_graph_add_kernel(const void *key, vt_kernel *k, int dev, void **args, const void *buf, uint64_t len,
+                         vt_dim3 grid, vt_dim3 block, uint64_t shmem)
+{
+    struct vt_gnode n = { .kind = VT_G_KERNEL, .dev = dev, .k = k, .grid = grid, .block = block, .shmem = shmem };
+    if (args && k) { /* flatten the parameters into the buffer the kernel will see */
+        uint64_t end = 0;
+        for (uint32_t i = 0; i < k->nparams; i++)
+            if ((uint64_t)k->params[i].offset + k->params[i].size > end) end = (uint64_t)k->params[i].offset + k->params[i].size;
+        if (end && (n.args = calloc(1, end))) {
+            n.args_len = end;
+            for (uint32_t i = 0; i < k->nparams; i++)
+                if (args[i]) memcpy(n.args + k->params[i].offset, args[i], k->params[i].size);
+        }
+    } else if (buf && len && (n.args = malloc(len))) {
+        memcpy(n.args, buf, len);
+        n.args_len = len;
+    }
+    gset_add(key, &n);
+}
+
+void vt_graph_add_copy(const void *key, int dev, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x)
+{
+    struct vt_gnode n = { .kind = VT_G_COPY, .dev = dev, .addr = dst, .src = src, .size = size, .x = *x };
+    gset_add(key, &n);
+}
+
+void vt_graph_add_set(const void *key, int dev, uint64_t addr, uint64_t size, int value, uint64_t elem)
+{
+    struct vt_gnode n = { .kind = VT_G_SET, .dev = dev, .addr = addr, .size = size, .value = value, .elem = elem };
+    gset_add(key, &n);
+}
+
+void vt_graph_foreach(const void *key, void (*fn)(const struct vt_gnode *, void *), void *ctx)
+{
+    /* Held across the calls: a concurrent destroy of this set must not free the argument bytes
+     * being checked. fn must not add to or drop a set. */
+    pthread_mutex_lock(&g_lock);
+    struct gset *s = gset_find(key, 0);
+    for (size_t i = 0; s && i < s->cnt; i++) fn(&s->n[i], ctx);
+    pthread_mutex_unlock(&g_lock);
+}

@@ -1,0 +1,76 @@
+/* graphs.h - CUDA graphs as the tracer sees them: the nodes of each graph being captured, each
+ * graph and each instantiated graph (exec), and what a graph launch does with them.
+ *
+ * Nodes come from stream capture (a kernel launch, copy or memset issued to a capturing stream is
+ * a node of the capture's graph, not work done: its record says "captured") and from the
+ * explicit node calls (cu/cudaGraphAddMemAllocNode, ...AddMemFreeNode). A graph made by
+ * cu/cudaStreamEndCapture holds its capture's nodes; instantiation copies a graph's nodes to the
+ * exec. Every successful graph launch replays the exec's nodes in order, as work done then: each
+ * kernel node's arguments are checked against the allocations live at that moment and recorded as
+ * a launch, each copy and memset is checked and recorded, allocation nodes make their memory live
+ * (mem "async", "graph":true) and free nodes free it. Replayed records say "graph":true.
+ *
+ * A node set is keyed by the object it belongs to (the capture's graph, or the capturing stream
+ * when the driver cannot name the graph; a graph; an exec). Sets are kept under one mutex, off the
+ * launch fast path: a launch asks whether it is captured only while some capture is active
+ * (vt_captures_active). Dependencies between nodes are not modelled: nodes replay in the order
+ * they were added. */
+#ifndef VT_GRAPHS_H
+#define VT_GRAPHS_H
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "cuda_abi.h"
+#include "emit.h"
+#include "kernels.h"
+
+/* A node (graphs.c owns the set; graph_replay.c does it at each launch). */
+enum { VT_G_ALLOC, VT_G_FREE, VT_G_KERNEL, VT_G_COPY, VT_G_SET };
+struct vt_gnode {
+    int kind, dev;
+    uint64_t addr, size;                   /* alloc, free, set (size: elements), copy (dst) */
+    /* kernel */
+    vt_kernel *k;
+    unsigned char *args;                   /* owned by the set; NULL: replayed unchecked */
+    uint64_t args_len, shmem;
+    vt_dim3 grid, block;
+    /* copy */
+    uint64_t src;
+    struct vt_copy_extra x;
+    /* set */
+    int value;
+    uint64_t elem;
+};
+
+/* Captures begun and not yet ended, process-wide. */
+extern _Atomic int vt_captures_active;
+void vt_graph_capture_begun(void);
+void vt_graph_capture_ended(void);
+
+/* 1 when `stream` is capturing (asks the real driver; 0 when it cannot tell). */
+int vt_stream_capturing(uint64_t stream);
+/* The key of the node set a capturing stream adds to (its capture's graph when the driver names
+ * it, else the stream); NULL when the stream is not capturing. Asks the driver: call it only
+ * while vt_captures_active is non-zero. */
+const void *vt_capture_key(uint64_t stream);
+
+/* Nodes, added to the set keyed KEY. A kernel node's arguments are copied: from the packed
+ * buffer `buf` (len bytes) or, when `args` is set, the parameters args[i] laid out as k's layout
+ * says; without a layout the node replays unchecked. */
+void vt_graph_add_alloc(const void *key, uint64_t addr, uint64_t size, int dev);
+void vt_graph_add_free(const void *key, uint64_t addr);
+void vt_graph_add_kernel(const void *key, vt_kernel *k, int dev, void **args, const void *buf, uint64_t len,
+                         vt_dim3 grid, vt_dim3 block, uint64_t shmem);
+void vt_graph_add_copy(const void *key, int dev, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x);
+void vt_graph_add_set(const void *key, int dev, uint64_t addr, uint64_t size, int value, uint64_t elem);
+
+/* Move (capture -> graph) or copy (graph -> exec) the node set of FROM to TO. */
+void vt_graph_transfer(const void *from, const void *to, int move);
+void vt_graph_drop(const void *key);
+/* Calls fn on each node of KEY's set, in order, under the sets' lock. */
+void vt_graph_foreach(const void *key, void (*fn)(const struct vt_gnode *, void *), void *ctx);
+/* An exec was launched on `stream` by `api` and succeeded: do its nodes (graph_replay.c). */
+void vt_graph_launched(const char *api, const void *exec, uint64_t stream);
+/* Fork child: no graph. */
+void vt_graphs_reset(void);
+#endif

@@ -1,0 +1,164 @@
+/* hooks_graph.c - CUDA graphs: stream capture begin/end, instantiation, launch, destruction and
+ * explicit nodes. The node model and the replay at each launch are core's (core/graphs.h); these
+ * hooks tell it what happened. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vramtrace/trace.h>
+#include "cuda_abi.h"
+#include "events.h"
+#include "graphs.h"
+#include "registry.h"
+#include "tracer.h"
+#include "hooks_common.h"
+
+#define u vt_u64
+
+
+typedef struct CUgraph_st *CUgraph;
+typedef struct CUgraphNode_st *CUgraphNode;
+/* CUDA_MEM_ALLOC_NODE_PARAMS (v1) == struct cudaMemAllocNodeParams: the fields the tracer reads */
+typedef struct {
+    struct { int allocType, handleTypes; struct { int type, id; } location; void *win32; size_t maxSize;
+             unsigned short usage; unsigned char reserved[54]; } poolProps;
+    const void *accessDescs;
+    size_t accessDescCount;
+    size_t bytesize;
+    CUdeviceptr dptr;
+} vt_mem_alloc_node_params;
+
+/* Captures in progress: while there is one, launches, copies and memsets ask whether their
+ * stream is capturing (core/graphs.h); with none, they never ask. */
+typedef int (*begin_capture_fn)(CUstream, int);
+static int begin_capture_impl(void *real, const char *api, int rt, CUstream s, int mode)
+{
+    int r;
+    if (rt) RT_RUN(r, ((begin_capture_fn)real)(s, mode)); else r = ((begin_capture_fn)real)(s, mode);
+    if (r == 0) vt_graph_capture_begun();
+    return r;
+}
+RT_GRAPH_HOOK(cudaStreamBeginCapture, begin_capture_impl, (cudaStream_t s, int mode), s, mode)
+RT_GRAPH_HOOK(cudaStreamBeginCapture_ptsz, begin_capture_impl, (cudaStream_t s, int mode), s, mode)
+DRV_GRAPH_HOOK(cuStreamBeginCapture_v2, begin_capture_impl, (CUstream s, int mode), s, mode)
+DRV_GRAPH_HOOK(cuStreamBeginCapture_v2_ptsz, begin_capture_impl, (CUstream s, int mode), s, mode)
+
+typedef int (*end_capture_fn)(CUstream, CUgraph *);
+static int end_capture_impl(void *real, const char *api, int rt, CUstream s, CUgraph *g)
+{
+    int r, was = vt_stream_capturing(u(s));
+    if (rt) RT_RUN(r, ((end_capture_fn)real)(s, g)); else r = ((end_capture_fn)real)(s, g);
+    if (was) vt_graph_capture_ended();
+    if (r == 0 && g && *g) vt_graph_transfer(s, *g, 1);
+    else vt_graph_drop(s);
+    return r;
+}
+RT_GRAPH_HOOK(cudaStreamEndCapture, end_capture_impl, (cudaStream_t s, CUgraph *g), s, g)
+RT_GRAPH_HOOK(cudaStreamEndCapture_ptsz, end_capture_impl, (cudaStream_t s, CUgraph *g), s, g)
+DRV_GRAPH_HOOK(cuStreamEndCapture, end_capture_impl, (CUstream s, CUgraph *g), s, g)
+DRV_GRAPH_HOOK(cuStreamEndCapture_ptsz, end_capture_impl, (CUstream s, CUgraph *g), s, g)
+
+typedef int (*instantiate_fn)(CUgraphExec *, CUgraph, unsigned long long);
+static int instantiate_impl(void *real, const char *api, int rt, CUgraphExec *e, CUgraph g, unsigned long long f)
+{
+    int r;
+    if (rt) RT_RUN(r, ((instantiate_fn)real)(e, g, f)); else r = ((instantiate_fn)real)(e, g, f);
+    if (r == 0 && e && *e) vt_graph_transfer(g, *e, 0);
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphInstantiate, instantiate_impl, (CUgraphExec *e, CUgraph g, unsigned long long f), e, g, f)
+RT_GRAPH_HOOK(cudaGraphInstantiateWithFlags, instantiate_impl, (CUgraphExec *e, CUgraph g, unsigned long long f), e, g, f)
+DRV_GRAPH_HOOK(cuGraphInstantiateWithFlags, instantiate_impl, (CUgraphExec *e, CUgraph g, unsigned long long f), e, g, f)
+
+typedef int (*graph_launch_fn)(CUgraphExec, CUstream);
+static int graph_launch_impl(void *real, const char *api, int rt, CUgraphExec e, CUstream s)
+{
+    int r;
+    if (rt) RT_RUN(r, ((graph_launch_fn)real)(e, s)); else r = ((graph_launch_fn)real)(e, s);
+    if (r == 0) vt_graph_launched(api, e, u(s));
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphLaunch, graph_launch_impl, (CUgraphExec e, cudaStream_t s), e, s)
+RT_GRAPH_HOOK(cudaGraphLaunch_ptsz, graph_launch_impl, (CUgraphExec e, cudaStream_t s), e, s)
+DRV_GRAPH_HOOK(cuGraphLaunch, graph_launch_impl, (CUgraphExec e, CUstream s), e, s)
+DRV_GRAPH_HOOK(cuGraphLaunch_ptsz, graph_launch_impl, (CUgraphExec e, CUstream s), e, s)
+
+typedef int (*destroy_fn)(void *);
+static int destroy_impl(void *real, const char *api, int rt, void *obj)
+{
+    int r;
+    if (rt) RT_RUN(r, ((destroy_fn)real)(obj)); else r = ((destroy_fn)real)(obj);
+    if (r == 0) vt_graph_drop(obj);
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphDestroy, destroy_impl, (CUgraph g), g)
+RT_GRAPH_HOOK(cudaGraphExecDestroy, destroy_impl, (CUgraphExec e), e)
+DRV_GRAPH_HOOK(cuGraphDestroy, destroy_impl, (CUgraph g), g)
+DRV_GRAPH_HOOK(cuGraphExecDestroy, destroy_impl, (CUgraphExec e), e)
+
+typedef int (*add_alloc_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, vt_mem_alloc_node_params *);
+static int add_alloc_impl(void *real, const char *api, int rt, CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
+                          size_t nd, vt_mem_alloc_node_params *p)
+{
+    VT_CALL_BEGIN(c, api);
+    if (p && p->poolProps.location.type == 1 /* CU_MEM_LOCATION_TYPE_DEVICE */) c.dev = p->poolProps.location.id;
+    int r;
+    if (rt) RT_RUN(r, ((add_alloc_fn)real)(node, g, deps, nd, p)); else r = ((add_alloc_fn)real)(node, g, deps, nd, p);
+    VT_CALL_END(c, r);
+    if (!p) return r;
+    vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == 0 ? p->dptr : 0, p->bytesize, VT_MEM_GRAPH, NULL);
+    if (r == 0) vt_graph_add_alloc(g, p->dptr, p->bytesize, c.dev);
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphAddMemAllocNode, add_alloc_impl,
+              (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, vt_mem_alloc_node_params *p), n, g, d, nd, p)
+DRV_GRAPH_HOOK(cuGraphAddMemAllocNode, add_alloc_impl,
+               (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, vt_mem_alloc_node_params *p), n, g, d, nd, p)
+
+typedef int (*add_free_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, uint64_t);
+static int add_free_impl(void *real, const char *api, int rt, CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
+                         size_t nd, uint64_t p)
+{
+    int r;
+    if (rt) RT_RUN(r, ((add_free_fn)real)(node, g, deps, nd, p)); else r = ((add_free_fn)real)(node, g, deps, nd, p);
+    if (r == 0) vt_graph_add_free(g, p);
+    return r;
+}
+VT_REAL_SLOT(cudaGraphAddMemFreeNode);
+cudaError_t cudaGraphAddMemFreeNode(CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, void *p)
+{
+    RT_BEGIN(cudaGraphAddMemFreeNode, real);
+    if (RT_NESTED()) return real(n, g, d, nd, p);
+    return add_free_impl((void *)real, "cudaGraphAddMemFreeNode", 1, n, g, d, nd, u(p));
+}
+DRV_GRAPH_HOOK(cuGraphAddMemFreeNode, add_free_impl,
+               (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, CUdeviceptr p), n, g, d, nd, p)
+
+
+const struct vt_hook vt_hooks_graph[] = {
+    VT_HOOK_ENTRY(cudaStreamBeginCapture, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaStreamBeginCapture_ptsz, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuStreamBeginCapture_v2, "cuStreamBeginCapture", 10010, 0),
+    VT_HOOK_ENTRY(cuStreamBeginCapture_v2_ptsz, "cuStreamBeginCapture", 10010, 1),
+    VT_HOOK_ENTRY(cudaStreamEndCapture, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaStreamEndCapture_ptsz, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuStreamEndCapture, "cuStreamEndCapture", 10000, 0),
+    VT_HOOK_ENTRY(cuStreamEndCapture_ptsz, "cuStreamEndCapture", 10000, 1),
+    VT_HOOK_ENTRY(cudaGraphInstantiate, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaGraphInstantiateWithFlags, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphInstantiateWithFlags, "cuGraphInstantiate", 11040, 0),
+    VT_HOOK_ENTRY(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 11040, 0),
+    VT_HOOK_ENTRY(cudaGraphLaunch, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaGraphLaunch_ptsz, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphLaunch, "cuGraphLaunch", 10000, 0),
+    VT_HOOK_ENTRY(cuGraphLaunch_ptsz, "cuGraphLaunch", 10000, 1),
+    VT_HOOK_ENTRY(cudaGraphDestroy, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaGraphExecDestroy, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphDestroy, "cuGraphDestroy", 10000, 0),
+    VT_HOOK_ENTRY(cuGraphExecDestroy, "cuGraphExecDestroy", 10000, 0),
+    VT_HOOK_ENTRY(cudaGraphAddMemAllocNode, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphAddMemAllocNode, "cuGraphAddMemAllocNode", 11040, 0),
+    VT_HOOK_ENTRY(cudaGraphAddMemFreeNode, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphAddMemFreeNode, "cuGraphAddMemFreeNode", 11040, 0),
+    { NULL, NULL, 0, 0, NULL, NULL },
+};
