@@ -11,7 +11,7 @@
 #include "resolve.h"
 #include "tracer.h"
 
-struct gset { const void *key; struct vt_gnode *n; size_t cnt, cap; };
+struct gset { const void *key; struct vt_gnode *n; size_t cnt, cap; int exec; };
 #define VT_GSETS 1024
 static struct gset gsets[VT_GSETS];
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -89,6 +89,7 @@ void vt_graph_transfer(const void *from, const void *to, int move)
             free_nodes(d->n, d->cnt);
             d->n = copy;
             d->cnt = d->cap = s->cnt;
+            d->exec = !move;
         }
     }
     if (s && move) { free_nodes(s->n, s->cnt); memset(s, 0, sizeof *s); }
@@ -149,10 +150,10 @@ void vt_graph_add_free(const void *key, uint64_t addr)
     gset_add(key, &n);
 }
 
-void vt_graph_add_kernel(const void *key, vt_kernel *k, int dev, void **args, const void *buf, uint64_t len,
-                         vt_dim3 grid, vt_dim3 block, uint64_t shmem)
+static struct vt_gnode kernel_node(const void *node, vt_kernel *k, int dev, void **args, const void *buf, uint64_t len,
+                                   vt_dim3 grid, vt_dim3 block, uint64_t shmem)
 {
-    struct vt_gnode n = { .kind = VT_G_KERNEL, .dev = dev, .k = k, .grid = grid, .block = block, .shmem = shmem };
+    struct vt_gnode n = { .kind = VT_G_KERNEL, .dev = dev, .node = node, .k = k, .grid = grid, .block = block, .shmem = shmem };
     if (args && k) { /* flatten the parameters into the buffer the kernel will see */
         uint64_t end = 0;
         for (uint32_t i = 0; i < k->nparams; i++)
@@ -166,7 +167,37 @@ void vt_graph_add_kernel(const void *key, vt_kernel *k, int dev, void **args, co
         memcpy(n.args, buf, len);
         n.args_len = len;
     }
+    return n;
+}
+
+void vt_graph_add_kernel(const void *key, const void *node, vt_kernel *k, int dev, void **args, const void *buf,
+                         uint64_t len, vt_dim3 grid, vt_dim3 block, uint64_t shmem)
+{
+    struct vt_gnode n = kernel_node(node, k, dev, args, buf, len, grid, block, shmem);
     gset_add(key, &n);
+}
+
+int vt_graph_set_kernel(const void *exec, const void *node, vt_kernel *k, int dev, void **args, const void *buf,
+                        uint64_t len, vt_dim3 grid, vt_dim3 block, uint64_t shmem)
+{
+    if (!node) return -1;
+    struct vt_gnode n = kernel_node(node, k, dev, args, buf, len, grid, block, shmem);
+    int found = -1;
+    pthread_mutex_lock(&g_lock);
+    for (int i = 0; i < VT_GSETS && found < 0; i++) {
+        struct gset *s = &gsets[i];
+        if (!s->key || (exec ? s->key != exec : s->exec)) continue;
+        for (size_t j = 0; j < s->cnt; j++)
+            if (s->n[j].node == node && s->n[j].kind == VT_G_KERNEL) {
+                free(s->n[j].args);
+                s->n[j] = n;
+                found = 0;
+                break;
+            }
+    }
+    pthread_mutex_unlock(&g_lock);
+    if (found < 0) free(n.args);
+    return found;
 }
 
 void vt_graph_add_copy(const void *key, int dev, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x)

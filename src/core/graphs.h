@@ -28,6 +28,7 @@
 enum { VT_G_ALLOC, VT_G_FREE, VT_G_KERNEL, VT_G_COPY, VT_G_SET };
 struct vt_gnode {
     int kind, dev;
+    const void *node;                      /* the CUgraphNode, when known (explicit nodes) */
     uint64_t addr, size;                   /* alloc, free, set (size: elements), copy (dst) */
     /* kernel */
     vt_kernel *k;
@@ -59,12 +60,18 @@ const void *vt_capture_key(uint64_t stream);
  * says; without a layout the node replays unchecked. */
 void vt_graph_add_alloc(const void *key, uint64_t addr, uint64_t size, int dev);
 void vt_graph_add_free(const void *key, uint64_t addr);
-void vt_graph_add_kernel(const void *key, vt_kernel *k, int dev, void **args, const void *buf, uint64_t len,
-                         vt_dim3 grid, vt_dim3 block, uint64_t shmem);
+void vt_graph_add_kernel(const void *key, const void *node, vt_kernel *k, int dev, void **args, const void *buf,
+                         uint64_t len, vt_dim3 grid, vt_dim3 block, uint64_t shmem);
+/* New parameters for kernel node NODE: of exec EXEC (cu/cudaGraphExecKernelNodeSetParams), or,
+ * EXEC NULL, of the graph holding it (cu/cudaGraphKernelNodeSetParams; execs made from it keep
+ * theirs). 0, or -1 when no such node is known. */
+int vt_graph_set_kernel(const void *exec, const void *node, vt_kernel *k, int dev, void **args, const void *buf,
+                        uint64_t len, vt_dim3 grid, vt_dim3 block, uint64_t shmem);
 void vt_graph_add_copy(const void *key, int dev, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x);
 void vt_graph_add_set(const void *key, int dev, uint64_t addr, uint64_t size, int value, uint64_t elem);
 
-/* Move (capture -> graph) or copy (graph -> exec) the node set of FROM to TO. */
+/* Move (capture -> graph) or copy (graph -> exec: instantiation, cu/cudaGraphExecUpdate) the
+ * node set of FROM to TO, replacing TO's. */
 void vt_graph_transfer(const void *from, const void *to, int move);
 void vt_graph_drop(const void *key);
 /* Calls fn on each node of KEY's set, in order, under the sets' lock. */

@@ -196,7 +196,7 @@ void vt_launch_end(const struct vt_call *c, vt_kernel *k, void **args, const voi
     if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0) && !graph && !c->res) {
         const void *key = vt_capture_key(stream);
         if (key) {
-            vt_graph_add_kernel(key, k, c->dev, args, buf, buf_len, grid, block, shmem);
+            vt_graph_add_kernel(key, NULL, k, c->dev, args, buf, buf_len, grid, block, shmem);
             graph = VT_GRAPH_CAPTURED;
         }
     }

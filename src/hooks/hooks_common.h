@@ -50,6 +50,22 @@
 
 static inline uint64_t vt_u64(const void *p) { return (uint64_t)(uintptr_t)p; }
 
+/* The kernel behind a runtime launch's handle (a host stub or a cudaKernel_t / CUkernel), its
+ * layout resolved (hooks_launch.c); behind a CUfunction (hooks_driver_ops.c). NULL: unknown. */
+vt_kernel *vt_kernel_of_handle(const void *handle_or_stub);
+vt_kernel *vt_kernel_of_function(void *f);
+
+/* CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE pairs in a launch's `extra` */
+static inline void vt_packed_args(void **extra, const void **buf, uint64_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    for (int i = 0; extra && extra[i] != VT_CU_LAUNCH_PARAM_END && i < 64; i += 2) {
+        if (extra[i] == VT_CU_LAUNCH_PARAM_BUFFER_POINTER) *buf = extra[i + 1];
+        else if (extra[i] == VT_CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1]) *len = *(size_t *)extra[i + 1];
+    }
+}
+
 /* After a context switch (cuCtxSetCurrent/Push/Pop, cuCtxCreate): the thread's current device,
  * the `dev` of its events, from the real driver (guard held, errno kept). hooks_pool.c */
 void vt_note_current_device(void);

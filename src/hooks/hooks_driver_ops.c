@@ -297,6 +297,8 @@ DRV_HOOK(cuKernelGetFunction, kernel_get_function_impl, (CUfunction *f, CUkernel
 
 /* A CUfunction the tracer never saw made (a module loaded before preload, or by a path it does
  * not hook): ask the driver its name. */
+static vt_kernel *kernel_of(CUfunction f);
+vt_kernel *vt_kernel_of_function(void *f) { return kernel_of((CUfunction)f); }
 static vt_kernel *kernel_of(CUfunction f)
 {
     vt_kernel *k = vt_kernels_by_handle(f);
@@ -312,17 +314,6 @@ static vt_kernel *kernel_of(CUfunction f)
     }
     if (k && !atomic_load_explicit(&k->layout_state, memory_order_acquire)) vt_kernel_resolve_layout(k, vt_driver_paraminfo, vt_device_sm(vt_ts.cur_dev));
     return k;
-}
-
-/* CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE pairs in `extra` */
-static void packed_args(void **extra, const void **buf, uint64_t *len)
-{
-    *buf = NULL;
-    *len = 0;
-    for (int i = 0; extra && extra[i] != VT_CU_LAUNCH_PARAM_END && i < 64; i += 2) {
-        if (extra[i] == VT_CU_LAUNCH_PARAM_BUFFER_POINTER) *buf = extra[i + 1];
-        else if (extra[i] == VT_CU_LAUNCH_PARAM_BUFFER_SIZE && extra[i + 1]) *len = *(size_t *)extra[i + 1];
-    }
 }
 
 /* The kernel record and the argument check, before the real launch (kernelParams, or the packed
@@ -364,7 +355,7 @@ static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned 
 {
     const void *buf;
     uint64_t len;
-    packed_args(params ? NULL : extra, &buf, &len);
+    vt_packed_args(params ? NULL : extra, &buf, &len);
     VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, buf, len));
     CUresult r = ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
     VT_LAUNCH_END(c, k, traced, r, params, buf, len, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
@@ -381,7 +372,7 @@ static CUresult launch_ex_impl(void *real, const char *api, const CUlaunchConfig
     if (!cfg) return ((launch_ex_fn)real)(cfg, f, params, extra);
     const void *buf;
     uint64_t len;
-    packed_args(params ? NULL : extra, &buf, &len);
+    vt_packed_args(params ? NULL : extra, &buf, &len);
     VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, buf, len));
     CUresult r = ((launch_ex_fn)real)(cfg, f, params, extra);
     VT_LAUNCH_END(c, k, traced, r, params, buf, len, ((vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ }),

@@ -135,7 +135,109 @@ DRV_GRAPH_HOOK(cuGraphAddMemFreeNode, add_free_impl,
                (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, CUdeviceptr p), n, g, d, nd, p)
 
 
+/* ---- kernel nodes added or changed by hand: checked when made and at every launch ----------- */
+/* struct cudaKernelNodeParams and CUDA_KERNEL_NODE_PARAMS (v2): the fields the tracer reads */
+typedef struct { const void *func; vt_dim3 grid, block; unsigned int shmem; void **params; void **extra; } vt_rt_knode;
+typedef struct { void *func; unsigned int gx, gy, gz, bx, by, bz, shmem; void **params; void **extra; void *kern; void *ctx; } vt_drv_knode;
+
+/* A kernel node's parameters, normalised: the kernel, its arguments, its geometry. */
+struct knode { vt_kernel *k; void **params; const void *buf; uint64_t len; vt_dim3 grid, block; uint64_t shmem; };
+
+static struct knode rt_knode(const vt_rt_knode *p)
+{
+    struct knode n = { vt_kernel_of_handle(p->func), p->params, NULL, 0, p->grid, p->block, p->shmem };
+    vt_packed_args(p->params ? NULL : p->extra, &n.buf, &n.len);
+    return n;
+}
+
+static struct knode drv_knode(const vt_drv_knode *p)
+{
+    vt_kernel *k = p->func ? vt_kernel_of_function(p->func) : p->kern ? vt_kernel_of_handle(p->kern) : NULL;
+    struct knode n = { k, p->params, NULL, 0, { p->gx, p->gy, p->gz }, { p->bx, p->by, p->bz }, p->shmem };
+    vt_packed_args(p->params ? NULL : p->extra, &n.buf, &n.len);
+    return n;
+}
+
+/* The arguments are checked now (a bad pointer in a node is a bug before any launch) and kept:
+ * added to GRAPH's set (node made), or replacing NODE's in EXEC's set or, EXEC NULL, its graph's. */
+static void knode_done(const char *api, const struct knode *n, const void *graph, const void *exec, const void *node, int set)
+{
+    if (!n->k) return;
+    VT_SAVE_ERRNO;
+    struct vt_call c = { .api = api, .dev = vt_ts.cur_dev };
+    c.t0 = vt_now();
+    vt_launch_begin(&c, n->k, n->params, n->buf, n->len);
+    if (set) vt_graph_set_kernel(exec, node, n->k, c.dev, n->params, n->buf, n->len, n->grid, n->block, n->shmem);
+    else vt_graph_add_kernel(graph, node, n->k, c.dev, n->params, n->buf, n->len, n->grid, n->block, n->shmem);
+    VT_RESTORE_ERRNO;
+}
+
+typedef int (*add_knode_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, const void *);
+static int add_knode_impl(void *real, const char *api, int rt, CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
+                          size_t nd, const void *p)
+{
+    int r;
+    if (rt) RT_RUN(r, ((add_knode_fn)real)(node, g, deps, nd, p)); else r = ((add_knode_fn)real)(node, g, deps, nd, p);
+    if (r == 0 && p && node && vt_cfg.enabled) {
+        struct knode n = rt ? rt_knode(p) : drv_knode(p);
+        knode_done(api, &n, g, NULL, *node, 0);
+    }
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphAddKernelNode, add_knode_impl, (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, const void *p),
+              n, g, d, nd, p)
+DRV_GRAPH_HOOK(cuGraphAddKernelNode_v2, add_knode_impl, (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, const void *p),
+               n, g, d, nd, p)
+
+typedef int (*set_knode_fn)(CUgraphNode, const void *);
+static int set_knode_impl(void *real, const char *api, int rt, CUgraphNode node, const void *p)
+{
+    int r;
+    if (rt) RT_RUN(r, ((set_knode_fn)real)(node, p)); else r = ((set_knode_fn)real)(node, p);
+    if (r == 0 && p && vt_cfg.enabled) {
+        struct knode n = rt ? rt_knode(p) : drv_knode(p);
+        knode_done(api, &n, NULL, NULL, node, 1);
+    }
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphKernelNodeSetParams, set_knode_impl, (CUgraphNode n, const void *p), n, p)
+DRV_GRAPH_HOOK(cuGraphKernelNodeSetParams_v2, set_knode_impl, (CUgraphNode n, const void *p), n, p)
+
+typedef int (*exec_set_knode_fn)(CUgraphExec, CUgraphNode, const void *);
+static int exec_set_knode_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, const void *p)
+{
+    int r;
+    if (rt) RT_RUN(r, ((exec_set_knode_fn)real)(e, node, p)); else r = ((exec_set_knode_fn)real)(e, node, p);
+    if (r == 0 && p && e && vt_cfg.enabled) {
+        struct knode n = rt ? rt_knode(p) : drv_knode(p);
+        knode_done(api, &n, NULL, e, node, 1);
+    }
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphExecKernelNodeSetParams, exec_set_knode_impl, (CUgraphExec e, CUgraphNode n, const void *p), e, n, p)
+DRV_GRAPH_HOOK(cuGraphExecKernelNodeSetParams_v2, exec_set_knode_impl, (CUgraphExec e, CUgraphNode n, const void *p), e, n, p)
+
+/* The exec takes the graph's node parameters (same topology, or the call fails). */
+typedef int (*exec_update_fn)(CUgraphExec, CUgraph, void *);
+static int exec_update_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraph g, void *info)
+{
+    int r;
+    if (rt) RT_RUN(r, ((exec_update_fn)real)(e, g, info)); else r = ((exec_update_fn)real)(e, g, info);
+    if (r == 0 && e && g) vt_graph_transfer(g, e, 0);
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphExecUpdate, exec_update_impl, (CUgraphExec e, CUgraph g, void *info), e, g, info)
+DRV_GRAPH_HOOK(cuGraphExecUpdate_v2, exec_update_impl, (CUgraphExec e, CUgraph g, void *info), e, g, info)
+
 const struct vt_hook vt_hooks_graph[] = {
+    VT_HOOK_ENTRY(cudaGraphAddKernelNode, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphAddKernelNode_v2, "cuGraphAddKernelNode", 12000, 0),
+    VT_HOOK_ENTRY(cudaGraphKernelNodeSetParams, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphKernelNodeSetParams_v2, "cuGraphKernelNodeSetParams", 12000, 0),
+    VT_HOOK_ENTRY(cudaGraphExecKernelNodeSetParams, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphExecKernelNodeSetParams_v2, "cuGraphExecKernelNodeSetParams", 12000, 0),
+    VT_HOOK_ENTRY(cudaGraphExecUpdate, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphExecUpdate_v2, "cuGraphExecUpdate", 12000, 0),
     VT_HOOK_ENTRY(cudaStreamBeginCapture, NULL, 0, 0),
     VT_HOOK_ENTRY(cudaStreamBeginCapture_ptsz, NULL, 0, 0),
     VT_HOOK_ENTRY(cuStreamBeginCapture_v2, "cuStreamBeginCapture", 10010, 0),

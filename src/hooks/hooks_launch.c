@@ -91,6 +91,8 @@ static __attribute__((noinline)) vt_kernel *kernel_lookup(const void *handle_or_
     return k;
 }
 
+vt_kernel *vt_kernel_of_handle(const void *handle_or_stub) { return kernel_lookup(handle_or_stub); }
+
 static inline vt_kernel *kernel_for(const void *handle_or_stub)
 {
     vt_kernel *k = last_kernel;

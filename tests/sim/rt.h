@@ -38,7 +38,8 @@
     X(cuMemPoolDestroy) X(cuMemPoolTrimTo) X(cuMemPoolSetAttribute) X(cuMemPoolGetAttribute) \
     X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool) X(cuDeviceSetMemPool) X(cuIpcGetMemHandle) \
     X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuGraphCreate) X(cuGraphAddMemAllocNode) \
-    X(cuGraphAddMemFreeNode)
+    X(cuGraphAddMemFreeNode) X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) \
+    X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

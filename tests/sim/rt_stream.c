@@ -2,6 +2,8 @@
  * driver table (rt_dpt for the _ptsz exports). Test fixture. */
 #include "rt.h"
 
+#include <string.h>
+
 cudaError_t cudaStreamCreateWithPriority(cudaStream_t *s, unsigned int flags, int prio)
 {
     RT_ENTER();
@@ -49,3 +51,58 @@ cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g, uns
 }
 cudaError_t cudaGraphDestroy(cudaGraph_t g) { RT_ENTER(); RT_CALL(rt_d.cuGraphDestroy(g)); }
 cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e) { RT_ENTER(); RT_CALL(rt_d.cuGraphExecDestroy(e)); }
+
+/* Kernel nodes: the runtime's parameters (a kernel symbol, dim3s) as the driver's, the symbol
+ * resolved to the current device's CUfunction as a launch would. */
+static cudaError_t driver_kernel_params(const struct cudaKernelNodeParams *p, CUDA_KERNEL_NODE_PARAMS *out)
+{
+    if (!p) return cudaErrorInvalidValue;
+    cudaFunction_t f;
+    cudaError_t e = cudaGetFuncBySymbol(&f, p->func);
+    if (e) return e;
+    memset(out, 0, sizeof *out);
+    out->func = (CUfunction)f;
+    out->gridDimX = p->gridDim.x; out->gridDimY = p->gridDim.y; out->gridDimZ = p->gridDim.z;
+    out->blockDimX = p->blockDim.x; out->blockDimY = p->blockDim.y; out->blockDimZ = p->blockDim.z;
+    out->sharedMemBytes = p->sharedMemBytes;
+    out->kernelParams = p->kernelParams;
+    out->extra = p->extra;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd,
+                                   const struct cudaKernelNodeParams *p)
+{
+    RT_ENTER();
+    CUDA_KERNEL_NODE_PARAMS dp;
+    cudaError_t e = driver_kernel_params(p, &dp);
+    if (e) return rt_ret(e);
+    RT_CALL(rt_d.cuGraphAddKernelNode(n, g, deps, nd, &dp));
+}
+cudaError_t cudaGraphKernelNodeSetParams(cudaGraphNode_t n, const struct cudaKernelNodeParams *p)
+{
+    RT_ENTER();
+    CUDA_KERNEL_NODE_PARAMS dp;
+    cudaError_t e = driver_kernel_params(p, &dp);
+    if (e) return rt_ret(e);
+    RT_CALL(rt_d.cuGraphKernelNodeSetParams(n, &dp));
+}
+cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t n, const struct cudaKernelNodeParams *p)
+{
+    RT_ENTER();
+    CUDA_KERNEL_NODE_PARAMS dp;
+    cudaError_t e = driver_kernel_params(p, &dp);
+    if (e) return rt_ret(e);
+    RT_CALL(rt_d.cuGraphExecKernelNodeSetParams(x, n, &dp));
+}
+cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g, cudaGraphExecUpdateResultInfo *info)
+{
+    RT_ENTER();
+    CUgraphExecUpdateResultInfo di;
+    CUresult r = rt_d.cuGraphExecUpdate(x, g, &di);
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->result = (enum cudaGraphExecUpdateResult)di.result;
+    }
+    RT_CALL(r);
+}

@@ -150,6 +150,7 @@ int sim_stream_dev(CUstream s);
 CUresult sim_dev_alloc(int dev, size_t size, int kind, uintptr_t *out, sim_region **reg);
 void sim_dev_free(sim_region *r);
 CUresult sim_launch_check(CUfunction f, void **params, const void *argbuf, size_t argsize);
+CUresult sim_node_args(CUfunction f, void **params, void **extra, void **out, size_t *len);
 
 /* Export `target` under a second name too (e.g. the _ptsz / legacy spelling). The name is
  * stringized, so names that cuda.h #defines to another spelling still work. */

@@ -13,7 +13,8 @@
 #define EXEC_MAGIC 0x5c9e0001
 #define MAX_CAPTURE 64
 
-struct CUgraph_st { int magic; sim_op *ops; size_t n, cap; };
+struct CUgraphNode_st;
+struct CUgraph_st { int magic; sim_op *ops; size_t n, cap; struct CUgraphNode_st *nodes; };
 struct CUgraphExec_st { int magic; struct CUgraph_st g; };
 
 static struct { CUstream s; struct CUgraph_st *g; } caps[MAX_CAPTURE];
@@ -47,7 +48,20 @@ static int append(struct CUgraph_st *g, const sim_op *op)
 }
 
 #define NODE_MAGIC 0x5c90de01
-static struct { int magic; } node_token = { NODE_MAGIC }; /* every CUgraphNode the sim hands out */
+/* A node handle: the graph and the index of its op (an exec made from the graph has the same ops
+ * at the same indices, so cuGraphExecKernelNodeSetParams finds it there). Freed with the graph. */
+struct CUgraphNode_st { int magic; struct CUgraph_st *g; size_t idx; struct CUgraphNode_st *next; };
+
+/* Appends op to g and hands out its node (sim_lock held). */
+static CUresult add_node(struct CUgraph_st *g, const sim_op *op, CUgraphNode *out)
+{
+    struct CUgraphNode_st *nd = calloc(1, sizeof *nd);
+    if (!nd || append(g, op)) { free(nd); return CUDA_ERROR_OUT_OF_MEMORY; }
+    *nd = (struct CUgraphNode_st){ NODE_MAGIC, g, g->n - 1, g->nodes };
+    g->nodes = nd;
+    *out = nd;
+    return CUDA_SUCCESS;
+}
 
 CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
                                 CUDA_MEM_ALLOC_NODE_PARAMS *p)
@@ -61,11 +75,10 @@ CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph g, const CUgraphNode 
     pthread_mutex_lock(&sim_lock);
     CUresult r = sim_graph_va(p->poolProps.location.id, p->bytesize, &a, &reserved);
     sim_op op = { .type = 4, .dst = (void *)a, .n = p->bytesize, .reserved = reserved, .dev = p->poolProps.location.id };
-    if (!r && append(g, &op)) r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (!r) r = add_node(g, &op, node);
     pthread_mutex_unlock(&sim_lock);
     if (r) return r;
     p->dptr = (CUdeviceptr)a;
-    *node = (CUgraphNode)(void *)&node_token;
     return CUDA_SUCCESS;
 }
 
@@ -74,11 +87,59 @@ CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph g, const CUgraphNode *
     if (!node || !g || g->magic != GRAPH_MAGIC || !d) return CUDA_ERROR_INVALID_VALUE;
     sim_op op = { .type = 5, .dst = (void *)(uintptr_t)d };
     pthread_mutex_lock(&sim_lock);
-    int bad = append(g, &op);
+    CUresult r = add_node(g, &op, node);
     pthread_mutex_unlock(&sim_lock);
-    if (bad) return CUDA_ERROR_OUT_OF_MEMORY;
-    *node = (CUgraphNode)(void *)&node_token;
+    return r;
+}
+
+/* A kernel node's op from its parameters (argument bytes flattened now, as CUDA copies them). */
+static CUresult kernel_op(const CUDA_KERNEL_NODE_PARAMS *p, sim_op *op)
+{
+    if (!p || !p->func || !p->gridDimX || !p->gridDimY || !p->gridDimZ || !p->blockDimX || !p->blockDimY || !p->blockDimZ)
+        return CUDA_ERROR_INVALID_VALUE;
+    *op = (sim_op){ .type = 3, .f = p->func };
+    void *b;
+    size_t n;
+    CUresult r = sim_node_args(p->func, p->kernelParams, p->extra, &b, &n);
+    if (r) return r;
+    op->argbuf = b;
+    op->argsize = n;
     return CUDA_SUCCESS;
+}
+
+/* Replaces the kernel op at i of ops (sim_lock held; *op's buffer is taken over). */
+static CUresult set_kernel_op(struct CUgraph_st *g, size_t i, sim_op *op)
+{
+    if (i >= g->n || g->ops[i].type != 3) { free(op->argbuf); return CUDA_ERROR_INVALID_VALUE; }
+    free(g->ops[i].argbuf);
+    g->ops[i] = *op;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                                 const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    if (!node || !g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    sim_op op;
+    CUresult r = kernel_op(p, &op);
+    if (r) return r;
+    pthread_mutex_lock(&sim_lock);
+    r = add_node(g, &op, node); /* append copies the argument bytes */
+    pthread_mutex_unlock(&sim_lock);
+    free(op.argbuf);
+    return r;
+}
+
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    if (!node || node->magic != NODE_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    sim_op op;
+    CUresult r = kernel_op(p, &op);
+    if (r) return r;
+    pthread_mutex_lock(&sim_lock);
+    r = set_kernel_op(node->g, node->idx, &op);
+    pthread_mutex_unlock(&sim_lock);
+    return r;
 }
 
 int sim_capture_op(CUstream s, const sim_op *op)
@@ -173,6 +234,7 @@ CUresult cuGraphDestroy(CUgraph g)
 {
     if (!g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
     free_ops(g);
+    for (struct CUgraphNode_st *nd = g->nodes, *next; nd; nd = next) { next = nd->next; nd->magic = 0; free(nd); }
     g->magic = 0;
     free(g);
     return CUDA_SUCCESS;
@@ -212,6 +274,39 @@ CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
     return CUDA_SUCCESS;
 }
 SIM_ALIAS(cuGraphLaunch, cuGraphLaunch_ptsz);
+
+/* Like CUDA: the exec's copy of the node changes, the graph's does not. */
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    if (!e || e->magic != EXEC_MAGIC || !node || node->magic != NODE_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    sim_op op;
+    CUresult r = kernel_op(p, &op);
+    if (r) return r;
+    pthread_mutex_lock(&sim_lock);
+    r = set_kernel_op(&e->g, node->idx, &op);
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
+
+/* The exec takes the graph's node parameters when the two have the same nodes (count and kinds,
+ * in order: the sim's stand-in for CUDA's topology check); else CU_GRAPH_EXEC_UPDATE_ERROR and
+ * CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE, the exec unchanged. */
+CUresult cuGraphExecUpdate_v2(CUgraphExec e, CUgraph g, CUgraphExecUpdateResultInfo *info)
+{
+    if (!e || e->magic != EXEC_MAGIC || !g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&sim_lock);
+    int same = e->g.n == g->n;
+    for (size_t i = 0; same && i < g->n; i++) same = e->g.ops[i].type == g->ops[i].type;
+    struct CUgraph_st fresh = { 0 };
+    for (size_t i = 0; same && i < g->n; i++) append(&fresh, &g->ops[i]);
+    if (same) { free_ops(&e->g); e->g.ops = fresh.ops; e->g.n = fresh.n; e->g.cap = fresh.cap; }
+    pthread_mutex_unlock(&sim_lock);
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->result = same ? CU_GRAPH_EXEC_UPDATE_SUCCESS : CU_GRAPH_EXEC_UPDATE_ERROR;
+    }
+    return same ? CUDA_SUCCESS : CUDA_ERROR_GRAPH_EXEC_UPDATE_FAILURE;
+}
 
 CUresult cuGraphExecDestroy(CUgraphExec e)
 {

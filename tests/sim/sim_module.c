@@ -314,6 +314,35 @@ static size_t layout_bytes(const struct CUfunc_st *f)
     return n;
 }
 
+/* A kernel node's argument buffer, flattened from kernelParams by the layout, or copied from
+ * `extra`'s buffer (malloc'd into *out; NULL when neither gives bytes). */
+CUresult sim_node_args(CUfunction hf, void **params, void **extra, void **out, size_t *len)
+{
+    struct CUfunc_st *f = func_of(hf);
+    if (!f) return CUDA_ERROR_INVALID_HANDLE;
+    *out = NULL;
+    *len = 0;
+    const void *buf = NULL;
+    size_t bufsize = 0;
+    for (int i = 0; extra && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buf = extra[i + 1];
+        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) bufsize = *(size_t *)extra[i + 1];
+        else return CUDA_ERROR_INVALID_VALUE;
+    }
+    if (params && extra) return CUDA_ERROR_INVALID_VALUE;
+    size_t n = buf ? bufsize : layout_bytes(f);
+    if (!n) return CUDA_SUCCESS;
+    char *b = calloc(1, n);
+    if (!b) return CUDA_ERROR_OUT_OF_MEMORY;
+    if (buf) memcpy(b, buf, n);
+    else
+        for (uint32_t i = 0; params && i < f->lay->n; i++)
+            if (params[i]) memcpy(b + f->lay->p[i].off, params[i], f->lay->p[i].size);
+    *out = b;
+    *len = n;
+    return CUDA_SUCCESS;
+}
+
 static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                        unsigned bz, CUstream s, void **params, void **extra)
 {

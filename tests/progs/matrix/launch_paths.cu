@@ -28,6 +28,13 @@
 //                  and counts as work done (launches, copies, memsets)
 //   graph_drv      the same through the driver API (cuStreamBeginCapture, cuLaunchKernel,
 //                  cuMemcpyHtoDAsync, cuMemsetD32Async, cuGraphLaunch)
+//   nodes_rt       a kernel node added by hand (cudaGraphAddKernelNode) with a live buffer, the
+//                  graph launched; the exec's node given a heap buffer
+//                  (cudaGraphExecKernelNodeSetParams), launched; the graph's node given a freed
+//                  buffer (cudaGraphKernelNodeSetParams: the exec keeps the heap buffer), launched;
+//                  the exec updated from the graph (cudaGraphExecUpdate), launched: each change is
+//                  checked when made and at every launch ("count KIND N": occurrences)
+//   nodes_drv      the same through the driver API (cuGraphAddKernelNode, ...)
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -229,6 +236,96 @@ static int graph(int drv)
     return rc;
 }
 
+// Kernel node parameters, through the runtime or the driver API.
+static int add_node(int drv, cudaGraphNode_t *node, cudaGraph_t g, float **p, int *n)
+{
+    void *args[] = { p, n };
+    if (drv) {
+        CUDA_KERNEL_NODE_PARAMS kp;
+        memset(&kp, 0, sizeof kp);
+        cudaFunction_t fn;
+        cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
+        kp.func = (CUfunction)fn;
+        kp.gridDimX = 2; kp.gridDimY = 1; kp.gridDimZ = 1;
+        kp.blockDimX = 32; kp.blockDimY = 1; kp.blockDimZ = 1;
+        kp.kernelParams = args;
+        return (int)cuGraphAddKernelNode((CUgraphNode *)node, (CUgraph)g, NULL, 0, &kp);
+    }
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)coop_scale;
+    kp.gridDim = dim3(2);
+    kp.blockDim = dim3(32);
+    kp.kernelParams = args;
+    return (int)cudaGraphAddKernelNode(node, g, NULL, 0, &kp);
+}
+
+// which: 0 the graph's node, 1 the exec's
+static int set_node(int drv, int which, cudaGraphExec_t e, cudaGraphNode_t node, float **p, int *n)
+{
+    void *args[] = { p, n };
+    if (drv) {
+        CUDA_KERNEL_NODE_PARAMS kp;
+        memset(&kp, 0, sizeof kp);
+        cudaFunction_t fn;
+        cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
+        kp.func = (CUfunction)fn;
+        kp.gridDimX = 2; kp.gridDimY = 1; kp.gridDimZ = 1;
+        kp.blockDimX = 32; kp.blockDimY = 1; kp.blockDimZ = 1;
+        kp.kernelParams = args;
+        return which ? (int)cuGraphExecKernelNodeSetParams((CUgraphExec)e, (CUgraphNode)node, &kp)
+                     : (int)cuGraphKernelNodeSetParams((CUgraphNode)node, &kp);
+    }
+    cudaKernelNodeParams kp = {};
+    kp.func = (void *)coop_scale;
+    kp.gridDim = dim3(2);
+    kp.blockDim = dim3(32);
+    kp.kernelParams = args;
+    return which ? (int)cudaGraphExecKernelNodeSetParams(e, node, &kp) : (int)cudaGraphKernelNodeSetParams(node, &kp);
+}
+
+static int nodes(int drv)
+{
+    float *live, *freed, *h = (float *)malloc(4096);
+    int n = 1;
+    cudaMalloc(&live, 4096);
+    cudaMalloc(&freed, 4096);
+    cudaFree(freed);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    cudaGraphNode_t node;
+    cudaGraphCreate(&g, 0);
+    const char *replay_api = drv ? "cuGraphLaunch" : "cudaGraphLaunch";
+    int launches = 0;
+#define LAUNCH(times) for (int i_ = 0; i_ < (times); i_++, launches++) { \
+        printf("launch %s 0 graph\n", replay_api); \
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s)); }
+    printf("rc add %d\n", add_node(drv, &node, g, &live, &n));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+    LAUNCH(2)                                           // live: nothing
+    expect("host_pointer", h, NULL, 0, 0);
+    printf("rc exec_set %d\n", set_node(drv, 1, e, node, &h, &n));   // checked now ...
+    LAUNCH(2)                                           // ... and at each launch
+    expect("use_after_free", freed, freed, 4096, 0);
+    printf("rc graph_set %d\n", set_node(drv, 0, e, node, &freed, &n));
+    LAUNCH(1)                                           // the exec still has the heap buffer
+    cudaGraphExecUpdateResultInfo info;
+    printf("rc update %d\n", drv ? (int)cuGraphExecUpdate((CUgraphExec)e, (CUgraph)g, (CUgraphExecUpdateResultInfo *)&info)
+                                 : (int)cudaGraphExecUpdate(e, g, &info));
+    LAUNCH(1)                                           // now the freed buffer
+#undef LAUNCH
+    int rc = (int)cudaStreamSynchronize(s);
+    printf("count host_pointer %d\ncount use_after_free %d\n", 1 + 2 + 1, 1 + 1);
+    printf("report launches %d\nreport graph_launches %d\nreport graph_copies 0\nreport graph_sets 0\n"
+           "report captured 0\nreport h2d_count 0\nreport set_count 0\n", launches, launches);
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    cudaFree(live);
+    free(h);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -236,6 +333,8 @@ int main(int argc, char **argv)
     int rc;
     if (!strcmp(m, "drv_multi")) {
         rc = multi();
+    } else if (!strncmp(m, "nodes_", 6)) {
+        rc = nodes(!strcmp(m, "nodes_drv"));
     } else if (!strncmp(m, "graph_", 6)) {
         rc = graph(!strcmp(m, "graph_drv"));
     } else {
