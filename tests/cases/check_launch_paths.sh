@@ -20,7 +20,7 @@ cells=0 misses=0
 for build in sm90 sm80 none rdc; do
     P="$PROGS/launch_paths_$build"
     [ -x "$P" ] || { skip "launch_paths_$build: not built"; continue; }
-    for mode in chevron rt_launch rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi graph_rt graph_drv nodes_rt nodes_drv; do
+    for mode in chevron rt_launch rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi graph_rt graph_drv graph_join nodes_rt nodes_drv; do
         n=$build.$mode
         env VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_DEVICES=2 \
             "$VT" run --sim -o "$TMP/$n.jsonl" -- "$P" "$mode" >"$TMP/$n.out" 2>"$TMP/$n.err"

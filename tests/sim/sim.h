@@ -146,6 +146,10 @@ typedef struct sim_op {
     int dev; size_t reserved;               /* graph mem alloc: dst = address, n = size */
 } sim_op;
 void sim_replay_op(const sim_op *op);
+/* sim_graph.c: the graph stream s is capturing into (NULL: none); s joins the capture building g
+ * (an event recorded in it, waited on: cross-stream capture). */
+CUgraph sim_capture_graph(CUstream s);
+CUresult sim_capture_join(CUstream s, CUgraph g);
 int sim_stream_dev(CUstream s);
 CUresult sim_dev_alloc(int dev, size_t size, int kind, uintptr_t *out, sim_region **reg);
 void sim_dev_free(sim_region *r);

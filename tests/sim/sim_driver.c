@@ -24,7 +24,9 @@ static __thread int tls_depth;
 #define EVENT_MAGIC 0x5cee0001
 
 struct CUstream_st { int magic; sim_ctx *ctx; unsigned flags; int priority; unsigned long long id; };
-struct CUevent_st { int magic; unsigned flags; uint64_t t; int recorded; };
+/* capture: the graph a capturing stream was building when the event was recorded in it (NULL:
+ * recorded outside a capture); a stream waiting on it joins that capture. */
+struct CUevent_st { int magic; unsigned flags; uint64_t t; int recorded; CUgraph capture; };
 
 uint64_t sim_now_ns(void)
 {
@@ -548,6 +550,7 @@ CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
     CUresult r = sim_stream_check(s, &c);
     if (r) return r;
     if (!e || e->magic != EVENT_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    if (e->capture) return sim_capture_join(s, e->capture); /* cross-stream capture: s joins it */
     return CUDA_SUCCESS;
 }
 SIM_ALIAS(cuStreamWaitEvent, cuStreamWaitEvent_ptsz);
@@ -624,6 +627,8 @@ CUresult cuEventRecordWithFlags(CUevent e, CUstream s, unsigned int flags)
     CUresult r = sim_stream_check(s, &c);
     if (r) return r;
     if (!e || e->magic != EVENT_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    e->capture = sim_capture_graph(s); /* in a capture: a node of the graph, not a time */
+    if (e->capture) return CUDA_SUCCESS;
     e->t = sim_now_ns();
     e->recorded = 1;
     return CUDA_SUCCESS;

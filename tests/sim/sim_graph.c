@@ -17,7 +17,9 @@ struct CUgraphNode_st;
 struct CUgraph_st { int magic; sim_op *ops; size_t n, cap; struct CUgraphNode_st *nodes; };
 struct CUgraphExec_st { int magic; struct CUgraph_st g; };
 
-static struct { CUstream s; struct CUgraph_st *g; } caps[MAX_CAPTURE];
+/* One entry per capturing stream: the origin (cuStreamBeginCapture) and every stream that joined
+ * its capture by waiting on an event recorded in it; all add to the same graph. */
+static struct { CUstream s; struct CUgraph_st *g; int origin; } caps[MAX_CAPTURE];
 
 static int cap_index(CUstream s)
 {
@@ -152,6 +154,35 @@ int sim_capture_op(CUstream s, const sim_op *op)
     return i >= 0;
 }
 
+CUgraph sim_capture_graph(CUstream s)
+{
+    if (sim_is_default_stream(s)) return NULL;
+    pthread_mutex_lock(&sim_lock);
+    int i = cap_index(s);
+    CUgraph g = i >= 0 ? caps[i].g : NULL;
+    pthread_mutex_unlock(&sim_lock);
+    return g;
+}
+
+CUresult sim_capture_join(CUstream s, CUgraph g)
+{
+    if (sim_is_default_stream(s)) return CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&sim_lock);
+    int live = 0, slot = -1;
+    for (int i = 0; i < MAX_CAPTURE; i++) {
+        if (caps[i].g == g && caps[i].origin) live = 1;
+        if (!caps[i].g && slot < 0) slot = i;
+    }
+    int cur = cap_index(s);
+    if (!live) r = CUDA_SUCCESS;                     /* that capture has ended: an ordinary wait */
+    else if (cur >= 0) r = caps[cur].g == g ? CUDA_SUCCESS : CUDA_ERROR_STREAM_CAPTURE_MERGE;
+    else if (slot < 0) r = CUDA_ERROR_OUT_OF_MEMORY;
+    else { caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 0; }
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
+
 CUresult cuGraphCreate(CUgraph *g, unsigned int flags)
 {
     if (!g) return CUDA_ERROR_INVALID_VALUE;
@@ -175,7 +206,7 @@ CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
     for (int i = 0; !r && i < MAX_CAPTURE && slot < 0; i++)
         if (!caps[i].g) slot = i;
     if (!r && slot < 0) r = CUDA_ERROR_OUT_OF_MEMORY;
-    if (!r && !(r = cuGraphCreate(&g, 0))) { caps[slot].s = s; caps[slot].g = g; }
+    if (!r && !(r = cuGraphCreate(&g, 0))) { caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 1; }
     pthread_mutex_unlock(&sim_lock);
     return r;
 }
@@ -184,11 +215,19 @@ SIM_ALIAS(cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz);
 CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
 {
     if (!g) return CUDA_ERROR_INVALID_VALUE;
+    /* Only the origin ends a capture, and with it every stream that joined (CUDA requires them
+     * to have rejoined the origin first; the sim does not model that check). */
     pthread_mutex_lock(&sim_lock);
     int i = cap_index(s);
-    if (i >= 0) { *g = caps[i].g; caps[i].g = NULL; caps[i].s = NULL; }
+    CUresult r = i < 0 ? CUDA_ERROR_ILLEGAL_STATE : !caps[i].origin ? CUDA_ERROR_STREAM_CAPTURE_UNMATCHED : CUDA_SUCCESS;
+    if (!r) {
+        struct CUgraph_st *graph = caps[i].g;
+        *g = graph;
+        for (int j = 0; j < MAX_CAPTURE; j++)
+            if (caps[j].g == graph) { caps[j].g = NULL; caps[j].s = NULL; caps[j].origin = 0; }
+    }
     pthread_mutex_unlock(&sim_lock);
-    return i >= 0 ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
+    return r;
 }
 SIM_ALIAS(cuStreamEndCapture, cuStreamEndCapture_ptsz);
 

@@ -28,6 +28,9 @@
 //                  and counts as work done (launches, copies, memsets)
 //   graph_drv      the same through the driver API (cuStreamBeginCapture, cuLaunchKernel,
 //                  cuMemcpyHtoDAsync, cuMemsetD32Async, cuGraphLaunch)
+//   graph_join     cross-stream capture: stream 2 joins stream 1's capture by waiting on an event
+//                  recorded in it (cuEventRecord + cuStreamWaitEvent), allocates a graph buffer,
+//                  copies into it and launches on it there, rejoins; the graph launched 3 times
 //   nodes_rt       a kernel node added by hand (cudaGraphAddKernelNode) with a live buffer, the
 //                  graph launched; the exec's node given a heap buffer
 //                  (cudaGraphExecKernelNodeSetParams), launched; the graph's node given a freed
@@ -236,6 +239,46 @@ static int graph(int drv)
     return rc;
 }
 
+static int join(void)
+{
+    enum { REPLAYS = 3, N = 4096 };
+    cudaStream_t s1, s2;
+    cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
+    cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
+    cudaEvent_t fork, back;
+    cudaEventCreateWithFlags(&fork, cudaEventDisableTiming);
+    cudaEventCreateWithFlags(&back, cudaEventDisableTiming);
+    void *pinned;
+    cudaMallocHost(&pinned, N);
+    float *ga = NULL;
+    printf("rc begin %d\n", (int)cuStreamBeginCapture((CUstream)s1, CU_STREAM_CAPTURE_MODE_GLOBAL));
+    printf("rc fork_record %d\n", (int)cuEventRecord((CUevent)fork, (CUstream)s1));
+    printf("rc fork_wait %d\n", (int)cuStreamWaitEvent((CUstream)s2, (CUevent)fork, 0));   // s2 joins
+    printf("rc alloc %d\n", (int)cudaMallocAsync(&ga, N, s2));    // exists only while the graph runs
+    printf("rc copy %d\n", (int)cuMemcpyHtoDAsync((CUdeviceptr)ga, pinned, N, (CUstream)s2));
+    printf("launch __cudaLaunchKernel 0 captured\n");
+    coop_scale<<<2, 32, 0, s2>>>(ga, 1);
+    printf("rc launch %d\n", (int)cudaGetLastError());
+    printf("rc free %d\n", (int)cudaFreeAsync(ga, s2));
+    printf("rc back_record %d\n", (int)cuEventRecord((CUevent)back, (CUstream)s2));
+    printf("rc back_wait %d\n", (int)cuStreamWaitEvent((CUstream)s1, (CUevent)back, 0));
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    printf("rc end %d\n", (int)cuStreamEndCapture((CUstream)s1, (CUgraph *)&g));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+    for (int r = 0; r < REPLAYS; r++) {
+        printf("launch cudaGraphLaunch 0 graph\n");
+        printf("rc replay %d\n", (int)cudaGraphLaunch(e, s1));
+    }
+    int rc = (int)cudaStreamSynchronize(s1);
+    printf("report launches %d\nreport graph_launches %d\nreport graph_copies %d\nreport graph_sets 0\n"
+           "report captured 2\nreport h2d_count %d\nreport set_count 0\n", REPLAYS, REPLAYS, REPLAYS, REPLAYS);
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    cudaFreeHost(pinned);
+    return rc;
+}
+
 // Kernel node parameters, through the runtime or the driver API.
 static int add_node(int drv, cudaGraphNode_t *node, cudaGraph_t g, float **p, int *n)
 {
@@ -333,6 +376,8 @@ int main(int argc, char **argv)
     int rc;
     if (!strcmp(m, "drv_multi")) {
         rc = multi();
+    } else if (!strcmp(m, "graph_join")) {
+        rc = join();
     } else if (!strncmp(m, "nodes_", 6)) {
         rc = nodes(!strcmp(m, "nodes_drv"));
     } else if (!strncmp(m, "graph_", 6)) {
