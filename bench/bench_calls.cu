@@ -5,7 +5,9 @@
 //            alternating float* and int), malloc (cudaMalloc + cudaFree of 4 KiB, one pair = one
 //            call), memcpy (cudaMemcpy of 4 KiB, pageable host -> device), memcpyfr (the same
 //            after 4096 untimed cudaMalloc+cudaFree pairs: the tracer's freed ring is full, as in
-//            any long-running program)
+//            any long-running program), graph16 (cudaGraphLaunch of a graph captured from 16
+//            <<<>>> launches of the 8-argument kernel: each replay re-checks and records 16
+//            kernel nodes; N/64 replays)
 //   THREADS  comma list of thread counts, e.g. 1,8
 //   N        calls per measurement (split evenly across the threads); memcpy and malloc use N/4
 // Prints one line per (op, threads):  RESULT <op> <threads> <calls> <core-ns per call>
@@ -30,8 +32,9 @@ __global__ void k2(float *p0, int n0) {}
 __global__ void k8(P4(0, 1), P4(2, 3)) {}
 __global__ void k32(P4(0, 1), P4(2, 3), P4(4, 5), P4(6, 7), P4(8, 9), P4(10, 11), P4(12, 13), P4(14, 15)) {}
 
-enum op { OP_LAUNCH2, OP_LAUNCH8, OP_LAUNCH32, OP_MALLOC, OP_MEMCPY, OP_MEMCPY_FR, OP_COUNT };
-static const char *const op_names[OP_COUNT] = { "launch2", "launch8", "launch32", "malloc", "memcpy", "memcpyfr" };
+enum op { OP_LAUNCH2, OP_LAUNCH8, OP_LAUNCH32, OP_MALLOC, OP_MEMCPY, OP_MEMCPY_FR, OP_GRAPH16, OP_COUNT };
+static const char *const op_names[OP_COUNT] = { "launch2", "launch8", "launch32", "malloc", "memcpy", "memcpyfr", "graph16" };
+#define GRAPH_NODES 16
 
 static float *bg[BG_ALLOCS];
 
@@ -40,6 +43,8 @@ struct worker {
     long calls;
     float *dev;  /* this thread's copy destination */
     char *host;  /* pageable source */
+    cudaStream_t stream;     /* graph16: this thread's stream and graph */
+    cudaGraphExec_t exec;
     pthread_barrier_t *start, *done;
     pthread_t th;
     int failed;
@@ -54,6 +59,7 @@ static inline int one_call(struct worker *w)
     case OP_LAUNCH32:
         k32<<<1, 32>>>(A(0), A(1), A(2), A(3), A(4), A(5), A(6), A(7), A(8), A(9), A(10), A(11), A(12), A(13), A(14), A(15));
         return 0;
+    case OP_GRAPH16: return cudaGraphLaunch(w->exec, w->stream) == cudaSuccess ? 0 : -1;
     case OP_MALLOC: {
         void *p = NULL;
         if (cudaMalloc(&p, COPY_BYTES) != cudaSuccess) return -1;
@@ -116,6 +122,17 @@ static int measure(int op, int threads, long n)
         ws[i].host = (char *)malloc(COPY_BYTES);
         memset(ws[i].host, i, COPY_BYTES);
         if (cudaMalloc((void **)&ws[i].dev, COPY_BYTES) != cudaSuccess) { fprintf(stderr, "cudaMalloc failed\n"); return -1; }
+        if (op == OP_GRAPH16) { /* captured once, untimed */
+            cudaGraph_t g;
+            cudaStreamCreateWithFlags(&ws[i].stream, cudaStreamNonBlocking);
+            cudaStreamBeginCapture(ws[i].stream, cudaStreamCaptureModeThreadLocal);
+            for (int k = 0; k < GRAPH_NODES; k++) k8<<<1, 32, 0, ws[i].stream>>>(A(0), A(1), A(2), A(3));
+            if (cudaStreamEndCapture(ws[i].stream, &g) != cudaSuccess || cudaGraphInstantiate(&ws[i].exec, g, 0) != cudaSuccess) {
+                fprintf(stderr, "graph capture failed\n");
+                return -1;
+            }
+            cudaGraphDestroy(g);
+        }
         pthread_create(&ws[i].th, NULL, worker_main, &ws[i]);
     }
     pthread_barrier_wait(&start);
@@ -130,6 +147,7 @@ static int measure(int op, int threads, long n)
         failed |= ws[i].failed;
         cudaFree(ws[i].dev);
         free(ws[i].host);
+        if (ws[i].exec) { cudaGraphExecDestroy(ws[i].exec); cudaStreamDestroy(ws[i].stream); }
     }
     if (cudaDeviceSynchronize() != cudaSuccess || failed) {
         fprintf(stderr, "bench_calls: %s failed: %s\n", op_names[op], cudaGetErrorString(cudaGetLastError()));
@@ -174,7 +192,7 @@ int main(int argc, char **argv)
         char th[64];
         snprintf(th, sizeof th, "%s", argv[2]);
         for (char *s2 = NULL, *t = strtok_r(th, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
-            long calls = op >= OP_MALLOC ? n / 4 : n;
+            long calls = op == OP_GRAPH16 ? n / 64 : op >= OP_MALLOC ? n / 4 : n;
             if (measure(op, atoi(t), calls) != 0) return 1;
         }
     }

@@ -17,7 +17,7 @@ VT=$BUILD/vramtrace
 B=$BUILD/bench
 SIM=$BUILD/sim
 TMP=$B/tmp
-OPS=launch2,launch8,launch32,malloc,memcpyfr
+OPS=launch2,launch8,launch32,malloc,memcpyfr,graph16
 THREADS=1,8
 export VRAMTRACE_QUIET=1
 
@@ -67,9 +67,9 @@ done
 if command -v valgrind >/dev/null 2>&1; then
     cg() { # OP CONFIG
         n=$CG_N
-        case $1 in malloc|memcpy*) n=$((CG_N * 4)) ;; esac
+        case $1 in malloc|memcpy*) n=$((CG_N * 4)) ;; graph16) n=$((CG_N * 8)) ;; esac
         calls=$n
-        case $1 in malloc|memcpy*) calls=$((n / 4)) ;; esac
+        case $1 in malloc|memcpy*) calls=$((n / 4)) ;; graph16) calls=$((n / 64)) ;; esac
         case $2 in
         untraced) pre= ; envs= ;;
         nobt) pre="$B/vg_mmap_shim.so:$BUILD/libvramtrace.so"; envs="VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=off VRAMTRACE_SYNC=defer" ;;
@@ -104,6 +104,7 @@ if command -v valgrind >/dev/null 2>&1; then
     for cfg in untraced nobt default sync; do cg malloc $cfg; done
     for cfg in untraced nobt check; do cg memcpy $cfg; done
     for cfg in untraced nobt check; do cg memcpyfr $cfg; done
+    for cfg in untraced nobt check; do cg graph16 $cfg; done
 else
     say "valgrind not found: no instruction rows"
 fi
@@ -166,22 +167,22 @@ function row(name, base, meas, unit, fmt) {
     printf "  %-58s %11" fmt " %-2s %11" fmt " %-2s %+11" fmt " %8.2fx\n", name, base, unit, meas, unit, meas - base, (base > 0 ? meas / base : 0)
 }
 END {
-    split("launch2 launch8 launch32 malloc memcpy memcpyfr", ops, " ")
+    split("launch2 launch8 launch32 malloc memcpy memcpyfr graph16", ops, " ")
     label["launch2"] = "<<<>>> 2 args"; label["launch8"] = "<<<>>> 8 args"; label["launch32"] = "<<<>>> 32 args"
     label["malloc"] = "cudaMalloc+cudaFree 4 KiB"; label["memcpy"] = "cudaMemcpy 4KiB h2d, fresh"
-    label["memcpyfr"] = "cudaMemcpy 4KiB h2d, freed"
+    label["memcpyfr"] = "cudaMemcpy 4KiB h2d, freed"; label["graph16"] = "cudaGraphLaunch, 16 kernel nodes"
     split("nobt check default", cfgs, " ")
     cl["nobt"] = "no bt, no checks"; cl["check"] = "checks"; cl["default"] = "checks+bt (default)"
     printf "vramtrace bench: %s, %s CPUs; wall rows = min of %s runs; %d s\n", model, cpus, reps, secs
     printf "  %-58s %14s %14s %12s %9s\n", "row", "baseline", "measured", "added", "ratio"
     print "tracer cost per call, simulated device (core-ns/call = wall x min(threads,CPUs) / calls; baseline = untraced)"
-    for (i = 1; i <= 6; i++) for (t = 1; t <= 8; t += 7) for (j = 1; j <= 3; j++) {
+    for (i = 1; i <= 7; i++) for (t = 1; t <= 8; t += 7) for (j = 1; j <= 3; j++) {
         o = ops[i]; c = cfgs[j]
         if (o == "memcpy") continue
         row(sprintf("%-26s %d thr %s", label[o], t, cl[c]), ns[key("untraced", o, t)], ns[key(c, o, t)], "ns", ".1f")
     }
     print "whole-process CPU per call, every thread (the program'"'"'s and the tracer'"'"'s drain thread; CLOCK_PROCESS_CPUTIME_ID over the timed loop)"
-    for (i = 1; i <= 6; i++) for (t = 1; t <= 8; t += 7) for (j = 1; j <= 3; j += 2) {
+    for (i = 1; i <= 7; i++) for (t = 1; t <= 8; t += 7) for (j = 1; j <= 3; j += 2) {
         o = ops[i]; c = cfgs[j]
         if (o == "memcpy") continue
         row(sprintf("%-26s %d thr %s", label[o], t, cl[c]), pcpu[key("untraced", o, t)], pcpu[key(c, o, t)], "ns", ".1f")
@@ -197,7 +198,7 @@ END {
     print "instructions per call in the calling thread (callgrind, 1 thread, deterministic; baseline = untraced)"
     cl["sync"] = "checks, formatted in caller (SYNC=1)"
     split("nobt check default sync", cgcfgs, " ")
-    for (i = 1; i <= 6; i++) for (j = 1; j <= 4; j++) {
+    for (i = 1; i <= 7; i++) for (j = 1; j <= 4; j++) {
         o = ops[i]; c = cgcfgs[j]
         if (!((c, o) in ir)) continue
         row(sprintf("%-26s %s", label[o], cl[c]), ir["untraced", o], ir[c, o], "in", ".0f")

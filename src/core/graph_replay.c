@@ -36,7 +36,7 @@ static void replay(const struct vt_gnode *n, void *ctx)
     }
     case VT_G_KERNEL:
         if (n->k && vt_launch_begin(&c, n->k, NULL, n->args, n->args_len))
-            vt_launch_end(&c, n->k, NULL, NULL, 0, n->grid, n->block, n->shmem, stream);
+            vt_launch_end(&c, n->k, n->grid, n->block, n->shmem, stream);
         return;
     case VT_G_COPY: {
         struct vt_copy_extra x = n->x;

@@ -160,15 +160,24 @@ static void check_arg_words(const struct vt_call *c, vt_kernel *k, void **args)
     }
 }
 
+/* The arguments of this thread's launch in progress, kept (only while some capture is active)
+ * for vt_launch_end, which makes a captured launch a graph node with them. */
+static VT_TLS struct { void **args; const void *buf; uint64_t len; } launch_args;
+
 int vt_launch_begin(const struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
 {
     if (!vt_trace_ready() || !k || vt_traffic_paused()) return 0;
+    if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0)) {
+        launch_args.args = args;
+        launch_args.buf = buf;
+        launch_args.len = buf_len;
+    }
     if (!atomic_load_explicit(&k->emitted, memory_order_acquire) && !atomic_exchange(&k->emitted, 1))
         emit_kernel_record(k);
     if (vt_cfg.check != VT_CHECK_OFF) {
-        /* The per-thread cache answers for the thread's device only: a launch on another one (a
-         * multi-device launch's entries) takes the full walk, where each word meets the device check. */
-        if (args && (k->words || !k->nwords) && c->dev == vt_ts.cur_dev) check_arg_words(c, k, args);
+        /* The per-thread cache answers for the thread's current device only (a launch on another
+         * device, a multi-device launch's entry, makes that device current around this call). */
+        if (args && (k->words || !k->nwords)) check_arg_words(c, k, args);
         else if (args || buf) check_args(c, k, args, buf, buf_len);
     }
     return 1;
@@ -186,20 +195,23 @@ static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c,
     w->stream = stream;
 }
 
-void vt_launch_end(const struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len, vt_dim3 grid,
-                   vt_dim3 block, uint64_t shmem, uint64_t stream)
+/* A launch into a capturing stream is a node of the capture's graph: VT_GRAPH_CAPTURED then, else
+ * 0. Out of line: the fast path only tests whether a capture is active anywhere. */
+static __attribute__((noinline, cold)) int capture_launch(const struct vt_call *c, vt_kernel *k, const vt_dim3 *grid,
+                                                          const vt_dim3 *block, uint64_t shmem, uint64_t stream)
+{
+    if (c->graph || c->res) return c->graph;
+    const void *key = vt_capture_key(stream);
+    if (!key) return 0;
+    vt_graph_add_kernel(key, NULL, k, c->dev, launch_args.args, launch_args.buf, launch_args.len, *grid, *block, shmem);
+    return VT_GRAPH_CAPTURED;
+}
+
+void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
 {
     vt_fmt_ensure_device(c->dev);
-    int graph = c->graph;
-    /* A launch into a capturing stream is a node of the capture's graph: asked only while a
-     * capture is active anywhere (one relaxed load on the fast path). */
-    if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0) && !graph && !c->res) {
-        const void *key = vt_capture_key(stream);
-        if (key) {
-            vt_graph_add_kernel(key, NULL, k, c->dev, args, buf, buf_len, grid, block, shmem);
-            graph = VT_GRAPH_CAPTURED;
-        }
-    }
+    int graph = __builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0)
+              ? capture_launch(c, k, &grid, &block, shmem, stream) : c->graph;
     /* The hottest record: filled in place in the ring, no copy (a stack one when it is off). */
     struct vt_rec_launch *r = vt_journal_claim(VT_R_LAUNCH, sizeof *r);
     if (r) {

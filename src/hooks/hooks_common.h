@@ -81,12 +81,12 @@ void vt_note_current_device(void);
     int traced = (begin);                                                           \
     VT_RESTORE_ERRNO;                                                               \
     c.t0 = vt_now()
-#define VT_LAUNCH_END(c, k, traced, r, args, buf, len, grid, block, shm, stream)    \
+#define VT_LAUNCH_END(c, k, traced, r, grid, block, shm, stream)                    \
     do {                                                                            \
         VT_CALL_END(c, r);                                                          \
         if (traced) {                                                               \
             vt_saved_errno_ = errno;                                                \
-            vt_launch_end(&c, k, args, buf, len, grid, block, shm, stream);         \
+            vt_launch_end(&c, k, grid, block, shm, stream);                         \
             VT_RESTORE_ERRNO;                                                       \
         }                                                                           \
     } while (0)

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cuda_abi.h"
+#include "check.h"
 #include "events.h"
 #include "kernels.h"
 #include "registry.h"
@@ -358,7 +359,7 @@ static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned 
     vt_packed_args(params ? NULL : extra, &buf, &len);
     VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, buf, len));
     CUresult r = ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
-    VT_LAUNCH_END(c, k, traced, r, params, buf, len, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
+    VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
     return r;
 }
 #define LAUNCH_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
@@ -375,7 +376,7 @@ static CUresult launch_ex_impl(void *real, const char *api, const CUlaunchConfig
     vt_packed_args(params ? NULL : extra, &buf, &len);
     VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, buf, len));
     CUresult r = ((launch_ex_fn)real)(cfg, f, params, extra);
-    VT_LAUNCH_END(c, k, traced, r, params, buf, len, ((vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ }),
+    VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ }),
                    ((vt_dim3){ cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ }), cfg->sharedMemBytes, u(cfg->hStream));
     return r;
 }
@@ -391,7 +392,7 @@ static CUresult coop_impl(void *real, const char *api, CUfunction f, unsigned gx
 {
     VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, NULL, 0));
     CUresult r = ((coop_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params);
-    VT_LAUNCH_END(c, k, traced, r, params, NULL, 0, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
+    VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
     return r;
 }
 #define COOP_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
@@ -423,11 +424,16 @@ static CUresult coop_multi_impl(void *real, const char *api, CUDA_LAUNCH_PARAMS 
     vt_kernel *ks[VT_MULTI_MAX];
     int traced[VT_MULTI_MAX];
     VT_SAVE_ERRNO;
+    int home = vt_ts.cur_dev;
     for (unsigned i = 0; i < n; i++) {
         calls[i] = (struct vt_call){ .api = api, .dev = stream_device(list[i].hStream) };
         ks[i] = kernel_of(list[i].function);
+        /* The entry's device is current while its arguments are checked: the per-thread cache of
+         * live ranges (flushed on a device change) then answers for that device. */
+        vt_set_current_device(calls[i].dev);
         traced[i] = vt_launch_begin(&calls[i], ks[i], list[i].kernelParams, NULL, 0);
     }
+    vt_set_current_device(home);
     VT_RESTORE_ERRNO;
     uint64_t t0 = vt_now();
     CUresult r = ((coop_multi_fn)real)(list, n, flags);
@@ -437,7 +443,7 @@ static CUresult coop_multi_impl(void *real, const char *api, CUDA_LAUNCH_PARAMS 
         VT_CALL_END(calls[i], r);
         const CUDA_LAUNCH_PARAMS *e = &list[i];
         if (traced[i])
-            vt_launch_end(&calls[i], ks[i], e->kernelParams, NULL, 0, (vt_dim3){ e->gridDimX, e->gridDimY, e->gridDimZ },
+            vt_launch_end(&calls[i], ks[i], (vt_dim3){ e->gridDimX, e->gridDimY, e->gridDimZ },
                           (vt_dim3){ e->blockDimX, e->blockDimY, e->blockDimZ }, e->sharedMemBytes, u(e->hStream));
     }
     VT_RESTORE_ERRNO;

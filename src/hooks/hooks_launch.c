@@ -113,7 +113,7 @@ static inline __attribute__((always_inline)) cudaError_t launch_impl(void *real,
     vt_ts.rt_depth++;
     cudaError_t r = ((launch_fn)real)(fn, g, b, args, shm, s);
     vt_ts.rt_depth--;
-    VT_LAUNCH_END(c, k, traced, r, args, NULL, 0, g, b, shm, u(s));
+    VT_LAUNCH_END(c, k, traced, r, g, b, shm, u(s));
     return r;
 }
 
@@ -139,7 +139,7 @@ static cudaError_t launch_ex_impl(void *real, const char *api, const cudaLaunchC
     vt_ts.rt_depth++;
     cudaError_t r = ((launch_ex_fn)real)(cfg, fn, args);
     vt_ts.rt_depth--;
-    VT_LAUNCH_END(c, k, traced, r, args, NULL, 0, cfg->gridDim, cfg->blockDim, cfg->dynamicSmemBytes, u(cfg->stream));
+    VT_LAUNCH_END(c, k, traced, r, cfg->gridDim, cfg->blockDim, cfg->dynamicSmemBytes, u(cfg->stream));
     return r;
 }
 #define LAUNCH_EX_TWIN(fn) \
