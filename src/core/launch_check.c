@@ -111,16 +111,19 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
     vt_ev_finding(&f);
 }
 
-/* The general walk over the layout: the packed-buffer launch (and a kernel whose word list could
- * not be allocated). */
+/* The packed-buffer launch (and a graph node's kept bytes): the planned words, as the runtime-style
+ * launch reads them; the general walk over the layout only for a kernel whose word list could
+ * not be allocated. */
 static void check_args(const struct vt_call *c, vt_kernel *k, void **args, const unsigned char *buf, uint64_t buf_len)
 {
-    if (k->words) { /* the planned words (the PTX's address uses, when known), from the buffer */
+    if (k->words || !k->nwords) { /* the planned words (the PTX's address uses, when known; none: nothing to read) */
+        const struct vt_lc_ent *lc = vt_lcache;
         for (const vt_arg_word *w = k->words, *end = w + k->nwords; w < end; w++) {
             uint64_t at = (uint64_t)k->params[w->param].offset + w->off, v;
             const unsigned char *p = args ? args[w->param] : NULL;
             if (args ? !p : at + 8 > buf_len) continue;
             memcpy(&v, args ? p + w->off : buf + at, sizeof v);
+            if (vt_looks_scalar(v) || vt_lcache_hit(lc, v)) continue; /* as check_arg_words */
             check_word(c, k, w->param, w->off, v, (int32_t)(w - k->words));
         }
         return;

@@ -38,6 +38,10 @@
 //                  the exec updated from the graph (cudaGraphExecUpdate), launched: each change is
 //                  checked when made and at every launch ("count KIND N": occurrences)
 //   nodes_drv      the same through the driver API (cuGraphAddKernelNode, ...)
+//   drv_extra      cuLaunchKernel with the arguments in one packed buffer (CU_LAUNCH_PARAM_BUFFER_*):
+//                  coop_scale (uses its pointer) and ignore_ptr (never does: nothing to report,
+//                  as for the kernelParams form), each with the heap buffer, directly and
+//                  captured into a graph launched twice
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -56,6 +60,9 @@ extern "C" __global__ void coop_scale(float *p, int n)
     if (n < 0) p[0] = 1.0f;
     cg::this_grid().sync();
 }
+
+// Never uses its pointer: no launch of it is a bug, whatever it is given.
+extern "C" __global__ void ignore_ptr(float *p, int n) {}
 
 static unsigned long long u(const void *p) { return (unsigned long long)(uintptr_t)p; }
 
@@ -239,6 +246,53 @@ static int graph(int drv)
     return rc;
 }
 
+static int extra(void)
+{
+    float *h = (float *)malloc(4096);
+    int n = 1;
+    unsigned char buf[16];
+    memcpy(buf, &h, 8);
+    memcpy(buf + 8, &n, 4);
+    memset(buf + 12, 0, 4);
+    size_t len = sizeof buf;
+    void *cfg[] = { CU_LAUNCH_PARAM_BUFFER_POINTER, buf, CU_LAUNCH_PARAM_BUFFER_SIZE, &len, CU_LAUNCH_PARAM_END };
+    cudaFunction_t fs, fi;
+    cudaGetFuncBySymbol(&fs, (const void *)coop_scale);
+    cudaGetFuncBySymbol(&fi, (const void *)ignore_ptr);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    expect("host_pointer", h, NULL, 0, 0);   // coop_scale: directly, at capture and at each replay
+#ifdef __CUDACC_RDC__
+    // -rdc=true images carry no PTX: nothing tells that ignore_ptr never uses its pointer, so
+    // every top-level pointer argument is checked (docs/detection.md)
+    printf("expect host_pointer error ignore_ptr 0 0 0x%llx - - - 0\n", u(h));
+#endif
+    printf("launch cuLaunchKernel 0 -\n");
+    printf("rc scale %d\n", (int)cuLaunchKernel((CUfunction)fs, 2, 1, 1, 32, 1, 1, 0, NULL, NULL, cfg));
+    printf("launch cuLaunchKernel 0 -\n");
+    printf("rc ignore %d\n", (int)cuLaunchKernel((CUfunction)fi, 2, 1, 1, 32, 1, 1, 0, NULL, NULL, cfg));
+    printf("rc begin %d\n", (int)cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    for (int i = 0; i < 2; i++) {
+        printf("launch cuLaunchKernel 0 captured\n");
+        printf("rc capture %d\n", (int)cuLaunchKernel((CUfunction)(i ? fi : fs), 2, 1, 1, 32, 1, 1, 0, (CUstream)s, NULL, cfg));
+    }
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    printf("rc end %d\n", (int)cudaStreamEndCapture(s, &g));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+    for (int r = 0; r < 2; r++) {
+        printf("launch cudaGraphLaunch 0 graph\nlaunch cudaGraphLaunch 0 graph\n");
+        printf("rc replay %d\n", (int)cudaGraphLaunch(e, s));
+    }
+    printf("count host_pointer %d\n", 1 + 1 + 2);   // coop_scale's
+#ifdef __CUDACC_RDC__
+    printf("count host_pointer %d\n", 1 + 1 + 2);   // ignore_ptr's
+#endif
+    int rc = (int)cudaStreamSynchronize(s);
+    free(h);
+    return rc;
+}
+
 static int join(void)
 {
     enum { REPLAYS = 3, N = 4096 };
@@ -376,6 +430,8 @@ int main(int argc, char **argv)
     int rc;
     if (!strcmp(m, "drv_multi")) {
         rc = multi();
+    } else if (!strcmp(m, "drv_extra")) {
+        rc = extra();
     } else if (!strcmp(m, "graph_join")) {
         rc = join();
     } else if (!strncmp(m, "nodes_", 6)) {
