@@ -80,10 +80,39 @@ cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *host_fun)
 static VT_TLS const void *last_handle;
 static VT_TLS vt_kernel *last_kernel;
 
+/* A kernel launched by its host stub (cudaLaunchKernel(fn, ...), cudaLaunchKernelExC,
+ * cudaLaunchCooperativeKernel) never went through __cudaGetKernel, so the driver knows no
+ * handle of it for the tracer: ask the runtime for it (cudaGetKernel, CUDA 12+), so the layout
+ * comes from the driver (cuKernelGetParamInfo) as for <<<>>>. Only while the program has no
+ * error pending (cudaPeekAtLastError), and one the query itself leaves is cleared, so the
+ * program's cudaGetLastError answers as without the tracer. */
+VT_REAL_SLOT(cudaGetKernel);
+VT_REAL_SLOT(cudaPeekAtLastError);
+VT_REAL_SLOT(cudaGetLastError);
+static void kernel_handle_from_runtime(vt_kernel *k, const void *stub)
+{
+    typedef cudaError_t (*getk_fn)(void **, const void *);
+    typedef cudaError_t (*err_fn)(void);
+    getk_fn getk = (getk_fn)vt_real_get(&real_cudaGetKernel, "cudaGetKernel");
+    err_fn peek = (err_fn)vt_real_get(&real_cudaPeekAtLastError, "cudaPeekAtLastError");
+    err_fn clear = (err_fn)vt_real_get(&real_cudaGetLastError, "cudaGetLastError");
+    if (!getk || !peek || !clear) return;
+    void *h = NULL;
+    vt_ts.guard++;
+    if (peek() == cudaSuccess && getk(&h, stub) != cudaSuccess) { clear(); h = NULL; }
+    vt_ts.guard--;
+    if (!h) return;
+    void *expected = NULL;
+    atomic_compare_exchange_strong(&k->kernel_handle, &expected, h);
+    vt_kernels_bind(h, k);
+}
+
 static __attribute__((noinline)) vt_kernel *kernel_lookup(const void *handle_or_stub)
 {
     vt_kernel *k = vt_kernels_by_handle(handle_or_stub);
-    if (!k) k = vt_kernels_by_host(handle_or_stub);
+    if (!k && (k = vt_kernels_by_host(handle_or_stub)) && !atomic_load_explicit(&k->layout_state, memory_order_acquire) &&
+        !k->function && !atomic_load(&k->kernel_handle))
+        kernel_handle_from_runtime(k, handle_or_stub);
     if (!k) k = vt_kernels_unknown(handle_or_stub);
     if (k && !atomic_load_explicit(&k->layout_state, memory_order_acquire)) vt_kernel_resolve_layout(k, vt_driver_paraminfo, vt_device_sm(vt_ts.cur_dev));
     last_handle = handle_or_stub;

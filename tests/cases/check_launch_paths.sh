@@ -20,7 +20,7 @@ cells=0 misses=0
 for build in sm90 sm80 none rdc; do
     P="$PROGS/launch_paths_$build"
     [ -x "$P" ] || { skip "launch_paths_$build: not built"; continue; }
-    for mode in chevron rt_launch rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv; do
+    for mode in chevron rt_launch rt_pending rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv; do
         n=$build.$mode
         env VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_DEVICES=2 \
             "$VT" run --sim -o "$TMP/$n.jsonl" -- "$P" "$mode" >"$TMP/$n.out" 2>"$TMP/$n.err"
@@ -33,6 +33,14 @@ for build in sm90 sm80 none rdc; do
             "$(launches $n | tr '\n' ';')" "$(want $n launch | tr '\n' ';')"
         check_eq "$n: every launch succeeded and the program ran to the end (exit 0)" \
             "$(grep -c '^rc [a-z0-9]* [^0]' "$TMP/$n.out") $(grep -c "^done $mode 0$" "$TMP/$n.out") $rc" "0 1 0"
+        # (With an error pending the tracer does not ask the runtime for the kernel's handle: the
+        # query could leave an error of its own. The layout then comes from the image.)
+        [ $mode = rt_pending ] || check_eq "$n: every kernel's layout came from the driver (cuFuncGetParamInfo / cuKernelGetParamInfo)" \
+            "$(jqs "$TMP/$n.jsonl" '[.[]|select(.ev=="kernel")|.layout]|unique|join(",")')" paraminfo
+        case $mode in rt_pending)
+            check_eq "$n: the program's pending error survives the traced launch" \
+                "$(sed -n 's/^pending //p' "$TMP/$n.out")" "$(sed -n 's/^expect_pending //p' "$TMP/$n.out")"
+        esac
         case $mode in nodes_*|drv_extra)
             "$VT" report --json "$TMP/$n.jsonl" >"$TMP/$n.json" 2>/dev/null
             check_eq "$n: each finding counts its checks: when the node changed and at every launch" \

@@ -15,6 +15,9 @@
 // (a cooperative kernel): the device never faults, the verdicts are the tracer's.
 //   chevron        <<<>>> (CUDA 13 lowers it to __cudaLaunchKernel)
 //   rt_launch      cudaLaunchKernel(fn, ...)
+//   rt_pending     cudaLaunchKernel(fn, ...) while the program has an error pending (a failed
+//                  cudaMalloc): the error is still there for its cudaGetLastError after the
+//                  launch ("pending FIRST LAST": the failed call's result and what it then reads)
 //   rt_coop        cudaLaunchCooperativeKernel (the C API)
 //   rt_coop_tmpl   the C++ template cudaLaunchCooperativeKernel(T *, ...) (inline over the C API)
 //   rt_ex_coop     cudaLaunchKernelEx (C++ template over cudaLaunchKernelExC) with
@@ -293,6 +296,21 @@ static int extra(void)
     return rc;
 }
 
+static int pending(void)
+{
+    float *live, *none;
+    cudaMalloc(&live, 4096);
+    int first = (int)cudaMalloc(&none, (size_t)1 << 50);   // cudaErrorMemoryAllocation, left pending
+    int n = 1;
+    void *args[] = { &live, &n };
+    printf("launch cudaLaunchKernel 0 -\n");
+    printf("rc launch %d\n", (int)cudaLaunchKernel((const void *)coop_scale, dim3(2), dim3(32), args, 0, 0));
+    int last = (int)cudaGetLastError();
+    printf("pending %d %d\n", first, last);
+    printf("expect_pending %d %d\n", (int)cudaErrorMemoryAllocation, (int)cudaErrorMemoryAllocation);
+    return (int)cudaDeviceSynchronize();
+}
+
 static int join(void)
 {
     enum { REPLAYS = 3, N = 4096 };
@@ -430,6 +448,8 @@ int main(int argc, char **argv)
     int rc;
     if (!strcmp(m, "drv_multi")) {
         rc = multi();
+    } else if (!strcmp(m, "rt_pending")) {
+        rc = pending();
     } else if (!strcmp(m, "drv_extra")) {
         rc = extra();
     } else if (!strcmp(m, "graph_join")) {
