@@ -217,6 +217,60 @@ static int exec_set_knode_impl(void *real, const char *api, int rt, CUgraphExec 
 RT_GRAPH_HOOK(cudaGraphExecKernelNodeSetParams, exec_set_knode_impl, (CUgraphExec e, CUgraphNode n, const void *p), e, n, p)
 DRV_GRAPH_HOOK(cuGraphExecKernelNodeSetParams_v2, exec_set_knode_impl, (CUgraphExec e, CUgraphNode n, const void *p), e, n, p)
 
+/* The generic node calls (CUDA 12.2+): struct cudaGraphNodeParams / CUgraphNodeParams hold the
+ * node's type at 0 and, for a kernel node (type 0), the same kernel parameters as above at 16. */
+#define VT_NODE_KERNEL 0
+static const void *kernel_of_node_params(const void *p)
+{
+    return p && *(const int *)p == VT_NODE_KERNEL ? (const char *)p + 16 : NULL;
+}
+
+typedef int (*add_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, const void *, size_t, void *);
+static int add_node_impl(void *real, const char *api, int rt, CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
+                         const void *edges, size_t nd, void *p)
+{
+    int r;
+    if (rt) RT_RUN(r, ((add_node_fn)real)(node, g, deps, edges, nd, p)); else r = ((add_node_fn)real)(node, g, deps, edges, nd, p);
+    const void *kp = kernel_of_node_params(p);
+    if (r == 0 && kp && node && vt_cfg.enabled) {
+        struct knode n = rt ? rt_knode(kp) : drv_knode(kp);
+        knode_done(api, &n, g, NULL, *node, 0);
+    }
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphAddNode, add_node_impl,
+              (CUgraphNode *n, CUgraph g, const CUgraphNode *d, const void *e, size_t nd, void *p), n, g, d, e, nd, p)
+DRV_GRAPH_HOOK(cuGraphAddNode_v2, add_node_impl,
+               (CUgraphNode *n, CUgraph g, const CUgraphNode *d, const void *e, size_t nd, void *p), n, g, d, e, nd, p)
+
+static int set_node_impl(void *real, const char *api, int rt, CUgraphNode node, void *p)
+{
+    int r;
+    if (rt) RT_RUN(r, ((set_knode_fn)real)(node, p)); else r = ((set_knode_fn)real)(node, p);
+    const void *kp = kernel_of_node_params(p);
+    if (r == 0 && kp && vt_cfg.enabled) {
+        struct knode n = rt ? rt_knode(kp) : drv_knode(kp);
+        knode_done(api, &n, NULL, NULL, node, 1);
+    }
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphNodeSetParams, set_node_impl, (CUgraphNode n, void *p), n, p)
+DRV_GRAPH_HOOK(cuGraphNodeSetParams, set_node_impl, (CUgraphNode n, void *p), n, p)
+
+static int exec_set_node_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, void *p)
+{
+    int r;
+    if (rt) RT_RUN(r, ((exec_set_knode_fn)real)(e, node, p)); else r = ((exec_set_knode_fn)real)(e, node, p);
+    const void *kp = kernel_of_node_params(p);
+    if (r == 0 && kp && e && vt_cfg.enabled) {
+        struct knode n = rt ? rt_knode(kp) : drv_knode(kp);
+        knode_done(api, &n, NULL, e, node, 1);
+    }
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
+DRV_GRAPH_HOOK(cuGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
+
 /* The exec takes the graph's node parameters (same topology, or the call fails). */
 typedef int (*exec_update_fn)(CUgraphExec, CUgraph, void *);
 static int exec_update_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraph g, void *info)
@@ -236,6 +290,12 @@ const struct vt_hook vt_hooks_graph[] = {
     VT_HOOK_ENTRY(cuGraphKernelNodeSetParams_v2, "cuGraphKernelNodeSetParams", 12000, 0),
     VT_HOOK_ENTRY(cudaGraphExecKernelNodeSetParams, NULL, 0, 0),
     VT_HOOK_ENTRY(cuGraphExecKernelNodeSetParams_v2, "cuGraphExecKernelNodeSetParams", 12000, 0),
+    VT_HOOK_ENTRY(cudaGraphAddNode, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphAddNode_v2, "cuGraphAddNode", 12030, 0),
+    VT_HOOK_ENTRY(cudaGraphNodeSetParams, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphNodeSetParams, "cuGraphNodeSetParams", 12020, 0),
+    VT_HOOK_ENTRY(cudaGraphExecNodeSetParams, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphExecNodeSetParams, "cuGraphExecNodeSetParams", 12020, 0),
     VT_HOOK_ENTRY(cudaGraphExecUpdate, NULL, 0, 0),
     VT_HOOK_ENTRY(cuGraphExecUpdate_v2, "cuGraphExecUpdate", 12000, 0),
     VT_HOOK_ENTRY(cudaStreamBeginCapture, NULL, 0, 0),

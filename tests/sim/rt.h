@@ -39,7 +39,8 @@
     X(cuDeviceGetDefaultMemPool) X(cuDeviceGetMemPool) X(cuDeviceSetMemPool) X(cuIpcGetMemHandle) \
     X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuGraphCreate) X(cuGraphAddMemAllocNode) \
     X(cuGraphAddMemFreeNode) X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) \
-    X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate)
+    X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate) X(cuGraphAddNode) X(cuGraphNodeSetParams) \
+    X(cuGraphExecNodeSetParams)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

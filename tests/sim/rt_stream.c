@@ -106,3 +106,41 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g, cudaGraphExecU
     }
     RT_CALL(r);
 }
+
+/* The generic node calls: a kernel node's runtime parameters as the driver's (other types: not
+ * simulated, cudaErrorNotSupported). */
+static cudaError_t driver_node_params(const struct cudaGraphNodeParams *p, CUgraphNodeParams *out)
+{
+    if (!p) return cudaErrorInvalidValue;
+    if (p->type != cudaGraphNodeTypeKernel) return cudaErrorNotSupported;
+    memset(out, 0, sizeof *out);
+    out->type = CU_GRAPH_NODE_TYPE_KERNEL;
+    struct cudaKernelNodeParams v1 = { p->kernel.func, p->kernel.gridDim, p->kernel.blockDim, p->kernel.sharedMemBytes,
+                                       p->kernel.kernelParams, p->kernel.extra };
+    return driver_kernel_params(&v1, (CUDA_KERNEL_NODE_PARAMS *)&out->kernel);
+}
+cudaError_t cudaGraphAddNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps, const cudaGraphEdgeData *edges,
+                             size_t nd, struct cudaGraphNodeParams *p)
+{
+    RT_ENTER();
+    CUgraphNodeParams dp;
+    cudaError_t e = driver_node_params(p, &dp);
+    if (e) return rt_ret(e);
+    RT_CALL(rt_d.cuGraphAddNode(n, g, deps, (const CUgraphEdgeData *)edges, nd, &dp));
+}
+cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t n, struct cudaGraphNodeParams *p)
+{
+    RT_ENTER();
+    CUgraphNodeParams dp;
+    cudaError_t e = driver_node_params(p, &dp);
+    if (e) return rt_ret(e);
+    RT_CALL(rt_d.cuGraphNodeSetParams(n, &dp));
+}
+cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t n, struct cudaGraphNodeParams *p)
+{
+    RT_ENTER();
+    CUgraphNodeParams dp;
+    cudaError_t e = driver_node_params(p, &dp);
+    if (e) return rt_ret(e);
+    RT_CALL(rt_d.cuGraphExecNodeSetParams(x, n, &dp));
+}

@@ -118,8 +118,11 @@ static CUresult set_kernel_op(struct CUgraph_st *g, size_t i, sim_op *op)
     return CUDA_SUCCESS;
 }
 
-CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
-                                 const CUDA_KERNEL_NODE_PARAMS *p)
+/* The implementations are static: the generic calls use them directly, not through the
+ * exported names a preloaded tracer interposes (the real driver's internal calls do not pass
+ * through its exports either). */
+static CUresult set_exec_kernel_node(CUgraphExec e, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p);
+static CUresult add_kernel_node(CUgraphNode *node, CUgraph g, const CUDA_KERNEL_NODE_PARAMS *p)
 {
     if (!node || !g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
     sim_op op;
@@ -132,7 +135,7 @@ CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode
     return r;
 }
 
-CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p)
+static CUresult set_graph_kernel_node(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p)
 {
     if (!node || node->magic != NODE_MAGIC) return CUDA_ERROR_INVALID_VALUE;
     sim_op op;
@@ -314,8 +317,43 @@ CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
 }
 SIM_ALIAS(cuGraphLaunch, cuGraphLaunch_ptsz);
 
-/* Like CUDA: the exec's copy of the node changes, the graph's does not. */
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                                 const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    return add_kernel_node(node, g, p);
+}
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p) { return set_graph_kernel_node(node, p); }
 CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    return set_exec_kernel_node(e, node, p);
+}
+
+/* The generic node calls (CUDA 12.2+), for kernel nodes (the sim's only kind here: any other
+ * type is CUDA_ERROR_NOT_SUPPORTED). */
+CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, const CUgraphEdgeData *edges, size_t ndeps,
+                           CUgraphNodeParams *p)
+{
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    if (p->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_NOT_SUPPORTED;
+    return add_kernel_node(node, g, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
+}
+
+CUresult cuGraphNodeSetParams(CUgraphNode node, CUgraphNodeParams *p)
+{
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    if (p->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_NOT_SUPPORTED;
+    return set_graph_kernel_node(node, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
+}
+
+CUresult cuGraphExecNodeSetParams(CUgraphExec e, CUgraphNode node, CUgraphNodeParams *p)
+{
+    if (!p) return CUDA_ERROR_INVALID_VALUE;
+    if (p->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_NOT_SUPPORTED;
+    return set_exec_kernel_node(e, node, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
+}
+
+/* Like CUDA: the exec's copy of the node changes, the graph's does not. */
+static CUresult set_exec_kernel_node(CUgraphExec e, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p)
 {
     if (!e || e->magic != EXEC_MAGIC || !node || node->magic != NODE_MAGIC) return CUDA_ERROR_INVALID_VALUE;
     sim_op op;

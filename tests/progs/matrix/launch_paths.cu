@@ -41,6 +41,9 @@
 //                  the exec updated from the graph (cudaGraphExecUpdate), launched: each change is
 //                  checked when made and at every launch ("count KIND N": occurrences)
 //   nodes_drv      the same through the driver API (cuGraphAddKernelNode, ...)
+//   gnodes_rt      the same through the generic node calls (cudaGraphAddNode, cudaGraphNodeSetParams,
+//                  cudaGraphExecNodeSetParams, with cudaGraphNodeParams of type kernel)
+//   gnodes_drv     ... and the driver's (cuGraphAddNode, cuGraphNodeSetParams, cuGraphExecNodeSetParams)
 //   drv_extra      cuLaunchKernel with the arguments in one packed buffer (CU_LAUNCH_PARAM_BUFFER_*):
 //                  coop_scale (uses its pointer) and ignore_ptr (never does: nothing to report,
 //                  as for the kernelParams form), each with the heap buffer, directly and
@@ -351,19 +354,54 @@ static int join(void)
     return rc;
 }
 
+static int generic_nodes; // gnodes_*: the generic node calls
+
+static void drv_kernel_params(CUDA_KERNEL_NODE_PARAMS *kp, void **args)
+{
+    memset(kp, 0, sizeof *kp);
+    cudaFunction_t fn;
+    cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
+    kp->func = (CUfunction)fn;
+    kp->gridDimX = 2; kp->gridDimY = 1; kp->gridDimZ = 1;
+    kp->blockDimX = 32; kp->blockDimY = 1; kp->blockDimZ = 1;
+    kp->kernelParams = args;
+}
+
+static void rt_generic_params(cudaGraphNodeParams *np, void **args)
+{
+    np->type = cudaGraphNodeTypeKernel;
+    np->kernel.func = (void *)coop_scale;
+    np->kernel.gridDim = dim3(2);
+    np->kernel.blockDim = dim3(32);
+    np->kernel.kernelParams = args;
+}
+
+static void drv_generic_params(CUgraphNodeParams *np, void **args)
+{
+    memset(np, 0, sizeof *np);
+    np->type = CU_GRAPH_NODE_TYPE_KERNEL;
+    drv_kernel_params((CUDA_KERNEL_NODE_PARAMS *)&np->kernel, args);
+}
+
 // Kernel node parameters, through the runtime or the driver API.
 static int add_node(int drv, cudaGraphNode_t *node, cudaGraph_t g, float **p, int *n)
 {
     void *args[] = { p, n };
+    if (generic_nodes && drv) {
+        CUgraphNodeParams np;
+        drv_generic_params(&np, args);
+        return (int)cuGraphAddNode((CUgraphNode *)node, (CUgraph)g, NULL, NULL, 0, &np);
+    }
+    if (generic_nodes) { // (its union holds dim3s: no default constructor, so not on the stack)
+        cudaGraphNodeParams *np = (cudaGraphNodeParams *)calloc(1, sizeof *np);
+        rt_generic_params(np, args);
+        int r = (int)cudaGraphAddNode(node, g, NULL, NULL, 0, np);
+        free(np);
+        return r;
+    }
     if (drv) {
         CUDA_KERNEL_NODE_PARAMS kp;
-        memset(&kp, 0, sizeof kp);
-        cudaFunction_t fn;
-        cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
-        kp.func = (CUfunction)fn;
-        kp.gridDimX = 2; kp.gridDimY = 1; kp.gridDimZ = 1;
-        kp.blockDimX = 32; kp.blockDimY = 1; kp.blockDimZ = 1;
-        kp.kernelParams = args;
+        drv_kernel_params(&kp, args);
         return (int)cuGraphAddKernelNode((CUgraphNode *)node, (CUgraph)g, NULL, 0, &kp);
     }
     cudaKernelNodeParams kp = {};
@@ -378,15 +416,22 @@ static int add_node(int drv, cudaGraphNode_t *node, cudaGraph_t g, float **p, in
 static int set_node(int drv, int which, cudaGraphExec_t e, cudaGraphNode_t node, float **p, int *n)
 {
     void *args[] = { p, n };
+    if (generic_nodes && drv) {
+        CUgraphNodeParams np;
+        drv_generic_params(&np, args);
+        return which ? (int)cuGraphExecNodeSetParams((CUgraphExec)e, (CUgraphNode)node, &np)
+                     : (int)cuGraphNodeSetParams((CUgraphNode)node, &np);
+    }
+    if (generic_nodes) {
+        cudaGraphNodeParams *np = (cudaGraphNodeParams *)calloc(1, sizeof *np);
+        rt_generic_params(np, args);
+        int r = which ? (int)cudaGraphExecNodeSetParams(e, node, np) : (int)cudaGraphNodeSetParams(node, np);
+        free(np);
+        return r;
+    }
     if (drv) {
         CUDA_KERNEL_NODE_PARAMS kp;
-        memset(&kp, 0, sizeof kp);
-        cudaFunction_t fn;
-        cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
-        kp.func = (CUfunction)fn;
-        kp.gridDimX = 2; kp.gridDimY = 1; kp.gridDimZ = 1;
-        kp.blockDimX = 32; kp.blockDimY = 1; kp.blockDimZ = 1;
-        kp.kernelParams = args;
+        drv_kernel_params(&kp, args);
         return which ? (int)cuGraphExecKernelNodeSetParams((CUgraphExec)e, (CUgraphNode)node, &kp)
                      : (int)cuGraphKernelNodeSetParams((CUgraphNode)node, &kp);
     }
@@ -454,8 +499,9 @@ int main(int argc, char **argv)
         rc = extra();
     } else if (!strcmp(m, "graph_join")) {
         rc = join();
-    } else if (!strncmp(m, "nodes_", 6)) {
-        rc = nodes(!strcmp(m, "nodes_drv"));
+    } else if (!strncmp(m, "nodes_", 6) || !strncmp(m, "gnodes_", 7)) {
+        generic_nodes = m[0] == 'g';
+        rc = nodes(!strcmp(m, "nodes_drv") || !strcmp(m, "gnodes_drv"));
     } else if (!strncmp(m, "graph_", 6)) {
         rc = graph(!strcmp(m, "graph_drv"));
     } else {
