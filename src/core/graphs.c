@@ -96,6 +96,27 @@ void vt_graph_transfer(const void *from, const void *to, int move)
     pthread_mutex_unlock(&g_lock);
 }
 
+void vt_graph_append_child(const void *graph, const void *child)
+{
+    if (!graph || !child || graph == child) return;
+    pthread_mutex_lock(&g_lock);
+    struct gset *c = gset_find(child, 0);
+    size_t n = c ? c->cnt : 0;
+    struct vt_gnode *copy = n ? malloc(n * sizeof *copy) : NULL;
+    if (copy) {
+        memcpy(copy, c->n, n * sizeof *copy);
+        for (size_t i = 0; i < n; i++) { /* each set owns its argument bytes */
+            unsigned char *b = copy[i].args ? malloc(copy[i].args_len) : NULL;
+            if (b) memcpy(b, copy[i].args, copy[i].args_len);
+            copy[i].args = b;
+            copy[i].node = NULL; /* the child's node handles are not the parent's */
+        }
+    }
+    pthread_mutex_unlock(&g_lock);
+    for (size_t i = 0; copy && i < n; i++) gset_add(graph, &copy[i]); /* takes over args */
+    free(copy);
+}
+
 void vt_graphs_reset(void)
 {
     pthread_mutex_init(&g_lock, NULL);

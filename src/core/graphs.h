@@ -73,6 +73,8 @@ void vt_graph_add_set(const void *key, int dev, uint64_t addr, uint64_t size, in
 /* Move (capture -> graph) or copy (graph -> exec: instantiation, cu/cudaGraphExecUpdate) the
  * node set of FROM to TO, replacing TO's. */
 void vt_graph_transfer(const void *from, const void *to, int move);
+/* A child graph node: a copy of CHILD's nodes appended to GRAPH's set. */
+void vt_graph_append_child(const void *graph, const void *child);
 void vt_graph_drop(const void *key);
 /* Calls fn on each node of KEY's set, in order, under the sets' lock. */
 void vt_graph_foreach(const void *key, void (*fn)(const struct vt_gnode *, void *), void *ctx);

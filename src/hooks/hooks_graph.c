@@ -271,6 +271,21 @@ static int exec_set_node_impl(void *real, const char *api, int rt, CUgraphExec e
 RT_GRAPH_HOOK(cudaGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
 DRV_GRAPH_HOOK(cuGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
 
+/* A child graph node runs a clone of the child graph's nodes where it stands. */
+typedef int (*add_child_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, CUgraph);
+static int add_child_impl(void *real, const char *api, int rt, CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
+                          size_t nd, CUgraph child)
+{
+    int r;
+    if (rt) RT_RUN(r, ((add_child_fn)real)(node, g, deps, nd, child)); else r = ((add_child_fn)real)(node, g, deps, nd, child);
+    if (r == 0 && vt_cfg.enabled) vt_graph_append_child(g, child);
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphAddChildGraphNode, add_child_impl, (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, CUgraph c),
+              n, g, d, nd, c)
+DRV_GRAPH_HOOK(cuGraphAddChildGraphNode, add_child_impl, (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, CUgraph c),
+               n, g, d, nd, c)
+
 /* The exec takes the graph's node parameters (same topology, or the call fails). */
 typedef int (*exec_update_fn)(CUgraphExec, CUgraph, void *);
 static int exec_update_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraph g, void *info)
@@ -296,6 +311,8 @@ const struct vt_hook vt_hooks_graph[] = {
     VT_HOOK_ENTRY(cuGraphNodeSetParams, "cuGraphNodeSetParams", 12020, 0),
     VT_HOOK_ENTRY(cudaGraphExecNodeSetParams, NULL, 0, 0),
     VT_HOOK_ENTRY(cuGraphExecNodeSetParams, "cuGraphExecNodeSetParams", 12020, 0),
+    VT_HOOK_ENTRY(cudaGraphAddChildGraphNode, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphAddChildGraphNode, "cuGraphAddChildGraphNode", 10000, 0),
     VT_HOOK_ENTRY(cudaGraphExecUpdate, NULL, 0, 0),
     VT_HOOK_ENTRY(cuGraphExecUpdate_v2, "cuGraphExecUpdate", 12000, 0),
     VT_HOOK_ENTRY(cudaStreamBeginCapture, NULL, 0, 0),

@@ -40,7 +40,7 @@
     X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuGraphCreate) X(cuGraphAddMemAllocNode) \
     X(cuGraphAddMemFreeNode) X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) \
     X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate) X(cuGraphAddNode) X(cuGraphNodeSetParams) \
-    X(cuGraphExecNodeSetParams)
+    X(cuGraphExecNodeSetParams) X(cuGraphAddChildGraphNode)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

@@ -144,3 +144,9 @@ cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t n, str
     if (e) return rt_ret(e);
     RT_CALL(rt_d.cuGraphExecNodeSetParams(x, n, &dp));
 }
+
+cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd, cudaGraph_t child)
+{
+    RT_ENTER();
+    RT_CALL(rt_d.cuGraphAddChildGraphNode(n, g, deps, nd, child));
+}

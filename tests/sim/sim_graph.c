@@ -328,6 +328,24 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode node, cons
     return set_exec_kernel_node(e, node, p);
 }
 
+/* A child graph node: the child's nodes are cloned into the graph (as CUDA clones the child),
+ * and run where the node is; the node handle names the first of them. */
+CUresult cuGraphAddChildGraphNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps, CUgraph child)
+{
+    if (!node || !g || g->magic != GRAPH_MAGIC || !child || child->magic != GRAPH_MAGIC || child == g)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&sim_lock);
+    size_t first = g->n, n = child->n;
+    CUresult r = CUDA_SUCCESS;
+    for (size_t i = 0; i < n && !r; i++)
+        if (append(g, &child->ops[i])) r = CUDA_ERROR_OUT_OF_MEMORY;
+    struct CUgraphNode_st *nd = r ? NULL : calloc(1, sizeof *nd);
+    if (!r && !nd) r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (nd) { *nd = (struct CUgraphNode_st){ NODE_MAGIC, g, first, g->nodes }; g->nodes = nd; *node = nd; }
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
+
 /* The generic node calls (CUDA 12.2+), for kernel nodes (the sim's only kind here: any other
  * type is CUDA_ERROR_NOT_SUPPORTED). */
 CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, const CUgraphEdgeData *edges, size_t ndeps,

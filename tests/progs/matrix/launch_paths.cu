@@ -48,6 +48,10 @@
 //                  coop_scale (uses its pointer) and ignore_ptr (never does: nothing to report,
 //                  as for the kernelParams form), each with the heap buffer, directly and
 //                  captured into a graph launched twice
+//   child_rt       a graph holding a kernel node (a live buffer) added as a child graph node
+//                  (cudaGraphAddChildGraphNode) to a second graph; the buffer freed, the second
+//                  graph launched twice: each launch checks the child's kernel (a use after free)
+//   child_drv      the same with cuGraphAddChildGraphNode
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -443,6 +447,34 @@ static int set_node(int drv, int which, cudaGraphExec_t e, cudaGraphNode_t node,
     return which ? (int)cudaGraphExecKernelNodeSetParams(e, node, &kp) : (int)cudaGraphKernelNodeSetParams(node, &kp);
 }
 
+static int child(int drv)
+{
+    float *p;
+    int n = 1;
+    cudaMalloc(&p, 4096);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaGraph_t inner, outer;
+    cudaGraphExec_t e;
+    cudaGraphNode_t kn, cn;
+    cudaGraphCreate(&inner, 0);
+    cudaGraphCreate(&outer, 0);
+    printf("rc add %d\n", add_node(drv, &kn, inner, &p, &n));
+    printf("rc child %d\n", drv ? (int)cuGraphAddChildGraphNode((CUgraphNode *)&cn, (CUgraph)outer, NULL, 0, (CUgraph)inner)
+                                : (int)cudaGraphAddChildGraphNode(&cn, outer, NULL, 0, inner));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, outer, 0));
+    cudaFree(p);
+    expect("use_after_free", p, p, 4096, 0);
+    for (int r = 0; r < 2; r++) {
+        printf("launch %s 0 graph\n", drv ? "cuGraphLaunch" : "cudaGraphLaunch");
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s));
+    }
+    printf("count use_after_free 2\n");
+    printf("report launches 2\nreport graph_launches 2\nreport graph_copies 0\nreport graph_sets 0\n"
+           "report captured 0\nreport h2d_count 0\nreport set_count 0\n");
+    return (int)cudaStreamSynchronize(s);
+}
+
 static int nodes(int drv)
 {
     float *live, *freed, *h = (float *)malloc(4096);
@@ -495,6 +527,8 @@ int main(int argc, char **argv)
         rc = multi();
     } else if (!strcmp(m, "rt_pending")) {
         rc = pending();
+    } else if (!strncmp(m, "child_", 6)) {
+        rc = child(!strcmp(m, "child_drv"));
     } else if (!strcmp(m, "drv_extra")) {
         rc = extra();
     } else if (!strcmp(m, "graph_join")) {
