@@ -189,34 +189,6 @@ RT_GRAPH_HOOK(cudaGraphAddKernelNode, add_knode_impl, (CUgraphNode *n, CUgraph g
 DRV_GRAPH_HOOK(cuGraphAddKernelNode_v2, add_knode_impl, (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, const void *p),
                n, g, d, nd, p)
 
-typedef int (*set_knode_fn)(CUgraphNode, const void *);
-static int set_knode_impl(void *real, const char *api, int rt, CUgraphNode node, const void *p)
-{
-    int r;
-    if (rt) RT_RUN(r, ((set_knode_fn)real)(node, p)); else r = ((set_knode_fn)real)(node, p);
-    if (r == 0 && p && vt_cfg.enabled) {
-        struct knode n = rt ? rt_knode(p) : drv_knode(p);
-        knode_done(api, &n, NULL, NULL, node, 1);
-    }
-    return r;
-}
-RT_GRAPH_HOOK(cudaGraphKernelNodeSetParams, set_knode_impl, (CUgraphNode n, const void *p), n, p)
-DRV_GRAPH_HOOK(cuGraphKernelNodeSetParams_v2, set_knode_impl, (CUgraphNode n, const void *p), n, p)
-
-typedef int (*exec_set_knode_fn)(CUgraphExec, CUgraphNode, const void *);
-static int exec_set_knode_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, const void *p)
-{
-    int r;
-    if (rt) RT_RUN(r, ((exec_set_knode_fn)real)(e, node, p)); else r = ((exec_set_knode_fn)real)(e, node, p);
-    if (r == 0 && p && e && vt_cfg.enabled) {
-        struct knode n = rt ? rt_knode(p) : drv_knode(p);
-        knode_done(api, &n, NULL, e, node, 1);
-    }
-    return r;
-}
-RT_GRAPH_HOOK(cudaGraphExecKernelNodeSetParams, exec_set_knode_impl, (CUgraphExec e, CUgraphNode n, const void *p), e, n, p)
-DRV_GRAPH_HOOK(cuGraphExecKernelNodeSetParams_v2, exec_set_knode_impl, (CUgraphExec e, CUgraphNode n, const void *p), e, n, p)
-
 /* The generic node calls (CUDA 12.2+): struct cudaGraphNodeParams / CUgraphNodeParams hold the
  * node's type at 0 and, for a kernel node (type 0), the same kernel parameters as above at 16. */
 #define VT_NODE_KERNEL 0
@@ -224,6 +196,39 @@ static const void *kernel_of_node_params(const void *p)
 {
     return p && *(const int *)p == VT_NODE_KERNEL ? (const char *)p + 16 : NULL;
 }
+
+/* New parameters P for NODE, of EXEC's copy or (EXEC NULL) the graph's; KP the kernel
+ * parameters inside P (P itself, or a generic call's kernel member; NULL: not a kernel node). */
+typedef int (*set_knode_fn)(CUgraphNode, const void *);
+typedef int (*exec_set_knode_fn)(CUgraphExec, CUgraphNode, const void *);
+static int set_params(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, const void *p, const void *kp)
+{
+    int r;
+    if (e) { if (rt) RT_RUN(r, ((exec_set_knode_fn)real)(e, node, p)); else r = ((exec_set_knode_fn)real)(e, node, p); }
+    else if (rt) RT_RUN(r, ((set_knode_fn)real)(node, p));
+    else r = ((set_knode_fn)real)(node, p);
+    if (r == 0 && kp && vt_cfg.enabled) {
+        struct knode n = rt ? rt_knode(kp) : drv_knode(kp);
+        knode_done(api, &n, NULL, e, node, 1);
+    }
+    return r;
+}
+static int set_knode_impl(void *real, const char *api, int rt, CUgraphNode node, const void *p)
+{ return set_params(real, api, rt, NULL, node, p, p); }
+static int exec_set_knode_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, const void *p)
+{ return e ? set_params(real, api, rt, e, node, p, p) : ((exec_set_knode_fn)real)(e, node, p); }
+static int set_node_impl(void *real, const char *api, int rt, CUgraphNode node, void *p)
+{ return set_params(real, api, rt, NULL, node, p, kernel_of_node_params(p)); }
+static int exec_set_node_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, void *p)
+{ return e ? set_params(real, api, rt, e, node, p, kernel_of_node_params(p)) : ((exec_set_knode_fn)real)(e, node, p); }
+RT_GRAPH_HOOK(cudaGraphKernelNodeSetParams, set_knode_impl, (CUgraphNode n, const void *p), n, p)
+DRV_GRAPH_HOOK(cuGraphKernelNodeSetParams_v2, set_knode_impl, (CUgraphNode n, const void *p), n, p)
+RT_GRAPH_HOOK(cudaGraphExecKernelNodeSetParams, exec_set_knode_impl, (CUgraphExec e, CUgraphNode n, const void *p), e, n, p)
+DRV_GRAPH_HOOK(cuGraphExecKernelNodeSetParams_v2, exec_set_knode_impl, (CUgraphExec e, CUgraphNode n, const void *p), e, n, p)
+RT_GRAPH_HOOK(cudaGraphNodeSetParams, set_node_impl, (CUgraphNode n, void *p), n, p)
+DRV_GRAPH_HOOK(cuGraphNodeSetParams, set_node_impl, (CUgraphNode n, void *p), n, p)
+RT_GRAPH_HOOK(cudaGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
+DRV_GRAPH_HOOK(cuGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
 
 typedef int (*add_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, const void *, size_t, void *);
 static int add_node_impl(void *real, const char *api, int rt, CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
@@ -242,34 +247,6 @@ RT_GRAPH_HOOK(cudaGraphAddNode, add_node_impl,
               (CUgraphNode *n, CUgraph g, const CUgraphNode *d, const void *e, size_t nd, void *p), n, g, d, e, nd, p)
 DRV_GRAPH_HOOK(cuGraphAddNode_v2, add_node_impl,
                (CUgraphNode *n, CUgraph g, const CUgraphNode *d, const void *e, size_t nd, void *p), n, g, d, e, nd, p)
-
-static int set_node_impl(void *real, const char *api, int rt, CUgraphNode node, void *p)
-{
-    int r;
-    if (rt) RT_RUN(r, ((set_knode_fn)real)(node, p)); else r = ((set_knode_fn)real)(node, p);
-    const void *kp = kernel_of_node_params(p);
-    if (r == 0 && kp && vt_cfg.enabled) {
-        struct knode n = rt ? rt_knode(kp) : drv_knode(kp);
-        knode_done(api, &n, NULL, NULL, node, 1);
-    }
-    return r;
-}
-RT_GRAPH_HOOK(cudaGraphNodeSetParams, set_node_impl, (CUgraphNode n, void *p), n, p)
-DRV_GRAPH_HOOK(cuGraphNodeSetParams, set_node_impl, (CUgraphNode n, void *p), n, p)
-
-static int exec_set_node_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, void *p)
-{
-    int r;
-    if (rt) RT_RUN(r, ((exec_set_knode_fn)real)(e, node, p)); else r = ((exec_set_knode_fn)real)(e, node, p);
-    const void *kp = kernel_of_node_params(p);
-    if (r == 0 && kp && e && vt_cfg.enabled) {
-        struct knode n = rt ? rt_knode(kp) : drv_knode(kp);
-        knode_done(api, &n, NULL, e, node, 1);
-    }
-    return r;
-}
-RT_GRAPH_HOOK(cudaGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
-DRV_GRAPH_HOOK(cuGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
 
 /* A child graph node runs a clone of the child graph's nodes where it stands. */
 typedef int (*add_child_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, CUgraph);

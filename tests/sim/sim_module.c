@@ -314,6 +314,18 @@ static size_t layout_bytes(const struct CUfunc_st *f)
     return n;
 }
 
+/* `extra`'s CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE (as documented: nothing else is accepted, nor
+ * both kernelParams and extra). */
+static CUresult packed_args(void **params, void **extra, const void **buf, size_t *size)
+{
+    for (int i = 0; extra && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) *buf = extra[i + 1];
+        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) *size = *(size_t *)extra[i + 1];
+        else return CUDA_ERROR_INVALID_VALUE;
+    }
+    return params && extra ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
 /* A kernel node's argument buffer, flattened from kernelParams by the layout, or copied from
  * `extra`'s buffer (malloc'd into *out; NULL when neither gives bytes). */
 CUresult sim_node_args(CUfunction hf, void **params, void **extra, void **out, size_t *len)
@@ -324,12 +336,8 @@ CUresult sim_node_args(CUfunction hf, void **params, void **extra, void **out, s
     *len = 0;
     const void *buf = NULL;
     size_t bufsize = 0;
-    for (int i = 0; extra && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buf = extra[i + 1];
-        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) bufsize = *(size_t *)extra[i + 1];
-        else return CUDA_ERROR_INVALID_VALUE;
-    }
-    if (params && extra) return CUDA_ERROR_INVALID_VALUE;
+    CUresult pr = packed_args(params, extra, &buf, &bufsize);
+    if (pr) return pr;
     size_t n = buf ? bufsize : layout_bytes(f);
     if (!n) return CUDA_SUCCESS;
     char *b = calloc(1, n);
@@ -356,12 +364,8 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, uns
         return CUDA_ERROR_INVALID_VALUE;
     const void *buf = NULL;
     size_t bufsize = 0;
-    for (int i = 0; extra && extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
-        if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buf = extra[i + 1];
-        else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) bufsize = *(size_t *)extra[i + 1];
-        else return CUDA_ERROR_INVALID_VALUE;
-    }
-    if (params && extra) return CUDA_ERROR_INVALID_VALUE;
+    CUresult pr = packed_args(params, extra, &buf, &bufsize);
+    if (pr) return pr;
     if (!sim_is_default_stream(s)) {
         sim_op op = {.type = 3, .f = hf, .argbuf = (void *)buf, .argsize = bufsize};
         char *copy = NULL;
