@@ -69,3 +69,14 @@ if command -v python3 >/dev/null; then
     want=$(python3 "$D/gen_synth.py" 20000 "$TMP/synth.jsonl" | sed 's/peak_bytes=//')
     check_eq "synthetic trace peak_bytes" "$("$VT" report --json "$TMP/synth.jsonl" | jq .peak_bytes)" "$want"
 else skip "python3 missing: synthetic trace"; fi
+
+# ---- only out-of-memory results are OOMs (issue 35) ---------------------------------------------
+# tests/data/traces/fail_nodriver.jsonl: three failed allocations, 35 (cudaErrorInsufficientDriver),
+# 1 (cudaErrorInvalidValue) and 2 (CUDA_ERROR_OUT_OF_MEMORY, 1 TiB): one OOM, three failed calls.
+j=$("$VT" report --json "$D/fail_nodriver.jsonl")
+check_eq "failed allocations: only the out-of-memory one is an OOM (count, requested bytes)" \
+    "$(printf '%s' "$j" | jq -r '"\(.oom_count) \([.oom_events[].requested_bytes]|join(","))"')" "1 1099511627776"
+check_eq "... all three are failed calls, with their results" \
+    "$(printf '%s' "$j" | jq -r '"\(.failed_calls) \(.allocations.failed) \([.errors[]|"\(.api)=\(.res)"]|join(","))"')" \
+    "3 3 cudaMalloc=35,cudaMalloc=1,cuMemAlloc_v2=2"
+check "... and the text says so" sh -c '"$1" report "$2" | grep -q "^  OOM           1 allocation failed for lack of memory (2 more failed otherwise: see failed calls)$"' _ "$VT" "$D/fail_nodriver.jsonl"

@@ -160,8 +160,12 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
     if (!d) return VT_AN_ENOMEM;
     if (ev->res_null || ev->res != 0) {          /* failed allocation */
         p->failed_allocs++;
-        p->oom_count++;
         add_error(p, ev->api, ev->res, ev->t);
+        /* Only an out-of-memory result is an OOM (CUDA_ERROR_OUT_OF_MEMORY and
+         * cudaErrorMemoryAllocation are both 2): no driver (35, 100), a bad argument (1), a call
+         * that never returned, are failed calls, not memory the device lacked. */
+        if (ev->res_null || ev->res != 2) return 0;
+        p->oom_count++;
         if (p->nooms == VT_AN_MAX_OOM_DETAIL) return 0;
         GROW(p->ooms, p->nooms, a->capooms, 16);
         struct vt_oom *o = &p->ooms[p->nooms];

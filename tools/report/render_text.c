@@ -67,7 +67,10 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         if (d->sim) fputs(" [simulated]", f);
         fputc('\n', f);
     }
-    fprintf(f, "  OOM           %llu failed allocation%s\n", (unsigned long long)p->oom_count, p->oom_count == 1 ? "" : "s");
+    fprintf(f, "  OOM           %llu allocation%s failed for lack of memory", (unsigned long long)p->oom_count, p->oom_count == 1 ? "" : "s");
+    if (p->failed_allocs > p->oom_count)
+        fprintf(f, " (%llu more failed otherwise: see failed calls)", (unsigned long long)(p->failed_allocs - p->oom_count));
+    fputc('\n', f);
     fprintf(f, "  leaked        %s in %llu allocation%s%s\n", B(p->leak_bytes), (unsigned long long)p->leak_count,
             p->leak_count == 1 ? "" : "s", p->has_footer && !p->footer_dropped ? "" : " (live when the trace ended)");
     fprintf(f, "  findings      %llu\n", (unsigned long long)p->finding_count);
