@@ -592,7 +592,7 @@ static void foreach_one(const struct vt_rm_ent *e, void *p)
     struct foreach_ctx *f = p;
     vt_alloc_info info;
     unpack(e->base, e->end, e->meta, &info);
-    if (vt_mem_counts_vram(info.mem) || info.mem == VT_MEM_MANAGED) f->fn(&info, f->ctx);
+    if (vt_mem_counts_vram(info.mem) || info.mem == VT_MEM_MANAGED || info.mem == VT_MEM_PINNED) f->fn(&info, f->ctx);
 }
 
 void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx)

@@ -125,7 +125,8 @@ int vt_registry_in_device_span(uint64_t addr, uint64_t slack);
 
 /* Live bytes counted as VRAM, per device (dev < 0: all devices). Walks the map: not for hot paths. */
 uint64_t vt_registry_live_vram(int dev);
-/* Calls fn for each live allocation counted as VRAM or managed (for the leak summary). */
+/* Calls fn for each live allocation counted as VRAM, managed or pinned host (the leak summary,
+ * device resets: each caller picks its kinds). */
 void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx);
 /* Fork child: start empty. */
 void vt_registry_reset(void);

@@ -325,12 +325,19 @@ static void child_after_fork(void)
     atomic_store_explicit(atomic_load(&vt_live), 1, memory_order_release);
 }
 
-struct leak_sum { uint64_t bytes, count; };
+/* Allocations live at exit, by the kinds every output names alike (the report's VRAM leaks are
+ * the device kind): device memory (cudaMalloc, stream-ordered, VMM), managed, pinned host.
+ * Registered host memory, mappings and foreign ranges are not the program's allocations. */
+enum { LEAK_DEVICE, LEAK_MANAGED, LEAK_PINNED, LEAK_KINDS };
+struct leak_sum { uint64_t bytes[LEAK_KINDS], count[LEAK_KINDS]; };
 static void add_leak(const vt_alloc_info *a, void *ctx)
 {
     struct leak_sum *s = ctx;
-    s->bytes += a->size;
-    s->count++;
+    int k = vt_mem_counts_vram(a->mem) ? LEAK_DEVICE : a->mem == VT_MEM_MANAGED ? LEAK_MANAGED
+          : a->mem == VT_MEM_PINNED ? LEAK_PINNED : -1;
+    if (k < 0) return;
+    s->bytes[k] += a->size;
+    s->count[k]++;
 }
 
 static void print_size(char *buf, size_t len, uint64_t b)
@@ -351,7 +358,7 @@ void vt_tracer_shutdown(void)
     vt_ts.guard++;
     vt_findings_flush();
     vt_journal_close(); /* every queued record reaches the file before the footer counts them */
-    struct leak_sum leaks = { 0, 0 };
+    struct leak_sum leaks = { { 0 }, { 0 } };
     vt_registry_foreach(add_leak, &leaks);
     uint64_t nfind = 0;
     for (int k = 0; k < VT_F_COUNT; k++) nfind += vt_findings_count(k);
@@ -369,9 +376,8 @@ void vt_tracer_shutdown(void)
     vt_writer_close(l.overflow ? NULL : buf, vt_line_len(&l));
     if (ring_no_room[0] && !atomic_load(&writer_stopped) && !vt_cfg.quiet)
         fprintf(stderr, "vramtrace: %s; events were formatted in the program's threads instead\n", ring_no_room);
-    if (!vt_cfg.quiet && (nfind || leaks.count)) {
-        char sz[64];
-        print_size(sz, sizeof sz, leaks.bytes);
+    uint64_t nleaks = leaks.count[LEAK_DEVICE] + leaks.count[LEAK_MANAGED] + leaks.count[LEAK_PINNED];
+    if (!vt_cfg.quiet && (nfind || nleaks)) {
         static const char *const names[VT_F_COUNT] = { "host pointer", "use after free", "out-of-bounds pointer",
                                                        "out-of-bounds copy", "direction mismatch", "double free", "invalid free",
                                                        "other-device pointer", "mismatched free" };
@@ -384,7 +390,17 @@ void vt_tracer_shutdown(void)
                 if (c) { fprintf(stderr, "%s %llu %s", first ? "" : ",", (unsigned long long)c, names[k]); first = 0; }
             }
         }
-        if (leaks.count) fprintf(stderr, "%s %llu device allocations (%s) not freed at exit", nfind ? ";" : "", (unsigned long long)leaks.count, sz);
+        static const char *const kinds[LEAK_KINDS] = { "device", "managed", "pinned host" };
+        int first = 1;
+        for (int k = 0; k < LEAK_KINDS; k++) {
+            if (!leaks.count[k]) continue;
+            char sz[64];
+            print_size(sz, sizeof sz, leaks.bytes[k]);
+            fprintf(stderr, "%s %llu %s allocation%s (%s)", first ? (nfind ? ";" : "") : ",", (unsigned long long)leaks.count[k],
+                    kinds[k], leaks.count[k] == 1 ? "" : "s", sz);
+            first = 0;
+        }
+        if (nleaks) fprintf(stderr, " not freed at exit");
         fprintf(stderr, "\n");
     }
     vt_ts.guard--;

@@ -94,6 +94,14 @@ leaked=$(q leak '([.[] | select(.ev=="free" and .res==0) | .addr]) as $f | .[] |
 want=$(grep '^alloc ' "$TMP/leak.out" | head -2 | sed 's/^alloc //' | tr '\n' ';')
 check_eq "trace shows the leaked allocations (alloc without free)" "$leaked" "$want"
 check "exit summary: 2 allocations not freed" grep -q "2 device allocations (.*) not freed at exit" "$TMP/leak.err"
+# One device, one managed and one pinned host allocation left at exit: each named by its kind (a
+# managed allocation is not a device allocation: the report counts it as no VRAM), and the
+# report's VRAM leak is the device one alone.
+trace leak_kinds "" -- "$PROGS/trace_rt" leak_kinds
+check "exit summary: each kind by name" \
+    grep -q "1 device allocation (4.00 KiB), 1 managed allocation (1.00 MiB), 1 pinned host allocation (8.00 KiB) not freed at exit" "$TMP/leak_kinds.err"
+check_eq "... and the report's leaked VRAM is the device allocation's" \
+    "$("$VT" report --json "$TMP/leak_kinds.jsonl" | jq -r '"\(.leaked_bytes)"')" 4096
 check_eq "footer live bytes = leaked bytes" "$(q leak '.[] | select(.ev=="footer") | .live_bytes')" "$((3 * 1048576 + 12345));"
 check_eq "leaks are not findings" "$(q leak '[.[] | select(.ev=="finding")] | length')" "0;"
 

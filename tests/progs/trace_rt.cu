@@ -260,6 +260,13 @@ static int mode(const char *m)
         dfree(f);
         return 0;
     }
+    if (!strcmp(m, "leak_kinds")) { // one allocation of each kind left live at exit
+        void *d = dmalloc(4096), *mg = NULL, *pin = NULL;
+        cudaMallocManaged(&mg, mib);
+        cudaMallocHost(&pin, 8192);
+        printf("leaked %p %p %p\n", d, mg, pin);
+        return 0;
+    }
     if (!strcmp(m, "many")) { // 600000 launches (~100 MB of trace), then this process's RssFile
         float *d = (float *)dmalloc(4096);
         for (int i = 0; i < 600000; i++) k_ptr<<<1, 1>>>(d, 1);
