@@ -80,3 +80,11 @@ check_eq "... all three are failed calls, with their results" \
     "$(printf '%s' "$j" | jq -r '"\(.failed_calls) \(.allocations.failed) \([.errors[]|"\(.api)=\(.res)"]|join(","))"')" \
     "3 3 cudaMalloc=35,cudaMalloc=1,cuMemAlloc_v2=2"
 check "... and the text says so" sh -c '"$1" report "$2" | grep -q "^  OOM           1 allocation failed for lack of memory (2 more failed otherwise: see failed calls)$"' _ "$VT" "$D/fail_nodriver.jsonl"
+
+# ---- OOM "held by" counts what the site holds then, not what it ever allocated (issue 35) -------
+# tests/data/traces/oom_held.jsonl: one site allocates 3 x 2 MiB, frees two, then an 8 GiB
+# cudaMalloc fails: the site holds 2 MiB in 1 allocation.
+check_eq "OOM held_by: the site's live bytes and live allocations" \
+    "$("$VT" report --json "$D/oom_held.jsonl" | jq -r '.oom_events[0].held_by | map("\(.site) \(.bytes) \(.count)") | join(";")')" \
+    "oom+0x1200 2097152 1"
+check "... in the text too" sh -c '"$1" report "$2" | grep -q "^  held by:   2.00 MiB oom+0x1200 \[1 alloc\]$"' _ "$VT" "$D/oom_held.jsonl"
