@@ -88,3 +88,10 @@ check_eq "OOM held_by: the site's live bytes and live allocations" \
     "$("$VT" report --json "$D/oom_held.jsonl" | jq -r '.oom_events[0].held_by | map("\(.site) \(.bytes) \(.count)") | join(";")')" \
     "oom+0x1200 2097152 1"
 check "... in the text too" sh -c '"$1" report "$2" | grep -q "^  held by:   2.00 MiB oom+0x1200 \[1 alloc\]$"' _ "$VT" "$D/oom_held.jsonl"
+
+# ---- leaks: stream-ordered memory never freed is a leak; leaks[] lists leaks, not peak sites ----
+# tests/data/traces/leak_async.jsonl: site 0x1100 takes 4 MiB (the peak's biggest) and frees it;
+# site 0x1300 takes 1 MiB with cudaMallocAsync and never frees it.
+check_eq "leak: the cudaMallocAsync block never freed, and only it" \
+    "$("$VT" report --json "$D/leak_async.jsonl" | jq -r '"\(.leaked_bytes) \(.leaked_count) " + (.leaks | map("\(.site) \(.bytes) \(.count)") | join(";"))')" \
+    "1048576 1 oom+0x1300 1048576 1"
