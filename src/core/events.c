@@ -320,10 +320,8 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     r.spitch = x->spitch;
     r.src_dev = x->src_dev;
     r.graph = (uint8_t)c->graph;
-    if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0) && !c->graph && !c->res && x->async) {
-        const void *key = vt_capture_key(x->stream); /* work of a capturing stream is a graph node */
-        if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); r.graph = VT_GRAPH_CAPTURED; }
-    }
+    const void *key = x->async ? vt_captured_into(c, x->stream) : NULL; /* a capturing stream's work is a graph node */
+    if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); r.graph = VT_GRAPH_CAPTURED; }
     vt_emit_record(VT_R_COPY, &r, sizeof r);
     VT_RESTORE_ERRNO;
 }
@@ -348,10 +346,8 @@ void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value,
     r.async = (uint8_t)async;
     r.stream = stream;
     r.graph = (uint8_t)c->graph;
-    if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0) && !c->graph && !c->res && async) {
-        const void *key = vt_capture_key(stream);
-        if (key) { vt_graph_add_set(key, c->dev, addr, size, value, elem); r.graph = VT_GRAPH_CAPTURED; }
-    }
+    const void *key = async ? vt_captured_into(c, stream) : NULL;
+    if (key) { vt_graph_add_set(key, c->dev, addr, size, value, elem); r.graph = VT_GRAPH_CAPTURED; }
     vt_emit_record(VT_R_SET, &r, sizeof r);
     VT_RESTORE_ERRNO;
 }

@@ -65,6 +65,21 @@ void vt_graph_drop(const void *key)
     pthread_mutex_unlock(&g_lock);
 }
 
+/* A copy of CNT nodes owning its own argument bytes (a node whose bytes cannot be copied replays
+ * unchecked); NULL when out of memory. g_lock held. */
+static struct vt_gnode *copy_nodes(const struct vt_gnode *n, size_t cnt)
+{
+    struct vt_gnode *copy = malloc(cnt * sizeof *copy);
+    if (!copy) return NULL;
+    memcpy(copy, n, cnt * sizeof *copy);
+    for (size_t i = 0; i < cnt; i++) {
+        unsigned char *b = n[i].args ? malloc(n[i].args_len) : NULL;
+        if (b) memcpy(b, n[i].args, n[i].args_len);
+        copy[i].args = b;
+    }
+    return copy;
+}
+
 void vt_graph_transfer(const void *from, const void *to, int move)
 {
     if (!from || !to || from == to) return;
@@ -72,20 +87,8 @@ void vt_graph_transfer(const void *from, const void *to, int move)
     struct gset *s = gset_find(from, 0);
     if (s && s->cnt) {
         struct gset *d = gset_find(to, 1);
-        struct vt_gnode *copy = d ? malloc(s->cnt * sizeof *copy) : NULL;
+        struct vt_gnode *copy = d ? copy_nodes(s->n, s->cnt) : NULL;
         if (copy) {
-            memcpy(copy, s->n, s->cnt * sizeof *copy);
-            size_t i = 0;
-            for (; i < s->cnt; i++) { /* each set owns its argument bytes */
-                if (!copy[i].args) continue;
-                unsigned char *b = malloc(copy[i].args_len);
-                if (!b) break;
-                memcpy(b, s->n[i].args, copy[i].args_len);
-                copy[i].args = b;
-            }
-            if (i < s->cnt) { /* out of memory: the rest replays unchecked */
-                for (; i < s->cnt; i++) copy[i].args = NULL;
-            }
             free_nodes(d->n, d->cnt);
             d->n = copy;
             d->cnt = d->cap = s->cnt;
@@ -102,18 +105,12 @@ void vt_graph_append_child(const void *graph, const void *child)
     pthread_mutex_lock(&g_lock);
     struct gset *c = gset_find(child, 0);
     size_t n = c ? c->cnt : 0;
-    struct vt_gnode *copy = n ? malloc(n * sizeof *copy) : NULL;
-    if (copy) {
-        memcpy(copy, c->n, n * sizeof *copy);
-        for (size_t i = 0; i < n; i++) { /* each set owns its argument bytes */
-            unsigned char *b = copy[i].args ? malloc(copy[i].args_len) : NULL;
-            if (b) memcpy(b, copy[i].args, copy[i].args_len);
-            copy[i].args = b;
-            copy[i].node = NULL; /* the child's node handles are not the parent's */
-        }
-    }
+    struct vt_gnode *copy = n ? copy_nodes(c->n, n) : NULL;
     pthread_mutex_unlock(&g_lock);
-    for (size_t i = 0; copy && i < n; i++) gset_add(graph, &copy[i]); /* takes over args */
+    for (size_t i = 0; copy && i < n; i++) {
+        copy[i].node = NULL;          /* the child's node handles are not the parent's */
+        gset_add(graph, &copy[i]);    /* takes over the argument bytes */
+    }
     free(copy);
 }
 

@@ -51,9 +51,20 @@ void vt_graph_capture_ended(void);
 /* 1 when `stream` is capturing (asks the real driver; 0 when it cannot tell). */
 int vt_stream_capturing(uint64_t stream);
 /* The key of the node set a capturing stream adds to (its capture's graph when the driver names
- * it, else the stream); NULL when the stream is not capturing. Asks the driver: call it only
- * while vt_captures_active is non-zero. */
+ * it, else the stream); NULL when the stream is not capturing. Asks the driver (guard held, errno
+ * kept): launches, copies and memsets ask it only while vt_captures_active is non-zero
+ * (vt_captured_into); stream-ordered allocations and frees always, as a capture the tracer did
+ * not see begin must still not count its allocation nodes as memory. */
 const void *vt_capture_key(uint64_t stream);
+/* The capture key for call C's work on STREAM when that work is a graph node rather than done
+ * now: only while a capture is active anywhere (one relaxed load otherwise), for work that
+ * succeeded and is not itself a replay. NULL: done now. */
+static inline const void *vt_captured_into(const struct vt_call *c, uint64_t stream)
+{
+    if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) == 0, 1) || c->graph || c->res)
+        return NULL;
+    return vt_capture_key(stream);
+}
 
 /* Nodes, added to the set keyed KEY. A kernel node's arguments are copied: from the packed
  * buffer `buf` (len bytes) or, when `args` is set, the parameters args[i] laid out as k's layout

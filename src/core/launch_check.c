@@ -199,13 +199,12 @@ static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c,
 }
 
 /* A launch into a capturing stream is a node of the capture's graph: VT_GRAPH_CAPTURED then, else
- * 0. Out of line: the fast path only tests whether a capture is active anywhere. */
+ * c->graph. Out of line: the fast path only tests whether a capture is active anywhere. */
 static __attribute__((noinline, cold)) int capture_launch(const struct vt_call *c, vt_kernel *k, const vt_dim3 *grid,
                                                           const vt_dim3 *block, uint64_t shmem, uint64_t stream)
 {
-    if (c->graph || c->res) return c->graph;
-    const void *key = vt_capture_key(stream);
-    if (!key) return 0;
+    const void *key = vt_captured_into(c, stream);
+    if (!key) return c->graph;
     vt_graph_add_kernel(key, NULL, k, c->dev, launch_args.args, launch_args.buf, launch_args.len, *grid, *block, shmem);
     return VT_GRAPH_CAPTURED;
 }

@@ -64,14 +64,14 @@ typedef CUresult (*alloc_async_fn)(CUdeviceptr *, size_t, CUstream);
 static CUresult alloc_async_impl(void *real, const char *api, CUdeviceptr *p, size_t n, CUstream s)
 {
     if (DRV_SKIP()) return ((alloc_async_fn)real)(p, n, s);
-    int graph = vt_stream_capturing(u(s)); /* a graph allocation node: memory only while it runs */
+    const void *graph = vt_capture_key(u(s)); /* a graph allocation node: memory only while it runs */
     VT_CALL_BEGIN(c, api);
     CUresult r = ((alloc_async_fn)real)(p, n, s);
     VT_CALL_END(c, r);
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
     if (!graph) { vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x); return r; }
     vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
-    if (r == CUDA_SUCCESS && p) vt_graph_add_alloc(vt_capture_key(u(s)), *p, n, c.dev);
+    if (r == CUDA_SUCCESS && p) vt_graph_add_alloc(graph, *p, n, c.dev);
     return r;
 }
 DRV_HOOK(cuMemAllocAsync, alloc_async_impl, (CUdeviceptr *p, size_t n, CUstream s), p, n, s)
@@ -81,14 +81,14 @@ typedef CUresult (*alloc_pool_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream)
 static CUresult alloc_pool_impl(void *real, const char *api, CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
 {
     if (DRV_SKIP()) return ((alloc_pool_fn)real)(p, n, pool, s);
-    int graph = vt_stream_capturing(u(s));
+    const void *graph = vt_capture_key(u(s));
     VT_CALL_BEGIN(c, api);
     CUresult r = ((alloc_pool_fn)real)(p, n, pool, s);
     VT_CALL_END(c, r);
     struct vt_alloc_extra x = { .stream = u(s), .has_stream = 1 };
     if (!graph) { vt_ev_alloc(&c, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_ASYNC, &x); return r; }
     vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == CUDA_SUCCESS && p ? *p : 0, n, VT_MEM_GRAPH, &x);
-    if (r == CUDA_SUCCESS && p) vt_graph_add_alloc(vt_capture_key(u(s)), *p, n, c.dev);
+    if (r == CUDA_SUCCESS && p) vt_graph_add_alloc(graph, *p, n, c.dev);
     return r;
 }
 DRV_HOOK(cuMemAllocFromPoolAsync, alloc_pool_impl, (CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s), p, n, pool, s)
@@ -180,9 +180,10 @@ typedef CUresult (*free_async_fn)(CUdeviceptr, CUstream);
 static CUresult free_async_impl(void *real, const char *api, CUdeviceptr p, CUstream s)
 {
     if (DRV_SKIP() || !p) return ((free_async_fn)real)(p, s);
-    if (vt_stream_capturing(u(s))) { /* a graph free node: recorded when the graph runs */
+    const void *graph = vt_capture_key(u(s));
+    if (graph) { /* a graph free node: recorded when the graph runs */
         CUresult r = ((free_async_fn)real)(p, s);
-        if (r == CUDA_SUCCESS) vt_graph_add_free(vt_capture_key(u(s)), p);
+        if (r == CUDA_SUCCESS) vt_graph_add_free(graph, p);
         return r;
     }
     struct vt_free_pending fp;

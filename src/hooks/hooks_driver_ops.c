@@ -298,8 +298,6 @@ DRV_HOOK(cuKernelGetFunction, kernel_get_function_impl, (CUfunction *f, CUkernel
 
 /* A CUfunction the tracer never saw made (a module loaded before preload, or by a path it does
  * not hook): ask the driver its name. */
-static vt_kernel *kernel_of(CUfunction f);
-vt_kernel *vt_kernel_of_function(void *f) { return kernel_of((CUfunction)f); }
 static vt_kernel *kernel_of(CUfunction f)
 {
     vt_kernel *k = vt_kernels_by_handle(f);
@@ -316,12 +314,16 @@ static vt_kernel *kernel_of(CUfunction f)
     if (k && !atomic_load_explicit(&k->layout_state, memory_order_acquire)) vt_kernel_resolve_layout(k, vt_driver_paraminfo, vt_device_sm(vt_ts.cur_dev));
     return k;
 }
+vt_kernel *vt_kernel_of_function(void *f) { return kernel_of((CUfunction)f); }
 
 /* The kernel record and the argument check, before the real launch (kernelParams, or the packed
  * buffer `extra` names); 1 when the launch is traced (vt_launch_begin). */
-static int before_launch(struct vt_call *c, vt_kernel **k, CUfunction f, void **params, const void *buf, uint64_t len)
+static int before_launch(struct vt_call *c, vt_kernel **k, CUfunction f, void **params, void **extra)
 {
     *k = kernel_of(f);
+    const void *buf;
+    uint64_t len;
+    vt_packed_args(params ? NULL : extra, &buf, &len);
     return vt_launch_begin(c, *k, params, buf, len);
 }
 
@@ -354,10 +356,7 @@ typedef CUresult (*launch_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned
 static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                             unsigned by, unsigned bz, unsigned shm, CUstream s, void **params, void **extra)
 {
-    const void *buf;
-    uint64_t len;
-    vt_packed_args(params ? NULL : extra, &buf, &len);
-    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, buf, len));
+    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, extra));
     CUresult r = ((launch_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params, extra);
     VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
     return r;
@@ -371,10 +370,7 @@ typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, vo
 static CUresult launch_ex_impl(void *real, const char *api, const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
 {
     if (!cfg) return ((launch_ex_fn)real)(cfg, f, params, extra);
-    const void *buf;
-    uint64_t len;
-    vt_packed_args(params ? NULL : extra, &buf, &len);
-    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, buf, len));
+    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, extra));
     CUresult r = ((launch_ex_fn)real)(cfg, f, params, extra);
     VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ }),
                    ((vt_dim3){ cfg->blockDimX, cfg->blockDimY, cfg->blockDimZ }), cfg->sharedMemBytes, u(cfg->hStream));
@@ -390,7 +386,7 @@ typedef CUresult (*coop_fn)(CUfunction, unsigned, unsigned, unsigned, unsigned, 
 static CUresult coop_impl(void *real, const char *api, CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                           unsigned by, unsigned bz, unsigned shm, CUstream s, void **params)
 {
-    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, NULL, 0));
+    VT_LAUNCH_BEGIN(c, k, traced, api, before_launch(&c, &k, f, params, NULL));
     CUresult r = ((coop_fn)real)(f, gx, gy, gz, bx, by, bz, shm, s, params);
     VT_LAUNCH_END(c, k, traced, r, ((vt_dim3){ gx, gy, gz }), ((vt_dim3){ bx, by, bz }), shm, u(s));
     return r;

@@ -130,7 +130,7 @@ typedef cudaError_t (*malloc_async_fn)(void **, size_t, cudaStream_t);
 static cudaError_t malloc_async_impl(void *real, const char *api, void **p, size_t n, cudaStream_t s)
 {
     RT_FORWARD_IF_NESTED(((malloc_async_fn)real)(p, n, s));
-    int graph = vt_stream_capturing(u(s)); /* a graph allocation node: memory only while it runs */
+    const void *graph = vt_capture_key(u(s)); /* a graph allocation node: memory only while it runs */
     VT_CALL_BEGIN(c, api);
     cudaError_t r;
     RT_CALL(r, ((malloc_async_fn)real)(p, n, s));
@@ -138,7 +138,7 @@ static cudaError_t malloc_async_impl(void *real, const char *api, void **p, size
     if (!graph) return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
     VT_CALL_END(c, r);
     vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
-    if (r == cudaSuccess && p) vt_graph_add_alloc(vt_capture_key(u(s)), u(*p), n, c.dev);
+    if (r == cudaSuccess && p) vt_graph_add_alloc(graph, u(*p), n, c.dev);
     return r;
 }
 RT_TWIN(cudaMallocAsync, malloc_async_impl, (void **p, size_t n, cudaStream_t s), p, n, s)
@@ -148,7 +148,7 @@ typedef cudaError_t (*malloc_pool_fn)(void **, size_t, cudaMemPool_t, cudaStream
 static cudaError_t malloc_pool_impl(void *real, const char *api, void **p, size_t n, cudaMemPool_t pool, cudaStream_t s)
 {
     RT_FORWARD_IF_NESTED(((malloc_pool_fn)real)(p, n, pool, s));
-    int graph = vt_stream_capturing(u(s));
+    const void *graph = vt_capture_key(u(s));
     VT_CALL_BEGIN(c, api);
     cudaError_t r;
     RT_CALL(r, ((malloc_pool_fn)real)(p, n, pool, s));
@@ -156,7 +156,7 @@ static cudaError_t malloc_pool_impl(void *real, const char *api, void **p, size_
     if (!graph) return alloc_common(r, &c, p, n, VT_MEM_ASYNC, &x);
     VT_CALL_END(c, r);
     vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == cudaSuccess && p ? u(*p) : 0, n, VT_MEM_GRAPH, &x);
-    if (r == cudaSuccess && p) vt_graph_add_alloc(vt_capture_key(u(s)), u(*p), n, c.dev);
+    if (r == cudaSuccess && p) vt_graph_add_alloc(graph, u(*p), n, c.dev);
     return r;
 }
 RT_TWIN(cudaMallocFromPoolAsync, malloc_pool_impl, (void **p, size_t n, cudaMemPool_t pool, cudaStream_t s), p, n, pool, s)
@@ -186,9 +186,10 @@ static cudaError_t free_async_impl(void *real, const char *api, void *p, cudaStr
     RT_FORWARD_IF_NESTED(((free_async_fn)real)(p, s));
     if (!p) return ((free_async_fn)real)(p, s);
     cudaError_t r;
-    if (vt_stream_capturing(u(s))) { /* a graph free node: recorded when the graph runs */
+    const void *graph = vt_capture_key(u(s));
+    if (graph) { /* a graph free node: recorded when the graph runs */
         RT_CALL(r, ((free_async_fn)real)(p, s));
-        if (r == cudaSuccess) vt_graph_add_free(vt_capture_key(u(s)), u(p));
+        if (r == cudaSuccess) vt_graph_add_free(graph, u(p));
         return r;
     }
     struct vt_free_pending fp;
