@@ -364,10 +364,22 @@ void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, u
     if (map) { vt_put_key(&l, "handle"); vt_put_hex(&l, handle); }
     size_t n = vt_fmt_finish(&l);
     int s = -1;
-    if (c->res == 0) s = map ? vt_registry_insert_lock(addr, size, VT_MEM_VMM_MAP, c->dev) : vt_registry_lock_base(addr, NULL);
+    if (c->res == 0) {
+        vt_registry_handle_lock();
+        if (map) vt_registry_handle_map_locked(addr, size, handle);
+        else vt_registry_handle_unmap_locked(addr, size);
+        vt_registry_handle_unlock();
+        s = map ? vt_registry_insert_lock(addr, size, VT_MEM_VMM_MAP, c->dev) : vt_registry_lock_base(addr, NULL);
+    }
     if (n) vt_trace_append(buf, n);
     vt_alloc_info a;
-    if (s >= 0 && !map) vt_registry_remove_locked(s, addr, 0, &a); /* after its line (registry.h) */
+    /* After its line (registry.h). One cuMemUnmap may cover several mappings laid end to end. */
+    for (uint64_t at = addr; s >= 0 && !map;) {
+        if (vt_registry_remove_locked(s, at, 0, &a) < 0 || !a.size || at + a.size < at) break;
+        vt_registry_unlock_shard(s);
+        at += a.size;
+        s = at < addr + size ? vt_registry_lock_base(at, NULL) : -1;
+    }
     vt_registry_unlock_shard(s);
     VT_RESTORE_ERRNO;
 }

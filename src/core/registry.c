@@ -69,10 +69,16 @@ static inline const struct recent_ins *recent_hit(uint64_t base)
 /* bit L: level L has ever held a range; lookups skip levels never used (read-mostly word) */
 static _Atomic unsigned lev_used;
 
-struct handle_ent { uint64_t handle, size; int dev; int used; };
+/* A VMM handle's physical memory is held from cuMemCreate until it is released and its last
+ * mapping is gone (CUDA frees it then): `maps` counts mappings, `released` says cuMemRelease ran.
+ * Mappings remember their handle so cuMemUnmap (which names addresses) can find it. */
+struct handle_ent { uint64_t handle, size; int dev; int used; uint32_t maps; int released; };
+struct vmap_ent { uint64_t addr, size, handle; };
 static pthread_mutex_t handle_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct handle_ent *handles;
 static size_t handles_cap;
+static struct vmap_ent *vmaps;
+static size_t nvmaps, vmaps_cap;
 
 struct vt_shard_gen vt_registry_gens[VT_REGISTRY_SHARDS];
 /* Shard s lost a live range (its lock held, the map already changed): a plain store, as only the
@@ -469,28 +475,63 @@ int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev)
         handles = h;
         handles_cap = cap;
     }
-    handles[slot] = (struct handle_ent){ handle, size, dev, 1 };
+    handles[slot] = (struct handle_ent){ .handle = handle, .size = size, .dev = dev, .used = 1 };
     return 0;
 }
 
-static struct handle_ent *handle_find(uint64_t handle, vt_alloc_info *out)
+/* The entry of a handle the driver still holds (released ones too when WITH_RELEASED). */
+static struct handle_ent *handle_find(uint64_t handle, int with_released)
 {
     for (size_t i = 0; i < handles_cap; i++)
-        if (handles[i].used && handles[i].handle == handle) {
-            *out = (vt_alloc_info){ handle, handles[i].size, VT_MEM_VMM, handles[i].dev };
-            return &handles[i];
-        }
+        if (handles[i].used && handles[i].handle == handle && (with_released || !handles[i].released)) return &handles[i];
     return NULL;
 }
 
-int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out) { return handle_find(handle, out) ? 0 : -1; }
+static void handle_info(const struct handle_ent *h, vt_alloc_info *out)
+{
+    *out = (vt_alloc_info){ h->handle, h->size, VT_MEM_VMM, h->dev };
+}
+
+int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out)
+{
+    struct handle_ent *h = handle_find(handle, 0);
+    if (h) handle_info(h, out);
+    return h ? 0 : -1;
+}
 
 int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out)
 {
-    struct handle_ent *h = handle_find(handle, out);
+    struct handle_ent *h = handle_find(handle, 0);
     if (!h) return -1;
-    h->used = 0;
+    handle_info(h, out);
+    if (h->maps) h->released = 1;   /* mapped: held until the last unmap */
+    else h->used = 0;
     return 0;
+}
+
+int vt_registry_handle_map_locked(uint64_t addr, uint64_t size, uint64_t handle)
+{
+    if (nvmaps == vmaps_cap) {
+        size_t cap = vmaps_cap ? vmaps_cap * 2 : 256;
+        struct vmap_ent *m = realloc(vmaps, cap * sizeof *m);
+        if (!m) return -1;
+        vmaps = m;
+        vmaps_cap = cap;
+    }
+    vmaps[nvmaps++] = (struct vmap_ent){ addr, size, handle };
+    struct handle_ent *h = handle_find(handle, 0);
+    if (h) h->maps++;
+    return 0;
+}
+
+void vt_registry_handle_unmap_locked(uint64_t addr, uint64_t size)
+{
+    for (size_t i = 0; i < nvmaps;) {
+        if (vmaps[i].addr < addr || vmaps[i].addr - addr >= size) { i++; continue; }
+        struct handle_ent *h = handle_find(vmaps[i].handle, 1);
+        if (h && h->maps && --h->maps == 0 && h->released) h->used = 0;
+        vmaps[i] = vmaps[--nvmaps];
+    }
 }
 
 int vt_registry_lookup_gen(uint64_t addr, vt_alloc_info *out, int *shard, uint64_t *gen)
@@ -606,7 +647,8 @@ void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx)
     pthread_mutex_lock(&handle_lock);
     for (size_t i = 0; i < handles_cap; i++)
         if (handles[i].used) {
-            vt_alloc_info info = { handles[i].handle, handles[i].size, VT_MEM_VMM, handles[i].dev };
+            vt_alloc_info info;
+            handle_info(&handles[i], &info);
             fn(&info, ctx);
         }
     pthread_mutex_unlock(&handle_lock);
@@ -643,5 +685,6 @@ void vt_registry_reset(void)
     }
     pthread_mutex_init(&handle_lock, NULL);
     for (size_t i = 0; i < handles_cap; i++) handles[i].used = 0;
+    nvmaps = 0;
     vt_inflight_reset();
 }

@@ -85,12 +85,18 @@ int vt_registry_remove_locked(int shard, uint64_t base, uint32_t at, vt_alloc_in
 /* lock_base + remove + unlock: 0 removed (*out filled), -1 not live. */
 int vt_registry_remove(uint64_t base, vt_alloc_info *out);
 
-/* VMM physical handles: counted bytes without an address, under their own lock. */
+/* VMM physical handles: counted bytes without an address, under their own lock. A handle counts
+ * from cuMemCreate until it is released and no longer mapped (CUDA frees it at the later of
+ * cuMemRelease and the last cuMemUnmap). Lookup and remove see unreleased handles only; remove
+ * (cuMemRelease) of a mapped handle keeps it counted until its last mapping goes. 0, or -1. */
 void vt_registry_handle_lock(void);
 void vt_registry_handle_unlock(void);
 int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev);
 int vt_registry_handle_remove_locked(uint64_t handle, vt_alloc_info *out);
 int vt_registry_handle_lookup_locked(uint64_t handle, vt_alloc_info *out);
+/* cuMemMap of [addr, addr+size) to a handle; cuMemUnmap of every mapping starting in the range. */
+int vt_registry_handle_map_locked(uint64_t addr, uint64_t size, uint64_t handle);
+void vt_registry_handle_unmap_locked(uint64_t addr, uint64_t size);
 
 /* One per shard, each on a line of its own: bumped under the shard's lock, after the map changed,
  * whenever a live range leaves that shard (free, unmap, eviction). A cached "this address is

@@ -50,6 +50,27 @@ check_eq "vmm: 2 vmm allocs with handles, 3 maps, 3 unmaps" \
     "$(jqs $t '[.[]|select(.ev=="alloc" and .mem=="vmm" and .handle)]|length'),$(jqs $t '[.[]|select(.ev=="map")]|length'),$(jqs $t '[.[]|select(.ev=="unmap")]|length')" 2,3,3
 check_eq "vmm: counted once per handle (peak 4 MiB, not 8)" "$(jqs $t "$LIVE"' | ."0" | "\(.peak),\(.live)"')" "$((4*MiB)),0"
 check_eq "vmm: kernel on the second mapping raises no finding" "$(jqs $t '[.[]|select(.ev=="finding")]|length')" 0
+check_eq "vmm: the report counts the handle once, until its last unmap (peak 4 MiB, nothing leaked)" \
+    "$("$VT" report --json "$t" | jq -c '[.peak_bytes, .processes[0].devices[0].peak_bytes, .leaked_bytes]')" "[$((4*MiB)),$((4*MiB)),0]"
+
+# vectorAddMMAP's order: three 2 MiB handles, each released right after its cuMemMap; the first
+# mapping unmapped alone, the other two by one cuMemUnmap over both. Physical memory is held from
+# cuMemCreate to the last unmap: 6 MiB while mapped, then 4 MiB, then 0 (the simulated driver's
+# cudaMemGetInfo agrees). The report and the tracer's own count (snapshot tracer_live_bytes) match.
+trace vmm_early
+o="$TMP/vmm_early.out"; t="$TMP/vmm_early.jsonl"
+check_eq "vmm_early: the driver holds 6, then 4, then 0 MiB" "$(v $o rc),$(v $o mapped_mib),$(v $o after_unmap1_mib),$(v $o after_unmap23_mib)" 0,6,4,0
+check_eq "vmm_early: report peak 6 MiB on dev 0, nothing leaked" \
+    "$("$VT" report --json "$t" | jq -c '[.peak_bytes, .processes[0].devices[0].peak_bytes, .leaked_bytes]')" "[$((6*MiB)),$((6*MiB)),0]"
+check_eq "vmm_early: snapshots (label, report live, tracer live)" \
+    "$("$VT" report --json "$t" | jq -c '[.snapshots[]|[.label,.live_bytes,.tracer_live_bytes]]')" \
+    "[[\"mapped\",$((6*MiB)),$((6*MiB))],[\"unmapped one\",$((4*MiB)),$((4*MiB))],[\"unmapped all\",0,0]]"
+check_eq "vmm_early: exit footer live_bytes 0" "$(jqs $t '.[]|select(.ev=="footer")|.live_bytes')" 0
+# The one cuMemUnmap took both mappings: a kernel on the third one is a use after free.
+trace vmm_early WL_USE_UNMAPPED=1
+check_eq "vmm_early: a launch on a mapping the wide unmap removed (illegal address 700 from the device)" \
+    "$(v $o use_unmapped) $(jqs $t '[.[]|select(.ev=="finding")|"\(.kind):\(.severity):\(.arg):\(.alloc.mem):\(.alloc.size)"]|join(" ")')" \
+    "700 use_after_free:error:0:vmm_map:$((2*MiB))"
 
 # ---- IPC ---------------------------------------------------------------------------------------
 trace ipc

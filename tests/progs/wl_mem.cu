@@ -5,7 +5,10 @@
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <vramtrace/vramtrace.h>
 
 __global__ void touch(float *p, int n) { if (threadIdx.x < n) p[threadIdx.x] = 1.0f; }
 
@@ -114,6 +117,54 @@ static int vmm_mode(void)
     p_cuMemRelease(h2);
     p_cuMemAddressFree(va, 2 * MiB);
     printf("end_mib=%llu\n", (unsigned long long)((used_now() - u0) / MiB));
+    return 0;
+}
+
+/* NVIDIA's vectorAddMMAP pattern (and VMM-based allocators): each handle is released as soon as
+ * it is mapped; its memory stays until the last unmap. Three 2 MiB handles mapped end to end in
+ * one 6 MiB reservation, the first unmapped alone, the other two with one cuMemUnmap. */
+static int vmm_early_mode(void)
+{
+    cudaFree(0);
+    GET(cuMemCreate); GET(cuMemAddressReserve); GET(cuMemMap); GET(cuMemSetAccess); GET(cuMemUnmap);
+    GET(cuMemRelease); GET(cuMemAddressFree);
+    if (!p_cuMemCreate || !p_cuMemMap) { printf("entry_points=0\n"); return 1; }
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    CUmemAccessDesc acc;
+    memset(&acc, 0, sizeof acc);
+    acc.location = prop.location;
+    acc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+    size_t u0 = used_now();
+    CUdeviceptr va;
+    p_cuMemAddressReserve(&va, 6 * MiB, 0, 0, 0);
+    int rc = 0;
+    for (int i = 0; i < 3; i++) {
+        CUmemGenericAllocationHandle h;
+        rc |= p_cuMemCreate(&h, 2 * MiB, &prop, 0);
+        rc |= p_cuMemMap(va + i * 2 * MiB, 2 * MiB, 0, h, 0);
+        rc |= p_cuMemRelease(h); /* at once: the mapping keeps the memory */
+    }
+    rc |= p_cuMemSetAccess(va, 6 * MiB, &acc, 1);
+    touch<<<1, 32>>>((float *)(va + 4 * MiB), 32);
+    rc |= cudaDeviceSynchronize();
+    printf("rc=%d mapped_mib=%llu\n", rc, (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("mapped");
+    p_cuMemUnmap(va, 2 * MiB);
+    printf("after_unmap1_mib=%llu\n", (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("unmapped one");
+    p_cuMemUnmap(va + 2 * MiB, 4 * MiB); /* two mappings in one call */
+    printf("after_unmap23_mib=%llu\n", (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("unmapped all");
+    if (getenv("WL_USE_UNMAPPED")) { /* the third mapping, gone with the second unmap: a bad launch */
+        touch<<<1, 32>>>((float *)(va + 4 * MiB), 32);
+        printf("use_unmapped=%d\n", cudaDeviceSynchronize());
+        return 0;
+    }
+    printf("addr_free=%d\n", p_cuMemAddressFree(va, 6 * MiB));
     return 0;
 }
 
@@ -240,6 +291,7 @@ int main(int argc, char **argv)
     const char *m = argc > 1 ? argv[1] : "";
     if (!strcmp(m, "pool")) return pool_mode();
     if (!strcmp(m, "vmm")) return vmm_mode();
+    if (!strcmp(m, "vmm_early")) return vmm_early_mode();
     if (!strcmp(m, "ipc")) return ipc_mode();
     if (!strcmp(m, "graph")) return graph_mode();
     if (!strcmp(m, "multi")) return multi_mode();

@@ -203,7 +203,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         } else if (l->mem == VT_MEM_MANAGED) p->managed_live -= l->size;
         else p->host_live -= l->size;
     } else if (vtr_hmap_put(map, key, li) < 0) return VT_AN_ENOMEM;
-    a->lives[li] = (struct live){ ev->size, (uint32_t)st, (uint8_t)ev->mem, (int16_t)ev->dev };
+    a->lives[li] = (struct live){ .size = ev->size, .stack = (uint32_t)st, .mem = (uint8_t)ev->mem, .dev = (int16_t)ev->dev };
     if (is_vram(ev->mem)) {
         struct stack *s = &a->stacks[st];
         uint64_t before = p->live;
@@ -236,16 +236,10 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
     return 0;
 }
 
-static int on_free(struct vt_proc *p, const struct vt_event *ev)
+/* The allocation at lives[LI] (KEY in MAP) is gone at EV's time: its bytes leave live. */
+static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hmap *map, uint64_t key, uint32_t li)
 {
     struct vt_an_private *a = p->priv;
-    if (!ev->res_null && ev->res != 0) { add_error(p, ev->api, ev->res, ev->t); return 0; }
-    int by_handle = (ev->has & VT_F_HANDLE) && !(ev->has & VT_F_ADDR);
-    struct vtr_hmap *map = by_handle ? &a->by_handle : &a->by_addr;
-    uint64_t key = by_handle ? ev->handle : ev->addr;
-    uint64_t *v = vtr_hmap_get(map, key);
-    if (!v) { if (key) p->unknown_frees++; return 0; }
-    uint32_t li = (uint32_t)*v;
     vtr_hmap_del(map, key);
     struct live l = a->lives[li];
     GROW(a->freelist, a->nfree, a->capfree, 1024);
@@ -263,6 +257,61 @@ static int on_free(struct vt_proc *p, const struct vt_event *ev)
         timeline_add(p, ev->t, before, p->live, 0, -1, NULL);
     } else if (l.mem == VT_MEM_MANAGED) p->managed_live -= l.size;
     else p->host_live -= l.size;
+    return 0;
+}
+
+static int on_free(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    if (!ev->res_null && ev->res != 0) { add_error(p, ev->api, ev->res, ev->t); return 0; }
+    int by_handle = (ev->has & VT_F_HANDLE) && !(ev->has & VT_F_ADDR);
+    struct vtr_hmap *map = by_handle ? &a->by_handle : &a->by_addr;
+    uint64_t key = by_handle ? ev->handle : ev->addr;
+    uint64_t *v = vtr_hmap_get(map, key);
+    if (!v) { if (key) p->unknown_frees++; return 0; }
+    uint32_t li = (uint32_t)*v;
+    /* cuMemRelease of a handle still mapped: CUDA keeps its memory until the last cuMemUnmap
+     * (the vectorAddMMAP pattern releases right after mapping). */
+    if (by_handle && a->lives[li].maps) { a->lives[li].released = 1; return 0; }
+    return drop_live(p, ev, map, key, li);
+}
+
+/* cuMemMap: one more mapping of a handle (remembered by address for its unmap). */
+static int on_map(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    if (!ev->res_null && ev->res) { add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (ev->res_null || !ev->size) return 0;
+    uint64_t *li = vtr_hmap_get(&a->by_handle, ev->handle);
+    if (vtr_hmap_get(&a->map_size, ev->addr)) return 0;   /* mapped twice at one address: CUDA refuses it */
+    if (li) a->lives[*li].maps++;
+    if (vtr_hmap_put(&a->map_handle, ev->addr, ev->handle) < 0 || vtr_hmap_put(&a->map_size, ev->addr, ev->size) < 0)
+        return VT_AN_ENOMEM;
+    return 0;
+}
+
+/* cuMemUnmap of [addr, addr+size): every mapping in it (CUDA requires whole mappings; they lie
+ * end to end). A released handle's memory goes with its last mapping. */
+static int on_unmap(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    if (!ev->res_null && ev->res) { add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (ev->res_null) return 0;
+    uint64_t at = ev->addr, end = ev->addr + ev->size;
+    while (at < end) {
+        uint64_t *sz = vtr_hmap_get(&a->map_size, at), *h = vtr_hmap_get(&a->map_handle, at);
+        if (!sz || !h || !*sz) break;
+        uint64_t size = *sz, handle = *h;
+        vtr_hmap_del(&a->map_size, at);
+        vtr_hmap_del(&a->map_handle, at);
+        uint64_t *li = vtr_hmap_get(&a->by_handle, handle);
+        if (li && a->lives[*li].maps && --a->lives[*li].maps == 0 && a->lives[*li].released) {
+            int rc = drop_live(p, ev, &a->by_handle, handle, (uint32_t)*li);
+            if (rc < 0) return rc;
+        }
+        if (at + size < at) break;
+        at += size;
+    }
     return 0;
 }
 
@@ -438,7 +487,9 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         if (ev->res_null || ev->res) add_error(p, ev->api, ev->res, ev->t);
         return 0;
     }
-    case VT_EV_SYNC: case VT_EV_MEMINFO: case VT_EV_MAP: case VT_EV_UNMAP:
+    case VT_EV_MAP: return on_map(p, ev);
+    case VT_EV_UNMAP: return on_unmap(p, ev);
+    case VT_EV_SYNC: case VT_EV_MEMINFO:
         if (!ev->res_null && ev->res) add_error(p, ev->api, ev->res, ev->t);
         return 0;
     case VT_EV_FINDING: return on_finding(p, ev, kname);

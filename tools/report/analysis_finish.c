@@ -201,6 +201,8 @@ void vt_proc_free(struct vt_proc *p)
         free(a->freelist);
         vtr_hmap_free(&a->by_addr);
         vtr_hmap_free(&a->by_handle);
+        vtr_hmap_free(&a->map_handle);
+        vtr_hmap_free(&a->map_size);
         free(a->touched);
         vtr_strtab_free(&a->strs);
         free(a->rnodes);

@@ -12,7 +12,10 @@ struct stack {
     uint64_t leak_bytes, leak_count, host_leak, managed_leak;
     int touched, site;
 };
-struct live { uint64_t size; uint32_t stack; uint8_t mem; int16_t dev; };
+/* A live allocation. A VMM handle's physical memory stays held after cuMemRelease while it is
+ * still mapped (CUDA frees it at the last unmap): `maps` counts its mappings, `released` says
+ * cuMemRelease already ran. */
+struct live { uint64_t size; uint32_t stack; uint8_t mem; uint8_t released; int16_t dev; uint32_t maps; };
 struct rnode { uint32_t parent, name, stat; };   /* stat: index in rstats */
 struct open_range { int64_t id; uint32_t name, stat; };
 struct rstat { uint64_t hash, stamp; struct vt_range r; };
@@ -27,6 +30,7 @@ struct vt_an_private {
     uint32_t *freelist;
     size_t nfree, capfree;
     struct vtr_hmap by_addr, by_handle;  /* -> lives index */
+    struct vtr_hmap map_handle, map_size; /* a cuMemMap'ed address -> its handle, its size */
     uint32_t *touched;
     size_t ntouched, captouched;
     int peak_pending;
