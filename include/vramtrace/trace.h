@@ -51,11 +51,12 @@
 #define VT_EVN_SNAPSHOT    "snapshot"     /* vramtrace_snapshot() (vramtrace/vramtrace.h) */
 #define VT_EVN_PAUSE       "pause"        /* vramtrace_pause() */
 #define VT_EVN_RESUME      "resume"       /* vramtrace_resume() */
+#define VT_EVN_RESET       "reset"        /* cudaDeviceReset / cuDevicePrimaryCtxReset, after its frees */
 #define VT_TRACE_EVENTS(X)                                                                    \
     X(HEADER) X(MODULE) X(DEVICE) X(ALLOC) X(FREE) X(MAP) X(UNMAP) X(COPY) X(SET) X(KERNEL)   \
     X(LAUNCH) X(SYNC) X(MEMINFO) X(FINDING) X(RANGE_PUSH) X(RANGE_POP) X(RANGE_START)         \
     X(RANGE_END) X(MARK) X(FOOTER) X(POOL_TRIM) X(IPC_OPEN) X(IPC_CLOSE) X(GRAPH_ALLOC)  \
-    X(SNAPSHOT) X(PAUSE) X(RESUME)
+    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET)
 
 /* ---- "mem": what kind of memory an alloc/free (or a map-tracked range) is -------------------- */
 #define VT_MEMN_DEVICE     "device"      /* cudaMalloc, cuMemAlloc...: VRAM */

@@ -210,11 +210,12 @@ void vt_ev_free_end(struct vt_free_pending *p, int res)
     VT_RESTORE_ERRNO;
 }
 
-struct reset_list { int dev; size_t n, cap; uint64_t *base; };
+struct reset_list { int dev; size_t n, cap; uint64_t *base; uint64_t vram_bytes; };
 static void collect_reset(const vt_alloc_info *a, void *p)
 {
     struct reset_list *l = p;
     if (a->dev != l->dev || !(a->mem == VT_MEM_DEVICE || a->mem == VT_MEM_ASYNC || a->mem == VT_MEM_MANAGED)) return;
+    if (a->mem != VT_MEM_MANAGED) l->vram_bytes += a->size;
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 64;
         uint64_t *nb = realloc(l->base, cap * sizeof *nb);
@@ -225,18 +226,26 @@ static void collect_reset(const vt_alloc_info *a, void *p)
     l->base[l->n++] = a->base;
 }
 
-void vt_ev_device_reset(const char *api, int dev)
+void vt_ev_device_reset(const struct vt_call *c, int dev)
 {
     if (!vt_trace_ready()) return;
     VT_SAVE_ERRNO;
-    struct reset_list l = { dev, 0, 0, NULL };
+    struct reset_list l = { dev, 0, 0, NULL, 0 };
     vt_registry_foreach(collect_reset, &l); /* collected first: a free takes the shard's lock */
     for (size_t i = 0; i < l.n; i++) {
         struct vt_free_pending p;
-        vt_ev_free_begin(&p, api, l.base[i], 0, 0, 0);
+        vt_ev_free_begin(&p, c->api, l.base[i], 0, 0, 0);
         vt_ev_free_end(&p, 0);
     }
     free(l.base);
+    char buf[LINE_MAX_BYTES];
+    vt_line ln;
+    struct vt_call rc = *c;
+    rc.dev = dev;
+    vt_fmt_begin(&ln, buf, VT_EVN_RESET, &rc);
+    vt_put_key(&ln, "count"); vt_put_u64(&ln, l.n);
+    vt_put_key(&ln, "size"); vt_put_u64(&ln, l.vram_bytes);
+    vt_fmt_emit(&ln);
     VT_RESTORE_ERRNO;
 }
 

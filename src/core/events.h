@@ -43,10 +43,12 @@ struct vt_free_pending {
 };
 void vt_ev_free_begin(struct vt_free_pending *p, const char *api, uint64_t addr, int is_handle, uint64_t stream, int has_stream);
 void vt_ev_free_end(struct vt_free_pending *p, int res);
-/* A device reset (cudaDeviceReset, cuDevicePrimaryCtxReset) succeeded: every device, pool and
- * managed allocation of `dev` is gone. Each is recorded as freed by `api` (a free line, and the
- * freed history, so a later use is a use after free). */
-void vt_ev_device_reset(const char *api, int dev);
+/* A device reset (cudaDeviceReset, cuDevicePrimaryCtxReset; C the call, with its result)
+ * succeeded: every device, stream-ordered and managed allocation of `dev` is gone. Each is
+ * recorded as freed by the call (a free line, and the freed history, so a later use is a use
+ * after free), then a `reset` line with how many went and their bytes. VMM handles stay: CUDA
+ * ties cuMemCreate memory to no context (cuCtxDestroy's documentation). */
+void vt_ev_device_reset(const struct vt_call *c, int dev);
 
 /* copy directions, in vramtrace/trace.h's order (VT_DIR_H2H = 0) */
 enum vt_dir {

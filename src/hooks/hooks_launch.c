@@ -229,9 +229,9 @@ cudaError_t cudaSetDevice(int dev)
     return r;
 }
 
-/* A reset frees every allocation of the current device (CUDA documents it for cudaDeviceReset
- * and cuDevicePrimaryCtxReset): the registry must forget them, or a later use is missed and new
- * allocations overlap the old ranges. */
+/* A reset frees the current device's allocations (CUDA documents it for cudaDeviceReset and
+ * cuDevicePrimaryCtxReset): the registry must forget them, or a later use is missed and new
+ * allocations overlap the old ranges; the report counts the reset (vt_ev_device_reset). */
 VT_REAL_SLOT(cudaDeviceReset);
 cudaError_t cudaDeviceReset(void)
 {
@@ -239,10 +239,12 @@ cudaError_t cudaDeviceReset(void)
     __typeof__(&cudaDeviceReset) real = VT_REAL(cudaDeviceReset);
     if (!real) return cudaErrorNotSupported;
     int dev = vt_ts.cur_dev;
+    VT_CALL_BEGIN(c, "cudaDeviceReset");
     vt_ts.rt_depth++;
     cudaError_t r = real();
     vt_ts.rt_depth--;
-    if (r == cudaSuccess && vt_cfg.enabled && vt_ts.guard == 0) vt_ev_device_reset("cudaDeviceReset", dev);
+    VT_CALL_END(c, r);
+    if (r == cudaSuccess && vt_cfg.enabled && vt_ts.guard == 0) vt_ev_device_reset(&c, dev);
     return r;
 }
 
@@ -252,9 +254,10 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     vt_init();
     __typeof__(&cuDevicePrimaryCtxReset_v2) real = VT_REAL(cuDevicePrimaryCtxReset_v2);
     if (!real) return CUDA_ERROR_NOT_SUPPORTED;
+    VT_CALL_BEGIN(c, "cuDevicePrimaryCtxReset");
     CUresult r = real(dev);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0 && !vt_in_runtime())
-        vt_ev_device_reset("cuDevicePrimaryCtxReset", dev);
+    VT_CALL_END(c, r);
+    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0 && !vt_in_runtime()) vt_ev_device_reset(&c, dev);
     return r;
 }
 

@@ -89,6 +89,16 @@ check_eq "OOM held_by: the site's live bytes and live allocations" \
     "oom+0x1200 2097152 1"
 check "... in the text too" sh -c '"$1" report "$2" | grep -q "^  held by:   2.00 MiB oom+0x1200 \[1 alloc\]$"' _ "$VT" "$D/oom_held.jsonl"
 
+# ---- a device reset frees the device's allocations even when their frees were lost (issue 35) ---
+MiB=1048576
+# tests/data/traces/reset_lost.jsonl: 1 GiB on dev 0, 512 MiB on dev 1, a 2 MiB VMM handle on dev
+# 0; a reset of dev 0 with no free records before it; 1 GiB on dev 0 again. Live at most: 1 GiB +
+# 512 MiB + 2 MiB (dev 0: 1026 MiB), not 2.5 GiB; the reset freed 1 allocation of 1 GiB; dev 1's
+# memory and the VMM handle stay (freed later by the program: nothing leaks).
+check_eq "reset: peak, per-device peaks, leaks, the reset's frees" \
+    "$("$VT" report --json "$D/reset_lost.jsonl" | jq -c '[.peak_bytes, [.processes[0].devices[]|.peak_bytes], .leaked_bytes, [.processes[0].resets[]|[.dev,.freed_count,.freed_bytes]]]')" \
+    "[$((1024*MiB + 512*MiB + 2*MiB)),[$((1026*MiB)),$((512*MiB))],0,[[0,1,$((1024*MiB))]]]"
+
 # ---- leaks: stream-ordered memory never freed is a leak; leaks[] lists leaks, not peak sites ----
 # tests/data/traces/leak_async.jsonl: site 0x1100 takes 4 MiB (the peak's biggest) and frees it;
 # site 0x1300 takes 1 MiB with cudaMallocAsync and never frees it.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # trace_names.sh - the writer and the reader share include/vramtrace/trace.h: real traces of
 # programs that between them write every record kind (pools, VMM, IPC, graphs, two devices,
-# NVTX, a host-pointer finding, an OOM, copies, the program API's snapshot and pause) hold only kinds and top-level keys the header
+# a device reset, NVTX, a host-pointer finding, an OOM, copies, the program API's snapshot and pause) hold only kinds and top-level keys the header
 # lists, every listed kind appears in them, the report reads them all, the keys the reader matches
 # are listed fields, and docs/trace-format.md has a section for every kind.
 . tests/lib.sh
@@ -14,14 +14,14 @@ H="$ROOT/include/vramtrace/trace.h"
 list() { printf '#include <vramtrace/trace.h>\n#define F(k) %s\n%s(F)\n' "$2" "$1" | cc -E -P -I"$ROOT/include" - | tr -s ' \n' '\n\n' | sed '/^$/d' | sort -u; }
 list VT_TRACE_FIELDS 'k' >"$TMP/fields"
 list VT_TRACE_EVENTS 'VT_EVN_##k' | tr -d '"' >"$TMP/events"
-check_eq "trace.h lists 27 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 27
+check_eq "trace.h lists 28 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 28
 
 run() { # run NAME PROGRAM ARGS... : traced on the simulated device (two devices) -> $TMP/NAME.jsonl
     n=$1; shift
     VRAMTRACE_SIM_DEVICES=2 "$VT" run --sim -o "$TMP/$n.jsonl" -- "$@" >"$TMP/$n.out" 2>"$TMP/$n.err"
     [ -s "$TMP/$n.jsonl" ] || not_ok "trace_names: $n wrote no trace: $(tail -1 "$TMP/$n.err")"
 }
-for m in pool vmm ipc graph multi; do run "wl_$m" "$PROGS/wl_mem" "$m"; done
+for m in pool vmm ipc graph multi reset; do run "wl_$m" "$PROGS/wl_mem" "$m"; done
 run nvtx "$PROGS/nvtx_ranges"
 run hostptr "$EXAMPLES/host_pointer_bug"
 run oom "$EXAMPLES/oom"
@@ -29,7 +29,7 @@ run transfers "$EXAMPLES/transfers"
 run api "$PROGS/api_snapshot"
 traces=$(ls "$TMP"/*.jsonl)
 ntraces=$(echo "$traces" | wc -l | tr -d ' ')
-check_eq "10 traces written" "$ntraces" 10
+check_eq "11 traces written" "$ntraces" 11
 
 # shellcheck disable=SC2086
 "$CHECKER" $traces >"$TMP/check.out" 2>&1

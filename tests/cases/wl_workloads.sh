@@ -72,6 +72,26 @@ check_eq "vmm_early: a launch on a mapping the wide unmap removed (illegal addre
     "$(v $o use_unmapped) $(jqs $t '[.[]|select(.ev=="finding")|"\(.kind):\(.severity):\(.arg):\(.alloc.mem):\(.alloc.size)"]|join(" ")')" \
     "700 use_after_free:error:0:vmm_map:$((2*MiB))"
 
+# ---- device reset ------------------------------------------------------------------------------
+# 64 MiB device + 4 MiB stream-ordered + 1 MiB managed + a 2 MiB VMM handle live; cudaDeviceReset
+# frees the first three (CUDA's context and device allocations), not the VMM handle (cuMemCreate
+# memory belongs to no context: cuCtxDestroy's documentation); 64 MiB again. VRAM live: 70, then
+# 2, then 66 MiB; the peak is 70 MiB, not 134.
+trace reset
+o="$TMP/reset.out"; t="$TMP/reset.jsonl"
+check_eq "reset: the driver holds 70, then 2, then 66 MiB" \
+    "$(v $o rc),$(v $o before_mib),$(v $o reset),$(v $o after_reset_mib),$(v $o again_mib),$(v $o end_mib)" 0,70,0,2,66,0
+check_eq "reset: report peak 70 MiB (not the 134 MiB allocated), 1 MiB managed apart, nothing leaked" \
+    "$("$VT" report --json "$t" | jq -c '[.peak_bytes, .managed_peak_bytes, .leaked_bytes, .allocations.bytes]')" \
+    "[$((70*MiB)),$MiB,0,$((134*MiB))]"
+check_eq "reset: one reset event, dev 0, 3 allocations and 68 MiB of VRAM freed" \
+    "$("$VT" report --json "$t" | jq -c '[.processes[0].reset_count, (.processes[0].resets[]|[.api,.dev,.freed_count,.freed_bytes])]')" \
+    "[1,[\"cudaDeviceReset\",0,3,$((68*MiB))]]"
+check_eq "reset: snapshots (label, report live, tracer live)" \
+    "$("$VT" report --json "$t" | jq -c '[.snapshots[]|[.label,.live_bytes,.tracer_live_bytes]]')" \
+    "[[\"before reset\",$((70*MiB)),$((70*MiB))],[\"after reset\",$((2*MiB)),$((2*MiB))],[\"allocated again\",$((66*MiB)),$((66*MiB))]]"
+check_eq "reset: the text summary names it" "$("$VT" report "$t" | grep -c 'reset  *cudaDeviceReset dev 0 at .*: 3 allocations (68.00 MiB of VRAM) freed')" 1
+
 # ---- IPC ---------------------------------------------------------------------------------------
 trace ipc
 o="$TMP/ipc.out"; t="$TMP/ipc.jsonl"

@@ -168,6 +168,42 @@ static int vmm_early_mode(void)
     return 0;
 }
 
+/* A reset between two phases: 64 MiB device, 4 MiB stream-ordered, 1 MiB managed and a 2 MiB
+ * VMM handle (mapped) live; cudaDeviceReset frees the first three (CUDA: context and device
+ * allocations) but not the VMM handle (cuMemCreate memory belongs to no context); then 64 MiB
+ * again. At most 70 MiB of VRAM is ever live, never 134. */
+static int reset_mode(void)
+{
+    cudaFree(0);
+    GET(cuMemCreate); GET(cuMemAddressReserve); GET(cuMemMap); GET(cuMemUnmap); GET(cuMemRelease); GET(cuMemAddressFree);
+    if (!p_cuMemCreate || !p_cuMemMap) { printf("entry_points=0\n"); return 1; }
+    size_t u0 = used_now();
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    void *a, *b, *c, *m;
+    int rc = cudaMalloc(&a, 64 * MiB) | cudaMallocAsync(&c, 4 * MiB, s) | cudaMallocManaged(&m, 1 * MiB);
+    rc |= cudaStreamSynchronize(s);
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    CUmemGenericAllocationHandle h;
+    CUdeviceptr va;
+    rc |= p_cuMemCreate(&h, 2 * MiB, &prop, 0) | p_cuMemAddressReserve(&va, 2 * MiB, 0, 0, 0) | p_cuMemMap(va, 2 * MiB, 0, h, 0);
+    printf("rc=%d before_mib=%llu\n", rc, (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("before reset");
+    printf("reset=%d\n", cudaDeviceReset());
+    printf("after_reset_mib=%llu\n", (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("after reset");
+    rc = cudaMalloc(&b, 64 * MiB);
+    printf("again=%d again_mib=%llu\n", rc, (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("allocated again");
+    rc = cudaFree(b) | p_cuMemUnmap(va, 2 * MiB) | p_cuMemRelease(h) | p_cuMemAddressFree(va, 2 * MiB);
+    printf("end=%d end_mib=%llu\n", rc, (unsigned long long)((used_now() - u0) / MiB));
+    return 0;
+}
+
 static int ipc_mode(void)
 {
     void *p, *q = NULL;
@@ -292,6 +328,7 @@ int main(int argc, char **argv)
     if (!strcmp(m, "pool")) return pool_mode();
     if (!strcmp(m, "vmm")) return vmm_mode();
     if (!strcmp(m, "vmm_early")) return vmm_early_mode();
+    if (!strcmp(m, "reset")) return reset_mode();
     if (!strcmp(m, "ipc")) return ipc_mode();
     if (!strcmp(m, "graph")) return graph_mode();
     if (!strcmp(m, "multi")) return multi_mode();

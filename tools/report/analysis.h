@@ -21,6 +21,7 @@ enum { VT_AN_OK = 0, VT_AN_ENOMEM = -1 };
 #define VT_AN_MAX_LARGEST 64
 #define VT_AN_TIMELINE_POINTS 2048     /* timeline buckets kept, whatever the trace length */
 #define VT_AN_MAX_ERRORS 64
+#define VT_AN_MAX_RESETS 64            /* device resets listed (all are counted) */
 #define VT_AN_MAX_RANGES 4096          /* distinct NVTX range paths kept; the rest fold into "(other)" */
 
 /* A call site: the first frame outside vramtrace/CUDA plumbing, after symbolization; call
@@ -71,6 +72,11 @@ struct vt_snapshot {
     struct vt_holding *holders;        /* by bytes, largest first */
     size_t nholders;
 };
+
+/* cudaDeviceReset / cuDevicePrimaryCtxReset: the device's device, stream-ordered and managed
+ * allocations are gone (the tracer's free records before the `reset` line, and any the report
+ * still held live then). */
+struct vt_reset { int64_t t; const char *api; int dev; uint64_t count, bytes; };
 
 struct vt_largest { uint64_t size; int64_t t; const char *api; enum vt_mem mem; int dev; int site; };
 
@@ -139,6 +145,10 @@ struct vt_proc {
     struct vt_oom *ooms;
     size_t nooms;                      /* kept */
     uint64_t oom_count;                /* all */
+
+    struct vt_reset resets[VT_AN_MAX_RESETS];
+    size_t nresets;                    /* kept */
+    uint64_t reset_count;              /* all */
 
     struct vt_snapshot *snapshots;     /* in trace order */
     size_t nsnapshots;                 /* kept */

@@ -203,7 +203,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         } else if (l->mem == VT_MEM_MANAGED) p->managed_live -= l->size;
         else p->host_live -= l->size;
     } else if (vtr_hmap_put(map, key, li) < 0) return VT_AN_ENOMEM;
-    a->lives[li] = (struct live){ .size = ev->size, .stack = (uint32_t)st, .mem = (uint8_t)ev->mem, .dev = (int16_t)ev->dev };
+    a->lives[li] = (struct live){ .size = ev->size, .key = key, .stack = (uint32_t)st, .mem = (uint8_t)ev->mem, .dev = (int16_t)ev->dev };
     if (is_vram(ev->mem)) {
         struct stack *s = &a->stacks[st];
         uint64_t before = p->live;
@@ -241,6 +241,7 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
 {
     struct vt_an_private *a = p->priv;
     vtr_hmap_del(map, key);
+    a->lives[li].dead = 1;
     struct live l = a->lives[li];
     GROW(a->freelist, a->nfree, a->capfree, 1024);
     a->freelist[a->nfree++] = li;
@@ -274,6 +275,29 @@ static int on_free(struct vt_proc *p, const struct vt_event *ev)
      * (the vectorAddMMAP pattern releases right after mapping). */
     if (by_handle && a->lives[li].maps) { a->lives[li].released = 1; return 0; }
     return drop_live(p, ev, map, key, li);
+}
+
+/* A device reset: the tracer wrote a free for each allocation it freed; any the report still holds
+ * live on that device (a trace that lost a free) goes too. VMM handles stay (no context owns
+ * cuMemCreate memory). */
+static int on_reset(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    if (ev->res_null || ev->res) { if (!ev->res_null) add_error(p, ev->api, ev->res, ev->t); return 0; }
+    uint64_t count = ev->count, bytes = ev->size;
+    for (size_t i = 0; i < a->nlives; i++) {
+        struct live *l = &a->lives[i];
+        if (l->dead || l->dev != ev->dev || !(l->mem == VT_MEM_DEVICE || l->mem == VT_MEM_ASYNC || l->mem == VT_MEM_MANAGED))
+            continue;
+        count++;
+        if (l->mem != VT_MEM_MANAGED) vt_sat_add(&bytes, l->size);
+        int rc = drop_live(p, ev, &a->by_addr, l->key, (uint32_t)i);
+        if (rc < 0) return rc;
+    }
+    p->reset_count++;
+    if (p->nresets < VT_AN_MAX_RESETS)
+        p->resets[p->nresets++] = (struct vt_reset){ ev->t, vt_an_keep(p, ev->api), (int)ev->dev, count, bytes };
+    return 0;
 }
 
 /* cuMemMap: one more mapping of a handle (remembered by address for its unmap). */
@@ -488,6 +512,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         return 0;
     }
     case VT_EV_MAP: return on_map(p, ev);
+    case VT_EV_RESET: return on_reset(p, ev);
     case VT_EV_UNMAP: return on_unmap(p, ev);
     case VT_EV_SYNC: case VT_EV_MEMINFO:
         if (!ev->res_null && ev->res) add_error(p, ev->api, ev->res, ev->t);

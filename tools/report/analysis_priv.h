@@ -14,8 +14,8 @@ struct stack {
 };
 /* A live allocation. A VMM handle's physical memory stays held after cuMemRelease while it is
  * still mapped (CUDA frees it at the last unmap): `maps` counts its mappings, `released` says
- * cuMemRelease already ran. */
-struct live { uint64_t size; uint32_t stack; uint8_t mem; uint8_t released; int16_t dev; uint32_t maps; };
+ * cuMemRelease already ran. `key`: its address (or handle) in by_addr (by_handle); `dead`: freed. */
+struct live { uint64_t size, key; uint32_t stack; uint8_t mem, released, dead; int16_t dev; uint32_t maps; };
 struct rnode { uint32_t parent, name, stat; };   /* stat: index in rstats */
 struct open_range { int64_t id; uint32_t name, stat; };
 struct rstat { uint64_t hash, stamp; struct vt_range r; };

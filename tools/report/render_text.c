@@ -79,6 +79,13 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         fprintf(f, "%s%s -> %lld (x%llu)", i ? ", " : ": ", p->errors[i].api, (long long)p->errors[i].res,
                 (unsigned long long)p->errors[i].count);
     fputc('\n', f);
+    for (size_t i = 0; i < p->nresets; i++) {
+        const struct vt_reset *r = &p->resets[i];
+        fprintf(f, "  %s %s dev %d at %s: %llu allocation%s (%s of VRAM) freed\n", i ? "             " : "reset        ",
+                r->api, r->dev, vt_fmt_when(w, sizeof w, p, r->t), (unsigned long long)r->count, r->count == 1 ? "" : "s", B(r->bytes));
+    }
+    if (p->reset_count > p->nresets)
+        fprintf(f, "                %llu more resets\n", (unsigned long long)(p->reset_count - p->nresets));
     fprintf(f, "  allocations   %llu (%s), %llu frees\n", (unsigned long long)p->alloc_count, B(p->alloc_bytes),
             (unsigned long long)p->free_count);
     if (p->pauses)
