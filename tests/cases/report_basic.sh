@@ -99,6 +99,16 @@ check_eq "reset: peak, per-device peaks, leaks, the reset's frees" \
     "$("$VT" report --json "$D/reset_lost.jsonl" | jq -c '[.peak_bytes, [.processes[0].devices[]|.peak_bytes], .leaked_bytes, [.processes[0].resets[]|[.dev,.freed_count,.freed_bytes]]]')" \
     "[$((1024*MiB + 512*MiB + 2*MiB)),[$((1026*MiB)),$((512*MiB))],0,[[0,1,$((1024*MiB))]]]"
 
+# ---- an alloc record at an address still live: a warning, and sums that still add up (issue 35) --
+# tests/data/traces/dup_alloc.jsonl: 1 MiB at one address recorded twice with no free between
+# (line 4), a 2 MiB VMM handle recorded twice, then one free of each. At most 1 + 2 MiB were ever
+# live (not 6): the older record counts as freed at the newer one (4 allocations, 4 frees), 0 left.
+check_eq "duplicate alloc: peak, device peak, leaks, allocations/frees, duplicates" \
+    "$("$VT" report --json "$D/dup_alloc.jsonl" | jq -c '[.peak_bytes, .processes[0].devices[0].peak_bytes, .leaked_bytes, .allocations.count, .allocations.frees, .processes[0].duplicate_allocs]')" \
+    "[$((3*MiB)),$((3*MiB)),0,4,4,2]"
+check_eq "duplicate alloc: the text warns with the first one's line and address" \
+    "$("$VT" report "$D/dup_alloc.jsonl" | grep -c '^  warning: 2 allocations recorded where one was still live (first: line 4, 0x7f0000000000): a free missing from the trace')" 1
+
 # ---- leaks: stream-ordered memory never freed is a leak; leaks[] lists leaks, not peak sites ----
 # tests/data/traces/leak_async.jsonl: site 0x1100 takes 4 MiB (the peak's biggest) and frees it;
 # site 0x1300 takes 1 MiB with cudaMallocAsync and never frees it.

@@ -139,6 +139,11 @@ struct vt_proc {
 
     uint64_t alloc_count, alloc_bytes, free_count, free_bytes, failed_allocs;
     uint64_t unknown_frees;
+    /* alloc records at an address (handle) still live: the older allocation was dropped from the
+     * sums (a lost free, a trace spanning a reset by an older tracer); the first one's line */
+    uint64_t duplicate_allocs;
+    long duplicate_line;
+    uint64_t duplicate_addr;
     struct vt_largest largest[VT_AN_MAX_LARGEST];
     size_t nlargest;
 

@@ -150,6 +150,31 @@ static int live_holders(const struct vt_an_private *a, struct vt_holding **out, 
     return 0;
 }
 
+/* The allocation at lives[LI] (KEY in MAP) is gone at EV's time: its bytes leave live. */
+static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hmap *map, uint64_t key, uint32_t li)
+{
+    struct vt_an_private *a = p->priv;
+    vtr_hmap_del(map, key);
+    a->lives[li].dead = 1;
+    struct live l = a->lives[li];
+    GROW(a->freelist, a->nfree, a->capfree, 1024);
+    a->freelist[a->nfree++] = li;
+    if (is_vram((enum vt_mem)l.mem)) {
+        if (a->peak_pending) vt_an_snapshot(p);
+        struct stack *s = &a->stacks[l.stack];
+        uint64_t before = p->live;
+        p->live -= l.size; s->live_bytes -= l.size; s->live_count--;
+        if (touch(a, l.stack) < 0) return VT_AN_ENOMEM;
+        struct vt_device *d = device(p, l.dev);
+        if (d) d->live -= l.size;
+        p->free_count++; vt_sat_add(&p->free_bytes, l.size);
+        vt_an_range_account(p, ev->tid, l.size, 1);
+        timeline_add(p, ev->t, before, p->live, 0, -1, NULL);
+    } else if (l.mem == VT_MEM_MANAGED) p->managed_live -= l.size;
+    else p->host_live -= l.size;
+    return 0;
+}
+
 static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
@@ -183,26 +208,21 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
     }
     uint64_t key = ev->mem == VT_MEM_VMM && (ev->has & VT_F_HANDLE) ? ev->handle : ev->addr;
     struct vtr_hmap *map = ev->mem == VT_MEM_VMM && (ev->has & VT_F_HANDLE) ? &a->by_handle : &a->by_addr;
-    uint32_t li;
     uint64_t *old = vtr_hmap_get(map, key);
-    if (old) li = (uint32_t)*old;                /* reused without a recorded free: replace */
-    else if (a->nfree) li = a->freelist[--a->nfree];
+    if (old) { /* an address (handle) still live: its free is missing from the trace */
+        if (!p->duplicate_allocs++) { p->duplicate_line = ev->line; p->duplicate_addr = key; }
+        int rc = drop_live(p, ev, map, key, (uint32_t)*old);   /* counted as freed here: the sums still add up */
+        if (rc < 0) return rc;
+    }
+    uint32_t li;
+    if (a->nfree) li = a->freelist[--a->nfree];
     else {
         GROW(a->lives, a->nlives, a->caplives, 1024);
         li = (uint32_t)a->nlives++;
     }
-    if (old) {
-        struct live *l = &a->lives[li];
-        struct stack *s = &a->stacks[l->stack];
-        if (is_vram((enum vt_mem)l->mem)) {
-            if (a->peak_pending) vt_an_snapshot(p);
-            p->live -= l->size; s->live_bytes -= l->size; s->live_count--;
-            struct vt_device *od = device(p, l->dev);
-            if (od) od->live -= l->size;
-            if (touch(a, l->stack) < 0) return VT_AN_ENOMEM;
-        } else if (l->mem == VT_MEM_MANAGED) p->managed_live -= l->size;
-        else p->host_live -= l->size;
-    } else if (vtr_hmap_put(map, key, li) < 0) return VT_AN_ENOMEM;
+    if (vtr_hmap_put(map, key, li) < 0) return VT_AN_ENOMEM;
+    d = device(p, ev->dev); /* drop_live's device lookup may have moved the array */
+    if (!d) return VT_AN_ENOMEM;
     a->lives[li] = (struct live){ .size = ev->size, .key = key, .stack = (uint32_t)st, .mem = (uint8_t)ev->mem, .dev = (int16_t)ev->dev };
     if (is_vram(ev->mem)) {
         struct stack *s = &a->stacks[st];
@@ -211,8 +231,6 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         vt_sat_add(&s->live_bytes, ev->size); s->live_count++;
         vt_sat_add(&s->alloc_bytes, ev->size); s->alloc_count++;
         if (touch(a, (uint32_t)st) < 0) return VT_AN_ENOMEM;
-        d = device(p, ev->dev); /* the lookup of the replaced allocation's device may have moved the array */
-        if (!d) return VT_AN_ENOMEM;
         vt_sat_add(&d->live, ev->size);
         if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; }
         if (p->live > p->peak) {
@@ -233,31 +251,6 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         vt_sat_add(&p->host_live, ev->size);
         if (p->host_live > p->host_peak) { p->host_peak = p->host_live; p->host_peak_t = ev->t; }
     }
-    return 0;
-}
-
-/* The allocation at lives[LI] (KEY in MAP) is gone at EV's time: its bytes leave live. */
-static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hmap *map, uint64_t key, uint32_t li)
-{
-    struct vt_an_private *a = p->priv;
-    vtr_hmap_del(map, key);
-    a->lives[li].dead = 1;
-    struct live l = a->lives[li];
-    GROW(a->freelist, a->nfree, a->capfree, 1024);
-    a->freelist[a->nfree++] = li;
-    if (is_vram((enum vt_mem)l.mem)) {
-        if (a->peak_pending) vt_an_snapshot(p);
-        struct stack *s = &a->stacks[l.stack];
-        uint64_t before = p->live;
-        p->live -= l.size; s->live_bytes -= l.size; s->live_count--;
-        if (touch(a, l.stack) < 0) return VT_AN_ENOMEM;
-        struct vt_device *d = device(p, l.dev);
-        if (d) d->live -= l.size;
-        p->free_count++; vt_sat_add(&p->free_bytes, l.size);
-        vt_an_range_account(p, ev->tid, l.size, 1);
-        timeline_add(p, ev->t, before, p->live, 0, -1, NULL);
-    } else if (l.mem == VT_MEM_MANAGED) p->managed_live -= l.size;
-    else p->host_live -= l.size;
     return 0;
 }
 

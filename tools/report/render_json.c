@@ -170,7 +170,8 @@ static void process(FILE *f, const struct vt_proc *p)
         vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,\"sim\":%s}",
                 U(d->total_bytes), U(d->peak), I(d->peak_t), d->sim ? "true" : "false");
     }
-    vt_esc_printf(f, VT_ESC_JSON, "],\"reset_count\":%llu,\"resets\":[", U(p->reset_count));
+    vt_esc_printf(f, VT_ESC_JSON, "],\"duplicate_allocs\":%llu,\"reset_count\":%llu,\"resets\":[",
+                  U(p->duplicate_allocs), U(p->reset_count));
     for (size_t i = 0; i < p->nresets; i++) {
         const struct vt_reset *r = &p->resets[i];
         vt_esc_printf(f, VT_ESC_JSON, "%s{\"api\":", i ? "," : "");

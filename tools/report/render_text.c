@@ -96,6 +96,11 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     if (p->managed_peak) fprintf(f, "  managed       peak %s (not counted as VRAM)\n", B(p->managed_peak));
     if (p->host_peak) fprintf(f, "  pinned host   peak %s (host memory, not VRAM)\n", B(p->host_peak));
     if (p->warnings) fprintf(f, "  warnings      %ld (damaged records dropped)\n", p->warnings);
+    if (p->duplicate_allocs)
+        fprintf(f, "  warning: %llu allocation%s recorded where one was still live (first: line %ld, 0x%llx): "
+                   "a free missing from the trace; the older allocation is not counted after it\n",
+                (unsigned long long)p->duplicate_allocs, p->duplicate_allocs == 1 ? "" : "s", p->duplicate_line,
+                (unsigned long long)p->duplicate_addr);
     (void)o;
 }
 
