@@ -92,6 +92,24 @@ check_eq "reset: snapshots (label, report live, tracer live)" \
     "[[\"before reset\",$((70*MiB)),$((70*MiB))],[\"after reset\",$((2*MiB)),$((2*MiB))],[\"allocated again\",$((66*MiB)),$((66*MiB))]]"
 check_eq "reset: the text summary names it" "$("$VT" report "$t" | grep -c 'reset  *cudaDeviceReset dev 0 at .*: 3 allocations (68.00 MiB of VRAM) freed')" 1
 
+# ---- memory nobody allocated -------------------------------------------------------------------
+# A 1 GiB device of which 300 MiB is held by someone else (VRAMTRACE_SIM_FOREIGN_MEM: another
+# process, the context). The program holds 64 MiB, asks cudaMemGetInfo (364 MiB used), then a
+# 1 GiB cudaMalloc fails (the tracer asks the driver then: 660 MiB free). Both times the driver's
+# used memory is 300 MiB more than the program's 64 MiB.
+trace foreign VRAMTRACE_SIM_MEM=1G VRAMTRACE_SIM_FOREIGN_MEM=300M
+o="$TMP/foreign.out"; t="$TMP/foreign.jsonl"
+check_eq "foreign: the driver counts 364 of 1024 MiB used; the 1 GiB request fails (2)" "$(v $o rc),$(v $o used_mib),$(v $o total_mib),$(v $o big)" 0,364,1024,2
+check_eq "foreign: dev 0 driver view: 2 queries, the last used 364 MiB with 64 MiB live, 300 MiB unattributed" \
+    "$("$VT" report --json "$t" | jq -c '.processes[0].devices[0].driver | [.samples, .last.used_bytes, .last.live_bytes, .last.unattributed_bytes]')" \
+    "[2,$((364*MiB)),$((64*MiB)),$((300*MiB))]"
+check_eq "foreign: at the OOM: 660 MiB free, 64 MiB live on the device, 300 MiB unattributed" \
+    "$("$VT" report --json "$t" | jq -c '[.oom_count, (.oom_events[0]|.free_bytes, .live_device_bytes, .unattributed_bytes)]')" \
+    "[1,$((660*MiB)),$((64*MiB)),$((300*MiB))]"
+check_eq "foreign: the text says it at the device and at the OOM" \
+    "$("$VT" report "$t" | grep -c -e '^      driver: 364.00 MiB used at the last of 2 queries, 300.00 MiB of it not allocated by the program$' \
+        -e '; driver free 660.00 MiB of 1.00 GiB, 300.00 MiB used but not allocated by the program$')" 2
+
 # ---- IPC ---------------------------------------------------------------------------------------
 trace ipc
 o="$TMP/ipc.out"; t="$TMP/ipc.jsonl"

@@ -204,6 +204,20 @@ static int reset_mode(void)
     return 0;
 }
 
+/* Memory nobody in this process allocated (run with VRAMTRACE_SIM_FOREIGN_MEM): 64 MiB allocated,
+ * the program asks cudaMemGetInfo, then a 1 GiB request fails for lack of memory. */
+static int foreign_mode(void)
+{
+    void *a, *b = NULL;
+    int rc = cudaMalloc(&a, 64 * MiB);
+    size_t f = 0, t = 0;
+    rc |= cudaMemGetInfo(&f, &t);
+    printf("rc=%d used_mib=%llu total_mib=%llu\n", rc, (unsigned long long)((t - f) / MiB), (unsigned long long)(t / MiB));
+    printf("big=%d\n", cudaMalloc(&b, 1024 * MiB));
+    printf("free=%d\n", cudaFree(a));
+    return 0;
+}
+
 static int ipc_mode(void)
 {
     void *p, *q = NULL;
@@ -329,6 +343,7 @@ int main(int argc, char **argv)
     if (!strcmp(m, "vmm")) return vmm_mode();
     if (!strcmp(m, "vmm_early")) return vmm_early_mode();
     if (!strcmp(m, "reset")) return reset_mode();
+    if (!strcmp(m, "foreign")) return foreign_mode();
     if (!strcmp(m, "ipc")) return ipc_mode();
     if (!strcmp(m, "graph")) return graph_mode();
     if (!strcmp(m, "multi")) return multi_mode();

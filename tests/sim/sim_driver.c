@@ -70,8 +70,13 @@ static void sim_init_once(void)
     sim_no_paraminfo = env_flag("VRAMTRACE_SIM_NO_PARAMINFO");
     sim_verbose = env_flag("VRAMTRACE_SIM_VERBOSE");
     sim_deref_init();
+    /* memory some other owner holds on every device (another process, a context's own needs):
+     * cuMemGetInfo counts it as used, no allocation of this process accounts for it */
+    size_t foreign = sim_parse_size(getenv("VRAMTRACE_SIM_FOREIGN_MEM"), 0);
+    if (foreign > cap - (32u << 20)) foreign = cap - (32u << 20);
     for (int d = 0; d < sim_ndev; d++) {
         sim_devs[d].capacity = cap;
+        sim_devs[d].used = foreign;
         sim_devs[d].primary.magic = CTX_MAGIC;
         sim_devs[d].primary.dev = d;
     }

@@ -39,6 +39,18 @@ struct vt_site {
 /* (site, bytes, count): sorted by bytes, largest first */
 struct vt_holding { int site; uint64_t bytes, count; };
 
+/* Memory the driver says is used on a device (total - free, at each cuMemGetInfo the program made,
+ * each sample the tracer took and each OOM) against the VRAM the trace holds live then:
+ * unattributed = driver used - traced live (0 when the trace holds more): the context, module
+ * images, library workspaces, pool reservations not in use, other processes. */
+struct vt_driver_view {
+    uint64_t samples;                  /* successful queries */
+    uint64_t last_used, last_live, last_unattributed;
+    int64_t last_t;
+    uint64_t max_unattributed, max_used, max_live;   /* the sample with the most unattributed */
+    int64_t max_t;
+};
+
 struct vt_device {
     int dev;                           /* -1: allocations with unknown device */
     const char *name;                  /* NULL when no device record */
@@ -46,6 +58,7 @@ struct vt_device {
     int sim, seen;
     uint64_t live, peak;
     int64_t peak_t;
+    struct vt_driver_view driver;
 };
 
 struct vt_oom {
@@ -57,6 +70,7 @@ struct vt_oom {
     uint64_t requested, live, live_dev;  /* live VRAM (process, device) when it failed */
     int has_free;
     uint64_t free_bytes, total_bytes;
+    uint64_t unattributed;             /* has_free: driver used (total - free) - live_dev, at least 0 */
     int site;
     const char *ranges;                /* NVTX context ("" when none) */
     struct vt_holding *holders;        /* NULL past VT_AN_MAX_OOM_HOLDERS */

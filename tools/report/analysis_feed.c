@@ -175,6 +175,29 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
     return 0;
 }
 
+/* The driver said USED bytes were in use on D at T (cuMemGetInfo, a sample, an OOM). */
+static void driver_sample(struct vt_device *d, int64_t t, uint64_t used)
+{
+    struct vt_driver_view *v = &d->driver;
+    v->samples++;
+    v->last_used = used; v->last_live = d->live; v->last_t = t;
+    v->last_unattributed = used > d->live ? used - d->live : 0;
+    if (v->samples == 1 || v->last_unattributed > v->max_unattributed) {
+        v->max_unattributed = v->last_unattributed; v->max_used = used; v->max_live = d->live; v->max_t = t;
+    }
+}
+
+static int on_meminfo(struct vt_proc *p, const struct vt_event *ev)
+{
+    if (ev->res_null || ev->res) { if (!ev->res_null) add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (!(ev->has & VT_F_FREE) || !(ev->has & VT_F_TOTAL) || ev->total_bytes < ev->free_bytes) return 0;
+    struct vt_device *d = device(p, ev->dev);
+    if (!d) return VT_AN_ENOMEM;
+    if (!d->total_bytes) d->total_bytes = ev->total_bytes;
+    driver_sample(d, ev->t, ev->total_bytes - ev->free_bytes);
+    return 0;
+}
+
 static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
@@ -199,6 +222,10 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         o->requested = ev->size; o->live = p->live; o->live_dev = d->live;
         o->has_free = (ev->has & VT_F_FREE) != 0;
         o->free_bytes = ev->free_bytes; o->total_bytes = ev->total_bytes ? ev->total_bytes : d->total_bytes;
+        if (o->has_free && ev->total_bytes >= ev->free_bytes) {
+            driver_sample(d, ev->t, ev->total_bytes - ev->free_bytes);
+            o->unattributed = d->driver.last_unattributed;
+        }
         o->site = st;
         uint64_t *node = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
         o->ranges = vt_an_ranges_string(p, node ? (uint32_t)*node : 0);
@@ -507,7 +534,8 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_MAP: return on_map(p, ev);
     case VT_EV_RESET: return on_reset(p, ev);
     case VT_EV_UNMAP: return on_unmap(p, ev);
-    case VT_EV_SYNC: case VT_EV_MEMINFO:
+    case VT_EV_MEMINFO: return on_meminfo(p, ev);
+    case VT_EV_SYNC:
         if (!ev->res_null && ev->res) add_error(p, ev->api, ev->res, ev->t);
         return 0;
     case VT_EV_FINDING: return on_finding(p, ev, kname);

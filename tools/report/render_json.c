@@ -66,7 +66,9 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
         vt_esc_printf(f, VT_ESC_JSON, ",\"mem\":\"%s\",\"res\":%lld,\"dev\":%d,\"time_ns\":%lld,\"offset_ns\":%lld,\"free_bytes\":",
                 vt_rd_mem_name(o->mem), I(o->res), o->dev, I(o->t), I(o->t - p->t0));
         if (o->has_free) vt_esc_printf(f, VT_ESC_JSON, "%llu", U(o->free_bytes)); else fputs("null", f);
-        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"ranges\":", U(o->total_bytes));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"unattributed_bytes\":", U(o->total_bytes));
+        if (o->has_free) vt_esc_printf(f, VT_ESC_JSON, "%llu", U(o->unattributed)); else fputs("null", f);
+        fputs(",\"ranges\":", f);
         vt_json_str(f, o->ranges);
         vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"rank\":", I(p->pid));
         if (p->rank >= 0) vt_esc_printf(f, VT_ESC_JSON, "%lld", I(p->rank)); else fputs("null", f);
@@ -167,8 +169,15 @@ static void process(FILE *f, const struct vt_proc *p)
         vt_esc_printf(f, VT_ESC_JSON, "%s{\"dev\":%d,\"name\":", first ? "" : ",", d->dev);
         first = 0;
         if (d->name) vt_json_str(f, d->name); else fputs("null", f);
-        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,\"sim\":%s}",
+        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,\"sim\":%s,\"driver\":",
                 U(d->total_bytes), U(d->peak), I(d->peak_t), d->sim ? "true" : "false");
+        const struct vt_driver_view *v = &d->driver;
+        if (v->samples)
+            vt_esc_printf(f, VT_ESC_JSON, "{\"samples\":%llu,\"last\":{\"time_ns\":%lld,\"used_bytes\":%llu,\"live_bytes\":%llu,"
+                          "\"unattributed_bytes\":%llu},\"max_unattributed\":{\"time_ns\":%lld,\"used_bytes\":%llu,\"live_bytes\":%llu,"
+                          "\"unattributed_bytes\":%llu}}}", U(v->samples), I(v->last_t), U(v->last_used), U(v->last_live),
+                          U(v->last_unattributed), I(v->max_t), U(v->max_used), U(v->max_live), U(v->max_unattributed));
+        else fputs("null}", f);
     }
     vt_esc_printf(f, VT_ESC_JSON, "],\"duplicate_allocs\":%llu,\"reset_count\":%llu,\"resets\":[",
                   U(p->duplicate_allocs), U(p->reset_count));

@@ -66,6 +66,14 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         if (d->total_bytes) fprintf(f, " of %s (%.1f%%)", B(d->total_bytes), 100.0 * (double)d->peak / (double)d->total_bytes);
         if (d->sim) fputs(" [simulated]", f);
         fputc('\n', f);
+        const struct vt_driver_view *v = &d->driver;
+        if (v->samples) {
+            fprintf(f, "      driver: %s used at the last of %llu queries, %s of it not allocated by the program",
+                    B(v->last_used), (unsigned long long)v->samples, B(v->last_unattributed));
+            if (v->max_unattributed > v->last_unattributed)
+                fprintf(f, " (most: %s at %s)", B(v->max_unattributed), vt_fmt_when(w, sizeof w, p, v->max_t));
+            fputc('\n', f);
+        }
     }
     fprintf(f, "  OOM           %llu allocation%s failed for lack of memory", (unsigned long long)p->oom_count, p->oom_count == 1 ? "" : "s");
     if (p->failed_allocs > p->oom_count)
@@ -116,6 +124,7 @@ static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *
         if (x->has_free) {
             fprintf(f, "; driver free %s", B(x->free_bytes));
             if (x->total_bytes) fprintf(f, " of %s", B(x->total_bytes));
+            fprintf(f, ", %s used but not allocated by the program", B(x->unattributed));
         }
         fputc('\n', f);
         fprintf(f, "  requested at: %s\n", vt_site_label(p, x->site));
