@@ -60,6 +60,31 @@ static void fill_alloc(struct vt_rec_alloc *a, const struct vt_call *c, uint64_t
     if (nf) memcpy(a->frames, frames, (size_t)nf * sizeof frames[0]);
 }
 
+/* The driver's view of device memory (cuMemGetInfo: total - free is used) at most once per
+ * VRAMTRACE_MEMINFO_INTERVAL_MS, taken right after a successful allocation: the thread has a
+ * current context then, so the query creates none; it does not synchronise. The report compares
+ * it with the traced live bytes (memory nobody allocated). The first interval starts at the first
+ * allocation. */
+static _Atomic uint64_t next_sample_ns;
+static void maybe_sample(const struct vt_call *c)
+{
+    uint64_t every = vt_cfg.meminfo_interval_ns;
+    if (!every) return;
+    uint64_t now = c->t0 + c->dur, next = atomic_load_explicit(&next_sample_ns, memory_order_relaxed);
+    if (next == 0) { atomic_compare_exchange_strong(&next_sample_ns, &next, now + every); return; }
+    if (now < next || !atomic_compare_exchange_strong(&next_sample_ns, &next, now + every)) return;
+    typedef CUresult (*info_fn)(size_t *, size_t *);
+    info_fn fn = (info_fn)vt_real_driver("cuMemGetInfo_v2");
+    size_t fr = 0, tot = 0;
+    struct vt_call s = { .api = "vramtrace_sample", .dev = c->dev };
+    s.t0 = vt_now();
+    vt_ts.guard++;
+    CUresult r = fn ? fn(&fr, &tot) : CUDA_ERROR_NOT_SUPPORTED;
+    vt_ts.guard--;
+    VT_CALL_END(s, r);
+    if (r == CUDA_SUCCESS) vt_ev_meminfo(&s, fr, tot);
+}
+
 void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem, const struct vt_alloc_extra *x)
 {
     VT_SAVE_ERRNO;
@@ -94,6 +119,7 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
     rec_publish(VT_R_ALLOC, r, len, stack);
     if (ok && x && x->is_handle) vt_registry_handle_unlock();
     else vt_registry_unlock_shard(s);
+    if (ok) maybe_sample(c);
     VT_RESTORE_ERRNO;
 }
 

@@ -18,7 +18,8 @@
 #include <unistd.h>
 
 
-struct vt_config vt_cfg = { .enabled = 1, .backtraces = 1, .bt_depth = 24, .check = VT_CHECK_RECORD };
+struct vt_config vt_cfg = { .enabled = 1, .backtraces = 1, .bt_depth = 24, .check = VT_CHECK_RECORD,
+                            .meminfo_interval_ns = 1000000000u };
 VT_TLS struct vt_thread_state vt_ts;
 
 unsigned vt_fork_gen; /* bumped in each fork child: thread ids cached before it are the parent's */
@@ -90,6 +91,13 @@ void vt_config_read(void)
         if (whole_number(fh, &ranges) == 0 && ranges > 0 && ranges <= 32768) vt_cfg.freed_history = (int)ranges;
         else vt_config_bad_knob("VRAMTRACE_FREED_HISTORY", fh, "a number of freed ranges from 1 to 32768");
     }
+    const char *mi = getenv("VRAMTRACE_MEMINFO_INTERVAL_MS");
+    long ms = 1000;
+    if (mi && *mi && (whole_number(mi, &ms) != 0 || ms < 0)) {
+        vt_config_bad_knob("VRAMTRACE_MEMINFO_INTERVAL_MS", mi, "milliseconds between driver memory samples, 0 for none");
+        ms = 1000;
+    }
+    vt_cfg.meminfo_interval_ns = (uint64_t)ms * 1000000u;
     const char *u = getenv("VRAMTRACE_UNWIND");
     vt_cfg.unwind_glibc = u && !strcmp(u, "glibc");
     if (u && *u && !vt_cfg.unwind_glibc && strcmp(u, "default")) vt_config_bad_knob("VRAMTRACE_UNWIND", u, "default, glibc");

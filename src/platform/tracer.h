@@ -34,6 +34,8 @@ struct vt_config {
     int quiet;            /* VRAMTRACE_QUIET=1: no exit summary on stderr */
     char output[1024];    /* VRAMTRACE_OUTPUT template */
     long root_pid;        /* VRAMTRACE_ROOT_PID: the process `vramtrace run` started */
+    uint64_t meminfo_interval_ns; /* VRAMTRACE_MEMINFO_INTERVAL_MS (default 1000): at most one driver
+                                   * memory sample per interval, taken at an allocation or free; 0 off */
 };
 extern struct vt_config vt_cfg;
 

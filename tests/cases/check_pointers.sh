@@ -118,17 +118,17 @@ check_eq "--check=abort: clean program unaffected" "$(cat "$TMP/abort_ok.rc")" 0
 trace off "" --check=off -- "$PROGS/trace_rt" host_malloc copies
 check_eq "--check=off: no findings" "$(q off '[.[] | select(.ev=="finding")] | length')" "0;"
 # knobs set by hand to values they do not take: one warning line each, the defaults, same exit
-trace knobs "VRAMTRACE_CHECK=abrot VRAMTRACE_BACKTRACE=of VRAMTRACE_SYNC=maybe VRAMTRACE_BT_DEPTH=ten VRAMTRACE_UNWIND=fast VRAMTRACE_FREED_HISTORY=lots" \
+trace knobs "VRAMTRACE_CHECK=abrot VRAMTRACE_BACKTRACE=of VRAMTRACE_SYNC=maybe VRAMTRACE_BT_DEPTH=ten VRAMTRACE_UNWIND=fast VRAMTRACE_FREED_HISTORY=lots VRAMTRACE_MEMINFO_INTERVAL_MS=often" \
     -- "$PROGS/trace_rt" clean
 check_eq "bad knob values: the program's exit status" "$(cat "$TMP/knobs.rc")" 0
 check_eq "bad knob values: one warning per knob, naming it and what it takes" \
-    "$(grep -c '^vramtrace: VRAMTRACE_[A-Z_]*=[a-z]* not understood (takes .*); using the default$' "$TMP/knobs.err")" 6
+    "$(grep -c '^vramtrace: VRAMTRACE_[A-Z_]*=[a-z]* not understood (takes .*); using the default$' "$TMP/knobs.err")" 7
 check "bad knob values: the freed history's warning gives its range" \
     grep -q 'VRAMTRACE_FREED_HISTORY=lots not understood (takes a number of freed ranges from 1 to 32768)' "$TMP/knobs.err"
 check "bad knob values: the check mode's warning lists the modes" grep -q 'VRAMTRACE_CHECK=abrot not understood (takes record, abort, off)' "$TMP/knobs.err"
 check_eq "bad knob values: header shows the defaults (checks record, backtraces on)" \
     "$(q knobs '.[] | select(.ev=="header") | "\(.checks) \(.backtraces)"')" "record true;"
-trace knobs_ok "VRAMTRACE_CHECK=record VRAMTRACE_BACKTRACE=No VRAMTRACE_SYNC=0 VRAMTRACE_BT_DEPTH=4 VRAMTRACE_UNWIND=default VRAMTRACE_FREED_HISTORY=64" \
+trace knobs_ok "VRAMTRACE_CHECK=record VRAMTRACE_BACKTRACE=No VRAMTRACE_SYNC=0 VRAMTRACE_BT_DEPTH=4 VRAMTRACE_UNWIND=default VRAMTRACE_FREED_HISTORY=64 VRAMTRACE_MEMINFO_INTERVAL_MS=0" \
     -- "$PROGS/trace_rt" clean
 check_eq "good knob values: no warning, and they apply (backtraces off)" \
     "$(grep -c 'not understood' "$TMP/knobs_ok.err") $(q knobs_ok '.[] | select(.ev=="header") | .backtraces')" "0 false;"

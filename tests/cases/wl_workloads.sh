@@ -97,15 +97,26 @@ check_eq "reset: the text summary names it" "$("$VT" report "$t" | grep -c 'rese
 # process, the context). The program holds 64 MiB, asks cudaMemGetInfo (364 MiB used), then a
 # 1 GiB cudaMalloc fails (the tracer asks the driver then: 660 MiB free). Both times the driver's
 # used memory is 300 MiB more than the program's 64 MiB.
-trace foreign VRAMTRACE_SIM_MEM=1G VRAMTRACE_SIM_FOREIGN_MEM=300M
+trace foreign VRAMTRACE_SIM_MEM=1G VRAMTRACE_SIM_FOREIGN_MEM=300M VRAMTRACE_MEMINFO_INTERVAL_MS=0
 o="$TMP/foreign.out"; t="$TMP/foreign.jsonl"
 check_eq "foreign: the driver counts 364 of 1024 MiB used; the 1 GiB request fails (2)" "$(v $o rc),$(v $o used_mib),$(v $o total_mib),$(v $o big)" 0,364,1024,2
 check_eq "foreign: dev 0 driver view: 2 queries, the last used 364 MiB with 64 MiB live, 300 MiB unattributed" \
     "$("$VT" report --json "$t" | jq -c '.processes[0].devices[0].driver | [.samples, .last.used_bytes, .last.live_bytes, .last.unattributed_bytes]')" \
     "[2,$((364*MiB)),$((64*MiB)),$((300*MiB))]"
+check_eq "foreign: sampling off (VRAMTRACE_MEMINFO_INTERVAL_MS=0): no vramtrace_sample record" "$(jqs $t '[.[]|select(.api=="vramtrace_sample")]|length')" 0
 check_eq "foreign: at the OOM: 660 MiB free, 64 MiB live on the device, 300 MiB unattributed" \
     "$("$VT" report --json "$t" | jq -c '[.oom_count, (.oom_events[0]|.free_bytes, .live_device_bytes, .unattributed_bytes)]')" \
     "[1,$((660*MiB)),$((64*MiB)),$((300*MiB))]"
+# Sampling on, one per 10 ms: the first allocation starts the interval, the OOM takes no sample
+# (it asks the driver itself), the 16 MiB allocation 20 ms later takes one: 380 MiB used, 80 live.
+cp "$t" "$TMP/foreign_nosample.jsonl"
+trace foreign VRAMTRACE_SIM_MEM=1G VRAMTRACE_SIM_FOREIGN_MEM=300M VRAMTRACE_MEMINFO_INTERVAL_MS=10
+check_eq "foreign: one vramtrace_sample meminfo, after the 16 MiB allocation (380 MiB used)" \
+    "$(jqs $t '[.[]|select(.ev=="meminfo" and .api=="vramtrace_sample")|"\(.res):\(.dev):\(.total_bytes - .free_bytes)"]|join(" ")')" "0:0:$((380*MiB))"
+check_eq "foreign: the report's driver view counts it: 3 queries, the last 380 MiB used, 80 live, 300 unattributed" \
+    "$("$VT" report --json "$t" | jq -c '.processes[0].devices[0].driver | [.samples, .last.used_bytes, .last.live_bytes, .last.unattributed_bytes]')" \
+    "[3,$((380*MiB)),$((80*MiB)),$((300*MiB))]"
+t="$TMP/foreign_nosample.jsonl"
 check_eq "foreign: the text says it at the device and at the OOM" \
     "$("$VT" report "$t" | grep -c -e '^      driver: 364.00 MiB used at the last of 2 queries, 300.00 MiB of it not allocated by the program$' \
         -e '; driver free 660.00 MiB of 1.00 GiB, 300.00 MiB used but not allocated by the program$')" 2

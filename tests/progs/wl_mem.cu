@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <vramtrace/vramtrace.h>
 
@@ -205,7 +206,8 @@ static int reset_mode(void)
 }
 
 /* Memory nobody in this process allocated (run with VRAMTRACE_SIM_FOREIGN_MEM): 64 MiB allocated,
- * the program asks cudaMemGetInfo, then a 1 GiB request fails for lack of memory. */
+ * the program asks cudaMemGetInfo, then a 1 GiB request fails for lack of memory; 20 ms later
+ * 16 MiB more. */
 static int foreign_mode(void)
 {
     void *a, *b = NULL;
@@ -214,7 +216,10 @@ static int foreign_mode(void)
     rc |= cudaMemGetInfo(&f, &t);
     printf("rc=%d used_mib=%llu total_mib=%llu\n", rc, (unsigned long long)((t - f) / MiB), (unsigned long long)(t / MiB));
     printf("big=%d\n", cudaMalloc(&b, 1024 * MiB));
-    printf("free=%d\n", cudaFree(a));
+    usleep(20000); /* longer than the tests' VRAMTRACE_MEMINFO_INTERVAL_MS=10: the next allocation is sampled */
+    void *c;
+    rc = cudaMalloc(&c, 16 * MiB);
+    printf("free=%d\n", rc | cudaFree(c) | cudaFree(a));
     return 0;
 }
 
