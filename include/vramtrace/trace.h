@@ -51,12 +51,13 @@
 #define VT_EVN_SNAPSHOT    "snapshot"     /* vramtrace_snapshot() (vramtrace/vramtrace.h) */
 #define VT_EVN_PAUSE       "pause"        /* vramtrace_pause() */
 #define VT_EVN_RESUME      "resume"       /* vramtrace_resume() */
+#define VT_EVN_POOL_ATTR   "pool_attr"    /* a pool's release threshold set */
 #define VT_EVN_RESET       "reset"        /* cudaDeviceReset / cuDevicePrimaryCtxReset, after its frees */
 #define VT_TRACE_EVENTS(X)                                                                    \
     X(HEADER) X(MODULE) X(DEVICE) X(ALLOC) X(FREE) X(MAP) X(UNMAP) X(COPY) X(SET) X(KERNEL)   \
     X(LAUNCH) X(SYNC) X(MEMINFO) X(FINDING) X(RANGE_PUSH) X(RANGE_POP) X(RANGE_START)         \
     X(RANGE_END) X(MARK) X(FOOTER) X(POOL_TRIM) X(IPC_OPEN) X(IPC_CLOSE) X(GRAPH_ALLOC)  \
-    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET)
+    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET) X(POOL_ATTR)
 
 /* ---- "mem": what kind of memory an alloc/free (or a map-tracked range) is -------------------- */
 #define VT_MEMN_DEVICE     "device"      /* cudaMalloc, cuMemAlloc...: VRAM */
@@ -110,7 +111,7 @@
         X(height) X(free_bytes) X(total_bytes) X(bt)                                           \
     /* copies and sets */ X(dst) X(src) X(dir) X(host) X(async) X(kind) X(dpitch) X(spitch)  \
         X(src_dev) X(value) X(captured)                                                       \
-    /* pools */ X(pool) X(keep) X(reserved_before) X(reserved_after)                           \
+    /* pools */ X(pool) X(keep) X(reserved_before) X(reserved_after) X(release_threshold)                           \
     /* kernels and launches */ X(id) X(name) X(params) X(layout) X(k) X(grid) X(block) X(shmem) \
     /* findings */ X(severity) X(arg) X(offset) X(class) X(mapping) X(alloc) X(msg) X(count) X(first) \
     /* modules and devices */ X(path) X(base) X(lo) X(hi) X(cc) X(mem_clock_khz)              \

@@ -473,6 +473,20 @@ void vt_ev_region_close(const struct vt_call *c, const char *ev, uint64_t addr, 
     VT_RESTORE_ERRNO;
 }
 
+void vt_ev_pool_threshold(const struct vt_call *c, uint64_t pool, uint64_t keep)
+{
+    VT_SAVE_ERRNO;
+    if (vt_trace_ready()) {
+        char buf[LINE_MAX_BYTES];
+        vt_line l;
+        vt_fmt_begin(&l, buf, VT_EVN_POOL_ATTR, c);
+        vt_put_key(&l, "pool"); vt_put_hex(&l, pool);
+        vt_put_key(&l, "release_threshold"); vt_put_u64(&l, keep);
+        vt_fmt_emit(&l);
+    }
+    VT_RESTORE_ERRNO;
+}
+
 void vt_ev_pool_trim(const struct vt_call *c, uint64_t pool, uint64_t keep, int has_reserved,
                      uint64_t before, uint64_t after)
 {

@@ -69,6 +69,8 @@ void vt_ev_region_open(const struct vt_call *c, const char *ev, uint64_t addr, u
 /* ipc_close: before the real call, take the range out of the registry (0: it was not known). */
 uint64_t vt_ev_region_close_begin(uint64_t addr);
 void vt_ev_region_close(const struct vt_call *c, const char *ev, uint64_t addr, uint64_t size, int mem);
+/* cu/cudaMemPoolSetAttribute(release threshold): the `pool_attr` line (c->dev: the pool's device). */
+void vt_ev_pool_threshold(const struct vt_call *c, uint64_t pool, uint64_t keep);
 /* cuMemPoolTrimTo / cudaMemPoolTrimTo: the `pool_trim` line (reserved bytes before and after;
  * has_reserved 0 when the driver could not say). */
 void vt_ev_pool_trim(const struct vt_call *c, uint64_t pool, uint64_t keep, int has_reserved,

@@ -108,6 +108,45 @@ static int trim_impl(void *real, const char *api, int rt, CUmemoryPool pool, siz
 RT_GRAPH_HOOK(cudaMemPoolTrimTo, trim_impl, (cudaMemPool_t pool, size_t keep), pool, keep)
 DRV_GRAPH_HOOK(cuMemPoolTrimTo, trim_impl, (CUmemoryPool pool, size_t keep), pool, keep)
 
+/* ---- release threshold: the `pool_attr` record (how much freed memory a pool keeps at a sync) -- */
+/* The device whose default or current pool POOL is; the current device for a created pool. */
+static int pool_device(CUmemoryPool pool, int cur)
+{
+    typedef CUresult (*count_fn)(int *);
+    typedef CUresult (*getpool_fn)(CUmemoryPool *, int);
+    count_fn count = (count_fn)vt_real_driver("cuDeviceGetCount");
+    getpool_fn def = (getpool_fn)vt_real_driver("cuDeviceGetDefaultMemPool"), now = (getpool_fn)vt_real_driver("cuDeviceGetMemPool");
+    int n = 0, dev = cur;
+    vt_ts.guard++;
+    if (count && count(&n) == CUDA_SUCCESS)
+        for (int d = 0; d < n && d < 64 && dev == cur; d++) {
+            CUmemoryPool p = NULL;
+            if ((def && def(&p, d) == CUDA_SUCCESS && p == pool) || (now && now(&p, d) == CUDA_SUCCESS && p == pool)) dev = d;
+        }
+    vt_ts.guard--;
+    return dev;
+}
+
+typedef int (*pool_set_fn)(CUmemoryPool, int, void *);
+static int pool_set_impl(void *real, const char *api, int rt, CUmemoryPool pool, int attr, void *v)
+{
+    VT_CALL_BEGIN(c, api);
+    int r;
+    if (rt) RT_RUN(r, ((pool_set_fn)real)(pool, attr, v)); else r = ((pool_set_fn)real)(pool, attr, v);
+    VT_CALL_END(c, r);
+    if (attr == 4 /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD, cudaMemPoolAttrReleaseThreshold */ && v) {
+        int saved = errno;
+        uint64_t keep;
+        memcpy(&keep, v, sizeof keep);
+        c.dev = pool_device(pool, c.dev);
+        vt_ev_pool_threshold(&c, u(pool), keep);
+        errno = saved;
+    }
+    return r;
+}
+RT_GRAPH_HOOK(cudaMemPoolSetAttribute, pool_set_impl, (cudaMemPool_t pool, int attr, void *v), pool, attr, v)
+DRV_GRAPH_HOOK(cuMemPoolSetAttribute, pool_set_impl, (CUmemoryPool pool, int attr, void *v), pool, attr, v)
+
 /* ---- contexts: keep the thread's current device (the `dev` of events) in step --------------- */
 void vt_note_current_device(void)
 {
@@ -205,6 +244,8 @@ const struct vt_hook vt_hooks_pool[] = {
     VT_HOOK_ENTRY(cuIpcCloseMemHandle, "cuIpcCloseMemHandle", 4010, 0),
     VT_HOOK_ENTRY(cudaMemPoolTrimTo, NULL, 0, 0),
     VT_HOOK_ENTRY(cuMemPoolTrimTo, "cuMemPoolTrimTo", 11020, 0),
+    VT_HOOK_ENTRY(cudaMemPoolSetAttribute, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuMemPoolSetAttribute, "cuMemPoolSetAttribute", 11020, 0),
     VT_HOOK_ENTRY(cuCtxPushCurrent_v2, "cuCtxPushCurrent", 4000, 0),
     VT_HOOK_ENTRY(cuCtxPopCurrent_v2, "cuCtxPopCurrent", 4000, 0),
     VT_HOOK_ENTRY(cuCtxCreate_v4, "cuCtxCreate", 12050, 0),

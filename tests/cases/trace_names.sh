@@ -14,7 +14,7 @@ H="$ROOT/include/vramtrace/trace.h"
 list() { printf '#include <vramtrace/trace.h>\n#define F(k) %s\n%s(F)\n' "$2" "$1" | cc -E -P -I"$ROOT/include" - | tr -s ' \n' '\n\n' | sed '/^$/d' | sort -u; }
 list VT_TRACE_FIELDS 'k' >"$TMP/fields"
 list VT_TRACE_EVENTS 'VT_EVN_##k' | tr -d '"' >"$TMP/events"
-check_eq "trace.h lists 28 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 28
+check_eq "trace.h lists 29 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 29
 
 run() { # run NAME PROGRAM ARGS... : traced on the simulated device (two devices) -> $TMP/NAME.jsonl
     n=$1; shift

@@ -38,6 +38,18 @@ check_eq "pool: pool_trim records with the reservation around the call" \
     "0:$((12*MiB))>$((4*MiB)) 0:$((4*MiB))>0"
 check_eq "pool: footer live_bytes 0" "$(jqs $t '.[]|select(.ev=="footer")|.live_bytes')" 0
 check_eq "pool: report peak_bytes" "$("$VT" report --json "$t" | jq .peak_bytes)" $((12*MiB))
+# The report's pool model against what the program asked the pool (reserved_mib etc. above): at
+# each snapshot, live + kept free = the pool's reserved memory (12, 12, 4, 0 MiB).
+check_eq "pool: snapshots (label, live MiB, kept free by the pool MiB)" \
+    "$("$VT" report --json "$t" | jq -c '[.snapshots[]|[.label,.live_bytes/1048576,.pool_kept_free_bytes/1048576]]')" \
+    '[["b freed, synced",8,4],["reused",12,0],["trimmed",4,0],["end",0,0]]'
+check_eq "pool: the threshold set (pool_attr) and the device's pool view: reserved at most 12 MiB" \
+    "$(grep '"ev":"pool_attr"' $t | sed 's/.*"api":"\([^"]*\)".*"dev":\([0-9]*\).*"release_threshold":\([0-9]*\).*/\1:\2:\3/') $("$VT" report --json "$t" | jq -c '.processes[0].devices[0].pool|[.reserved_peak_bytes,.kept_free_bytes]')" \
+    "cudaMemPoolSetAttribute:0:18446744073709551615 [$((12*MiB)),0]"
+# cudaMemGetInfo saw exactly the pools' reservations: nothing unattributed at any of its 5 calls.
+check_eq "pool: driver view: 5 queries, never any unattributed memory (the pool's kept blocks are known)" \
+    "$("$VT" report --json "$t" | jq -c '.processes[0].devices[0].driver|[.samples,.max_unattributed.unattributed_bytes]')" "[5,0]"
+check "pool: the text shows the kept memory at the snapshot" sh -c '"$1" report "$2" | grep -q "^  \"b freed, synced\" at .*: 8.00 MiB live (+4.00 MiB kept free by stream-ordered pools)$"' _ "$VT" "$t"
 
 # ---- VMM ---------------------------------------------------------------------------------------
 trace vmm

@@ -39,15 +39,18 @@ static int pool_mode(void)
     cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used);
     printf("reserved_mib=%llu used_mib=%llu meminfo_used_mib=%llu\n", (unsigned long long)(res / MiB),
            (unsigned long long)(used / MiB), (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("b freed, synced");
     void *d;
     cudaMallocAsync(&d, 4 * MiB, s); /* reuses b's block: no new reservation */
     printf("reuse=%d meminfo_after_reuse_mib=%llu\n", d == b, (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("reused");
     cudaFreeAsync(d, s);
     cudaFreeAsync(c, s);
     printf("trim=%d\n", cudaMemPoolTrimTo(pool, 0));
     cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &res);
     printf("reserved_after_trim_mib=%llu meminfo_after_trim_mib=%llu\n", (unsigned long long)(res / MiB),
            (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("trimmed");
     cudaFree(a); /* cudaFree of pool memory is legal */
     cudaMemPoolProps pp;
     memset(&pp, 0, sizeof pp);
@@ -65,6 +68,7 @@ static int pool_mode(void)
     printf("pool_destroy=%d\n", cudaMemPoolDestroy(mine));
     cudaMemPoolTrimTo(pool, 0);
     printf("meminfo_end_mib=%llu\n", (unsigned long long)((used_now() - u0) / MiB));
+    vramtrace_snapshot("end");
     return 0;
 }
 

@@ -41,14 +41,25 @@ struct vt_holding { int site; uint64_t bytes, count; };
 
 /* Memory the driver says is used on a device (total - free, at each cuMemGetInfo the program made,
  * each sample the tracer took and each OOM) against the VRAM the trace holds live then:
- * unattributed = driver used - traced live (0 when the trace holds more): the context, module
- * images, library workspaces, pool reservations not in use, other processes. */
+ * unattributed = driver used - traced live - what stream-ordered pools keep free (modelled; 0
+ * when the trace holds more): the context, module images, library workspaces, other processes. */
 struct vt_driver_view {
     uint64_t samples;                  /* successful queries */
-    uint64_t last_used, last_live, last_unattributed;
+    uint64_t last_used, last_live, last_unattributed, last_pool_kept;
     int64_t last_t;
     uint64_t max_unattributed, max_used, max_live;   /* the sample with the most unattributed */
     int64_t max_t;
+};
+
+/* Stream-ordered pools on a device, modelled from the calls (analysis_pool.c): memory the
+ * program's stream-ordered allocations hold (in_use) plus freed blocks the pools keep
+ * (kept_free); reserved = in_use + kept_free, what cudaMemPoolAttrReservedMemCurrent would sum to. */
+struct vt_pool_view {
+    uint64_t in_use, kept_free;
+    uint64_t threshold;                /* release threshold (pool_attr; 0, CUDA's default) */
+    uint64_t reserved_peak;
+    int64_t reserved_peak_t;
+    uint64_t kept_free_at_peak;        /* kept_free when the device's live VRAM peaked */
 };
 
 struct vt_device {
@@ -59,6 +70,7 @@ struct vt_device {
     uint64_t live, peak;
     int64_t peak_t;
     struct vt_driver_view driver;
+    struct vt_pool_view pool;
 };
 
 struct vt_oom {
@@ -70,7 +82,8 @@ struct vt_oom {
     uint64_t requested, live, live_dev;  /* live VRAM (process, device) when it failed */
     int has_free;
     uint64_t free_bytes, total_bytes;
-    uint64_t unattributed;             /* has_free: driver used (total - free) - live_dev, at least 0 */
+    uint64_t unattributed;             /* has_free: driver used (total - free) - live_dev - pool_kept_free, at least 0 */
+    uint64_t pool_kept_free;           /* the device's pools: freed memory they still kept (analysis_pool.c) */
     int site;
     const char *ranges;                /* NVTX context ("" when none) */
     struct vt_holding *holders;        /* NULL past VT_AN_MAX_OOM_HOLDERS */
@@ -82,6 +95,7 @@ struct vt_snapshot {
     int64_t t;
     const char *label;
     uint64_t live;                     /* as the report counts it (allocs minus frees so far) */
+    uint64_t pool_kept_free;           /* stream-ordered pools: freed memory still reserved (all devices) */
     uint64_t tracer_live;              /* as the tracer counted it (the record's live_bytes) */
     struct vt_holding *holders;        /* by bytes, largest first */
     size_t nholders;
@@ -142,6 +156,7 @@ struct vt_proc {
     uint64_t live, peak;
     int64_t peak_t;
     int peak_tid;
+    uint64_t peak_pool_kept_free;      /* stream-ordered pools' freed-but-reserved memory at the peak */
     const char *peak_ranges;
     struct vt_holding *peak_sites;     /* sites live at the peak */
     size_t npeak_sites;

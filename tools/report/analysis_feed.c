@@ -167,6 +167,7 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
         if (touch(a, l.stack) < 0) return VT_AN_ENOMEM;
         struct vt_device *d = device(p, l.dev);
         if (d) d->live -= l.size;
+        if (d && l.mem == VT_MEM_ASYNC) vt_an_pool_free(d, l.size);
         p->free_count++; vt_sat_add(&p->free_bytes, l.size);
         vt_an_range_account(p, ev->tid, l.size, 1);
         timeline_add(p, ev->t, before, p->live, 0, -1, NULL);
@@ -175,13 +176,21 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
     return 0;
 }
 
+static uint64_t pools_kept_free(const struct vt_proc *p)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < p->ndevices; i++) vt_sat_add(&sum, p->devices[i].pool.kept_free);
+    return sum;
+}
+
 /* The driver said USED bytes were in use on D at T (cuMemGetInfo, a sample, an OOM). */
 static void driver_sample(struct vt_device *d, int64_t t, uint64_t used)
 {
     struct vt_driver_view *v = &d->driver;
     v->samples++;
-    v->last_used = used; v->last_live = d->live; v->last_t = t;
-    v->last_unattributed = used > d->live ? used - d->live : 0;
+    uint64_t known = d->live + d->pool.kept_free;
+    v->last_used = used; v->last_live = d->live; v->last_pool_kept = d->pool.kept_free; v->last_t = t;
+    v->last_unattributed = used > known ? used - known : 0;
     if (v->samples == 1 || v->last_unattributed > v->max_unattributed) {
         v->max_unattributed = v->last_unattributed; v->max_used = used; v->max_live = d->live; v->max_t = t;
     }
@@ -221,6 +230,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         o->t = ev->t; o->api = vt_an_keep(p, ev->api); o->mem = ev->mem; o->dev = (int)ev->dev; o->res = ev->res;
         o->requested = ev->size; o->live = p->live; o->live_dev = d->live;
         o->has_free = (ev->has & VT_F_FREE) != 0;
+        o->pool_kept_free = d->pool.kept_free;
         o->free_bytes = ev->free_bytes; o->total_bytes = ev->total_bytes ? ev->total_bytes : d->total_bytes;
         if (o->has_free && ev->total_bytes >= ev->free_bytes) {
             driver_sample(d, ev->t, ev->total_bytes - ev->free_bytes);
@@ -259,9 +269,11 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         vt_sat_add(&s->alloc_bytes, ev->size); s->alloc_count++;
         if (touch(a, (uint32_t)st) < 0) return VT_AN_ENOMEM;
         vt_sat_add(&d->live, ev->size);
-        if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; }
+        if (ev->mem == VT_MEM_ASYNC) vt_an_pool_alloc(d, ev->size, ev->t);
+        if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; d->pool.kept_free_at_peak = d->pool.kept_free; }
         if (p->live > p->peak) {
             p->peak = p->live; p->peak_t = ev->t; p->peak_tid = (int)ev->tid;
+            p->peak_pool_kept_free = pools_kept_free(p);
             uint64_t *node = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
             a->peak_node = node ? (uint32_t)*node : 0;
             a->peak_pending = 1;
@@ -314,6 +326,9 @@ static int on_reset(struct vt_proc *p, const struct vt_event *ev)
         int rc = drop_live(p, ev, &a->by_addr, l->key, (uint32_t)i);
         if (rc < 0) return rc;
     }
+    struct vt_device *d = device(p, ev->dev);
+    if (!d) return VT_AN_ENOMEM;
+    d->pool.kept_free = 0;   /* the device's pools are gone with it */
     p->reset_count++;
     if (p->nresets < VT_AN_MAX_RESETS)
         p->resets[p->nresets++] = (struct vt_reset){ ev->t, vt_an_keep(p, ev->api), (int)ev->dev, count, bytes };
@@ -426,7 +441,8 @@ static int on_snapshot(struct vt_proc *p, const struct vt_event *ev)
     if (p->nsnapshots == VT_AN_MAX_SNAPSHOTS) return 0;
     GROW(p->snapshots, p->nsnapshots, a->capsnapshots, 16);
     struct vt_snapshot *s = &p->snapshots[p->nsnapshots];
-    *s = (struct vt_snapshot){ ev->t, vt_an_keep(p, ev->label), p->live, (uint64_t)ev->live_bytes, NULL, 0 };
+    *s = (struct vt_snapshot){ .t = ev->t, .label = vt_an_keep(p, ev->label), .live = p->live,
+                               .pool_kept_free = pools_kept_free(p), .tracer_live = (uint64_t)ev->live_bytes };
     if (live_holders(a, &s->holders, &s->nholders) < 0) return VT_AN_ENOMEM;
     p->nsnapshots++;
     return 0;
@@ -535,9 +551,15 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_RESET: return on_reset(p, ev);
     case VT_EV_UNMAP: return on_unmap(p, ev);
     case VT_EV_MEMINFO: return on_meminfo(p, ev);
-    case VT_EV_SYNC:
-        if (!ev->res_null && ev->res) add_error(p, ev->api, ev->res, ev->t);
+    case VT_EV_SYNC: case VT_EV_POOL_TRIM: case VT_EV_POOL_ATTR: {
+        if (ev->res_null || ev->res) { if (!ev->res_null) add_error(p, ev->api, ev->res, ev->t); return 0; }
+        struct vt_device *d = device(p, ev->dev);
+        if (!d) return VT_AN_ENOMEM;
+        if (ev->type == VT_EV_SYNC) vt_an_pool_sync(d);
+        else if (ev->type == VT_EV_POOL_TRIM) vt_an_pool_trim(d, ev->keep, ev->has_reserved_after, ev->reserved_after);
+        else if (ev->has_keep) d->pool.threshold = ev->keep;
         return 0;
+    }
     case VT_EV_FINDING: return on_finding(p, ev, kname);
     case VT_EV_RANGE_PUSH: case VT_EV_RANGE_POP: case VT_EV_RANGE_START: case VT_EV_RANGE_END:
         return on_range(p, ev);

@@ -66,6 +66,12 @@ static inline const char *vt_an_keep(struct vt_proc *p, const char *s)
     return id < 0 ? "" : vtr_strtab_get(&p->priv->strs, id);
 }
 
+/* Stream-ordered pool model (analysis_pool.c), per device. */
+void vt_an_pool_alloc(struct vt_device *d, uint64_t size, int64_t t);
+void vt_an_pool_free(struct vt_device *d, uint64_t size);
+void vt_an_pool_sync(struct vt_device *d);
+void vt_an_pool_trim(struct vt_device *d, uint64_t keep, int has_after, uint64_t after);
+
 /* Copies live per-stack bytes into the peak snapshot (state == the peak) and fixes peak_ranges
  * (analysis_ranges.c: it names the ranges open at the peak). */
 void vt_an_snapshot(struct vt_proc *p);

@@ -68,6 +68,9 @@ struct vt_event {
     const char *path;               /* module */
     uint64_t base, lo, hi;
     int sim;                        /* device */
+    uint64_t keep;                  /* pool_trim: keep; pool_attr: release_threshold */
+    uint64_t reserved_after;        /* pool_trim (has_reserved_after) */
+    int has_keep, has_reserved_after;
     /* header */
     const char *format, *tracer, *program, *hostname, *checks;
     int64_t version, pid, ppid, wall_time, page_size;

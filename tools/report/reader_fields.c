@@ -285,6 +285,8 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("label")) { STR(ev->label); ev->has |= VT_F_LABEL; }
     else if (KEY("depth")) I64(ev->depth, 1, 0);
     else if (KEY("skipped")) rc = get_u64(r, k, kn, v, &ev->skipped, err, errlen);
+    else if (KEY("keep") || KEY("release_threshold")) { rc = get_u64(r, k, kn, v, &ev->keep, err, errlen); ev->has_keep = 1; }
+    else if (KEY("reserved_after")) { rc = get_u64(r, k, kn, v, &ev->reserved_after, err, errlen); ev->has_reserved_after = 1; }
     /* everything else (src, dst, grid, block, params, argv, pitch, ...) is not needed */
     else remember_skipped(r, k, kn, ksig);
     return rc;

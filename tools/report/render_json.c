@@ -66,7 +66,8 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
         vt_esc_printf(f, VT_ESC_JSON, ",\"mem\":\"%s\",\"res\":%lld,\"dev\":%d,\"time_ns\":%lld,\"offset_ns\":%lld,\"free_bytes\":",
                 vt_rd_mem_name(o->mem), I(o->res), o->dev, I(o->t), I(o->t - p->t0));
         if (o->has_free) vt_esc_printf(f, VT_ESC_JSON, "%llu", U(o->free_bytes)); else fputs("null", f);
-        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"unattributed_bytes\":", U(o->total_bytes));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"pool_kept_free_bytes\":%llu,\"unattributed_bytes\":",
+                      U(o->total_bytes), U(o->pool_kept_free));
         if (o->has_free) vt_esc_printf(f, VT_ESC_JSON, "%llu", U(o->unattributed)); else fputs("null", f);
         fputs(",\"ranges\":", f);
         vt_json_str(f, o->ranges);
@@ -85,8 +86,9 @@ static void snapshots(FILE *f, const struct vt_proc *p, int *first)
         fputs(*first ? "{\"label\":" : ",{\"label\":", f);
         *first = 0;
         vt_json_str(f, s->label);
-        vt_esc_printf(f, VT_ESC_JSON, ",\"time_ns\":%lld,\"offset_ns\":%lld,\"live_bytes\":%llu,\"tracer_live_bytes\":%llu,\"change_bytes\":",
-                      I(s->t), I(s->t - p->t0), U(s->live), U(s->tracer_live));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"time_ns\":%lld,\"offset_ns\":%lld,\"live_bytes\":%llu,\"tracer_live_bytes\":%llu,"
+                      "\"pool_kept_free_bytes\":%llu,\"change_bytes\":",
+                      I(s->t), I(s->t - p->t0), U(s->live), U(s->tracer_live), U(s->pool_kept_free));
         if (i) vt_esc_printf(f, VT_ESC_JSON, "%lld", (long long)(s->live - p->snapshots[i - 1].live));
         else fputs("null", f);
         vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"rank\":", I(p->pid));
@@ -159,8 +161,8 @@ static void process(FILE *f, const struct vt_proc *p)
     vt_esc_printf(f, VT_ESC_JSON, ",\"complete\":%s,\"incomplete_reason\":", reason ? "false" : "true");
     if (reason) vt_json_str(f, reason); else fputs("null", f);
     vt_esc_printf(f, VT_ESC_JSON, ",\"dropped_events\":%lld,\"events\":%llu,\"warnings\":%ld,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
-            "\"oom_count\":%llu,\"finding_count\":%llu,\"leaked_bytes\":%llu,\"devices\":[",
-            I(p->footer_dropped), U(p->events), p->warnings, U(p->peak), I(p->peak_t),
+            "\"peak_pool_kept_free_bytes\":%llu,\"oom_count\":%llu,\"finding_count\":%llu,\"leaked_bytes\":%llu,\"devices\":[",
+            I(p->footer_dropped), U(p->events), p->warnings, U(p->peak), I(p->peak_t), U(p->peak_pool_kept_free),
             U(p->oom_count), U(p->finding_count), U(p->leak_bytes));
     int first = 1;
     for (size_t i = 0; i < p->ndevices; i++) {
@@ -174,10 +176,15 @@ static void process(FILE *f, const struct vt_proc *p)
         const struct vt_driver_view *v = &d->driver;
         if (v->samples)
             vt_esc_printf(f, VT_ESC_JSON, "{\"samples\":%llu,\"last\":{\"time_ns\":%lld,\"used_bytes\":%llu,\"live_bytes\":%llu,"
-                          "\"unattributed_bytes\":%llu},\"max_unattributed\":{\"time_ns\":%lld,\"used_bytes\":%llu,\"live_bytes\":%llu,"
-                          "\"unattributed_bytes\":%llu}}}", U(v->samples), I(v->last_t), U(v->last_used), U(v->last_live),
+                          "\"pool_kept_free_bytes\":%llu,\"unattributed_bytes\":%llu},\"max_unattributed\":{\"time_ns\":%lld,"
+                          "\"used_bytes\":%llu,\"live_bytes\":%llu,\"unattributed_bytes\":%llu}}",
+                          U(v->samples), I(v->last_t), U(v->last_used), U(v->last_live), U(v->last_pool_kept),
                           U(v->last_unattributed), I(v->max_t), U(v->max_used), U(v->max_live), U(v->max_unattributed));
-        else fputs("null}", f);
+        else fputs("null", f);
+        const struct vt_pool_view *pv = &d->pool;
+        vt_esc_printf(f, VT_ESC_JSON, ",\"pool\":{\"reserved_peak_bytes\":%llu,\"reserved_peak_time_ns\":%lld,"
+                      "\"kept_free_at_peak_bytes\":%llu,\"kept_free_bytes\":%llu,\"release_threshold\":%llu}}",
+                      U(pv->reserved_peak), I(pv->reserved_peak_t), U(pv->kept_free_at_peak), U(pv->kept_free), U(pv->threshold));
     }
     vt_esc_printf(f, VT_ESC_JSON, "],\"duplicate_allocs\":%llu,\"reset_count\":%llu,\"resets\":[",
                   U(p->duplicate_allocs), U(p->reset_count));

@@ -58,6 +58,7 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     fprintf(f, "  peak VRAM     %s", B(p->peak));
     if (p->peak) fprintf(f, " at %s", vt_fmt_when(w, sizeof w, p, p->peak_t));
     if (p->peak_ranges[0]) fprintf(f, " in range \"%s\"", p->peak_ranges);
+    if (p->peak_pool_kept_free) fprintf(f, "; stream-ordered pools kept %s more reserved then", B(p->peak_pool_kept_free));
     fputc('\n', f);
     for (size_t i = 0; i < p->ndevices; i++) {
         const struct vt_device *d = &p->devices[i];
@@ -66,6 +67,10 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         if (d->total_bytes) fprintf(f, " of %s (%.1f%%)", B(d->total_bytes), 100.0 * (double)d->peak / (double)d->total_bytes);
         if (d->sim) fputs(" [simulated]", f);
         fputc('\n', f);
+        const struct vt_pool_view *pv = &d->pool;
+        if (pv->reserved_peak)
+            fprintf(f, "      pools: reserved at most %s at %s (stream-ordered; %s of it kept free at the device's peak)\n",
+                    B(pv->reserved_peak), vt_fmt_when(w, sizeof w, p, pv->reserved_peak_t), B(pv->kept_free_at_peak));
         const struct vt_driver_view *v = &d->driver;
         if (v->samples) {
             fprintf(f, "      driver: %s used at the last of %llu queries, %s of it not allocated by the program",
@@ -126,6 +131,7 @@ static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *
             if (x->total_bytes) fprintf(f, " of %s", B(x->total_bytes));
             fprintf(f, ", %s used but not allocated by the program", B(x->unattributed));
         }
+        if (x->pool_kept_free) fprintf(f, "; stream-ordered pools kept %s free", B(x->pool_kept_free));
         fputc('\n', f);
         fprintf(f, "  requested at: %s\n", vt_site_label(p, x->site));
         if (x->ranges[0]) fprintf(f, "  in range:     %s\n", x->ranges);
@@ -148,6 +154,7 @@ static void snapshots(FILE *f, const struct vt_proc *p, const struct vt_render_o
         char w[64];
         const struct vt_snapshot *s = &p->snapshots[i];
         fprintf(f, "  \"%s\" at %s: %s live", s->label, vt_fmt_when(w, sizeof w, p, s->t), B(s->live));
+        if (s->pool_kept_free) fprintf(f, " (+%s kept free by stream-ordered pools)", B(s->pool_kept_free));
         if (i) {
             const struct vt_snapshot *b = &p->snapshots[i - 1];
             if (s->live == b->live) fprintf(f, ", no change since \"%s\"", b->label);
