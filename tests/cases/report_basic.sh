@@ -109,6 +109,15 @@ check_eq "duplicate alloc: peak, device peak, leaks, allocations/frees, duplicat
 check_eq "duplicate alloc: the text warns with the first one's line and address" \
     "$("$VT" report "$D/dup_alloc.jsonl" | grep -c '^  warning: 2 allocations recorded where one was still live (first: line 4, 0x7f0000000000): a free missing from the trace')" 1
 
+# ---- a caching allocator seen from below: the report says it sees segments, not tensors -------
+# tests/data/traces/torch_segments.jsonl: a 20 MiB cudaMalloc whose stack goes through PyTorch's
+# libc10_cuda.so (a CUDACachingAllocator segment); oom_held.jsonl has no such library.
+check_eq "caching allocator: named from the library on the stack; none without it" \
+    "$("$VT" report --json "$D/torch_segments.jsonl" | jq -r '.processes[0].caching_allocator') $("$VT" report --json "$D/oom_held.jsonl" | jq -r '.processes[0].caching_allocator')" \
+    "PyTorch (c10 CUDACachingAllocator) null"
+check "caching allocator: the text notes that the tracer sees segments, not tensors" sh -c \
+    '"$1" report "$2" | grep -q "^  note          PyTorch (c10 CUDACachingAllocator) allocated here: the tracer sees the segments it reserves from CUDA, not the$"' _ "$VT" "$D/torch_segments.jsonl"
+
 # ---- leaks: stream-ordered memory never freed is a leak; leaks[] lists leaks, not peak sites ----
 # tests/data/traces/leak_async.jsonl: site 0x1100 takes 4 MiB (the peak's biggest) and frees it;
 # site 0x1300 takes 1 MiB with cudaMallocAsync and never frees it.

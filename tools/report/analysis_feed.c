@@ -176,6 +176,23 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
     return 0;
 }
 
+/* A framework that caches device memory, by the library a recorded stack went through: its
+ * cudaMalloc'd segments (or VMM pages) are what the tracer sees, not the tensors inside them. */
+static const char *caching_allocator(const char *path)
+{
+    static const struct { const char *lib, *name; } known[] = {
+        { "libc10_cuda.so", "PyTorch (c10 CUDACachingAllocator)" },
+        { "xla_extension.so", "JAX/XLA (BFC allocator)" }, { "libjax_common.so", "JAX/XLA (BFC allocator)" },
+        { "librmm.so", "RAPIDS RMM" },
+        { "libtensorflow_framework.so", "TensorFlow (BFC allocator)" },
+    };
+    const char *base = path ? strrchr(path, '/') : NULL;
+    base = base ? base + 1 : path;
+    for (size_t i = 0; base && i < sizeof known / sizeof known[0]; i++)
+        if (!strncmp(base, known[i].lib, strlen(known[i].lib))) return known[i].name;
+    return NULL;
+}
+
 static uint64_t pools_kept_free(const struct vt_proc *p)
 {
     uint64_t sum = 0;
@@ -506,6 +523,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         p->t0 = ev->t; p->t_end = ev->t; p->wall_time = ev->wall_time;
         return 0;
     case VT_EV_MODULE:
+        if (!p->caching_allocator) p->caching_allocator = caching_allocator(ev->path);
         return vt_sym_add_module(a->sym, ev->path, ev->base, ev->lo, ev->hi) < 0 ? VT_AN_ENOMEM : 0;
     case VT_EV_DEVICE: {
         struct vt_device *d = device(p, ev->dev);

@@ -186,7 +186,9 @@ static void process(FILE *f, const struct vt_proc *p)
                       "\"kept_free_at_peak_bytes\":%llu,\"kept_free_bytes\":%llu,\"release_threshold\":%llu}}",
                       U(pv->reserved_peak), I(pv->reserved_peak_t), U(pv->kept_free_at_peak), U(pv->kept_free), U(pv->threshold));
     }
-    vt_esc_printf(f, VT_ESC_JSON, "],\"duplicate_allocs\":%llu,\"reset_count\":%llu,\"resets\":[",
+    fputs("],\"caching_allocator\":", f);
+    if (p->caching_allocator) vt_json_str(f, p->caching_allocator); else fputs("null", f);
+    vt_esc_printf(f, VT_ESC_JSON, ",\"duplicate_allocs\":%llu,\"reset_count\":%llu,\"resets\":[",
                   U(p->duplicate_allocs), U(p->reset_count));
     for (size_t i = 0; i < p->nresets; i++) {
         const struct vt_reset *r = &p->resets[i];
