@@ -88,10 +88,13 @@ void vt_ensure_device(int dev)
     typedef CUresult (*name_fn)(char *, int, CUdevice);
     typedef CUresult (*mem_fn)(size_t *, CUdevice);
     typedef CUresult (*attr_fn)(int *, int, CUdevice);
+    typedef CUresult (*pci_fn)(char *, int, CUdevice);
     get_fn get = (get_fn)vt_real_driver("cuDeviceGet");
     name_fn name = (name_fn)vt_real_driver("cuDeviceGetName");
     mem_fn mem = (mem_fn)vt_real_driver("cuDeviceTotalMem_v2");
     attr_fn attr = (attr_fn)vt_real_driver("cuDeviceGetAttribute");
+    pci_fn pci = (pci_fn)vt_real_driver("cuDeviceGetPCIBusId");
+    char bus[64] = "";
     CUdevice d = 0;
     char nm[256] = "unknown";
     size_t total = 0;
@@ -101,6 +104,8 @@ void vt_ensure_device(int dev)
     if (got) {
         if (name) name(nm, sizeof nm, d);
         if (mem) mem(&total, d);
+        if (pci && pci(bus, (int)sizeof bus, d) != CUDA_SUCCESS) bus[0] = 0; /* which GPU: ordinals differ per process */
+        bus[sizeof bus - 1] = 0;
         if (attr) {
             attr(&clock, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, d);
             attr(&width, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, d);
@@ -130,6 +135,7 @@ void vt_ensure_device(int dev)
     vt_put_key(&l, "mem_clock_khz"); vt_put_i64(&l, clock);
     vt_put_key(&l, "bus_width_bits"); vt_put_i64(&l, width);
     vt_put_key(&l, "pageable_access"); vt_put_i64(&l, pageable);
+    if (bus[0]) { vt_put_key(&l, "pci"); vt_put_str(&l, bus); }
     vt_put_key(&l, "sim"); if (strstr(nm, "simulated")) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
     vt_fmt_emit(&l);
     atomic_store_explicit(&device_state[dev], 2, memory_order_release);

@@ -51,6 +51,16 @@ check_eq "pool: driver view: 5 queries, never any unattributed memory (the pool'
     "$("$VT" report --json "$t" | jq -c '.processes[0].devices[0].driver|[.samples,.max_unattributed.unattributed_bytes]')" "[5,0]"
 check "pool: the text shows the kept memory at the snapshot" sh -c '"$1" report "$2" | grep -q "^  \"b freed, synced\" at .*: 8.00 MiB live (+4.00 MiB kept free by stream-ordered pools)$"' _ "$VT" "$t"
 
+# Two processes one after another on one GPU (the same program twice): combined by time, the
+# device held at most 12 MiB at once (one process), not the 24 MiB their peaks sum to.
+mkdir -p "$TMP/seq"
+cp "$t" "$TMP/seq/1.jsonl"
+trace pool
+cp "$TMP/pool.jsonl" "$TMP/seq/2.jsonl"
+check_eq "pool twice in sequence: device 0000:10:00.0 (the simulated bus id), 12 MiB at once by 1 of 2 processes, peaks sum to 24" \
+    "$("$VT" report --json "$TMP/seq" | jq -c '[.combined.by_time, (.combined.devices[]|[.pci,.peak_bytes,(.pids_at_peak|length),.processes,.sum_of_peaks_bytes])]')" \
+    "[true,[\"0000:10:00.0\",$((12*MiB)),1,2,$((24*MiB))]]"
+
 # ---- VMM ---------------------------------------------------------------------------------------
 trace vmm
 o="$TMP/vmm.out"; t="$TMP/vmm.jsonl"

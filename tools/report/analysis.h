@@ -65,6 +65,7 @@ struct vt_pool_view {
 struct vt_device {
     int dev;                           /* -1: allocations with unknown device */
     const char *name;                  /* NULL when no device record */
+    const char *pci;                   /* PCI bus id from the device record; "" when unknown */
     uint64_t total_bytes;
     int sim, seen;
     uint64_t live, peak;
@@ -146,6 +147,7 @@ struct vt_proc {
     const char *path, *program, *hostname, *tracer, *checks;
     int64_t pid, ppid, rank, local_rank, world_size;
     int64_t t0, t_end, wall_time;      /* t0: header t; wall_time: seconds at t0 (0 unknown) */
+    int64_t wall_ns;                   /* wall clock at t0 in ns (header wall_time_ns, else wall_time); 0 unknown */
     int has_footer, backtraces_seen;
     int64_t footer_dropped, footer_events;
     const char *footer_error;          /* why the tracer stopped writing; "" when it did not */
@@ -246,4 +248,27 @@ void vt_proc_free(struct vt_proc *p);
  * bytes; WHICH 0 = at each process's peak, 1 = leaked.  Returns the count or -1. */
 struct vt_merged_site { const char *label; uint64_t bytes, count; };
 long vt_merge_sites(struct vt_proc *const *procs, size_t n, int which, struct vt_merged_site **out);
+/* Several traces combined by device and wall-clock time (analysis_combine.c): for each device
+ * (host + PCI bus id, else host + ordinal), the most VRAM the processes held on it at once and
+ * which processes held it then; `peak` the most over all devices at once. by_time 0 (why_not
+ * says why: a header without a wall clock, out of memory) when it could not be done. */
+struct vt_combined_dev {
+    const char *host, *pci, *name;
+    int dev;                           /* the ordinal in the first process that used it */
+    uint64_t peak, sum_of_peaks;       /* at once; the processes' own peaks on it, added */
+    int64_t peak_wall_ns;
+    int64_t *pids;                     /* processes holding VRAM on it at its peak */
+    size_t npids, nprocs;              /* nprocs: processes that used it */
+};
+struct vt_combined {
+    int by_time;
+    const char *why_not;
+    struct vt_combined_dev *devs;
+    size_t ndevs;
+    uint64_t peak;
+    int64_t peak_wall_ns;
+};
+int vt_combine(struct vt_proc *const *procs, size_t n, struct vt_combined *out);
+void vt_combined_free(struct vt_combined *c);
+
 #endif

@@ -61,6 +61,7 @@ static struct vt_device *device(struct vt_proc *p, int64_t dev)
         for (size_t i = p->ndevices; i <= slot; i++) {
             memset(&nd[i], 0, sizeof nd[i]);
             nd[i].dev = (int)i - 1;
+            nd[i].pci = "";
         }
         p->devices = nd;
         p->ndevices = slot + 1;
@@ -150,6 +151,20 @@ static int live_holders(const struct vt_an_private *a, struct vt_holding **out, 
     return 0;
 }
 
+/* Logs a change of device DEV's live VRAM (not fatal when out of memory: the combined view says so). */
+static void log_change(struct vt_an_private *a, int64_t t, int dev, int64_t delta)
+{
+    if (a->changes_lost) return;
+    if (a->nchanges == a->capchanges) {
+        size_t cap = a->capchanges ? a->capchanges * 2 : 1024;
+        struct vram_change *n = realloc(a->changes, cap * sizeof *n);
+        if (!n) { a->changes_lost = 1; return; }
+        a->changes = n;
+        a->capchanges = cap;
+    }
+    a->changes[a->nchanges++] = (struct vram_change){ t, delta, dev };
+}
+
 /* The allocation at lives[LI] (KEY in MAP) is gone at EV's time: its bytes leave live. */
 static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hmap *map, uint64_t key, uint32_t li)
 {
@@ -168,6 +183,7 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
         struct vt_device *d = device(p, l.dev);
         if (d) d->live -= l.size;
         if (d && l.mem == VT_MEM_ASYNC) vt_an_pool_free(d, l.size);
+        log_change(a, ev->t, l.dev, -(int64_t)l.size);
         p->free_count++; vt_sat_add(&p->free_bytes, l.size);
         vt_an_range_account(p, ev->tid, l.size, 1);
         timeline_add(p, ev->t, before, p->live, 0, -1, NULL);
@@ -286,6 +302,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         vt_sat_add(&s->alloc_bytes, ev->size); s->alloc_count++;
         if (touch(a, (uint32_t)st) < 0) return VT_AN_ENOMEM;
         vt_sat_add(&d->live, ev->size);
+        log_change(a, ev->t, (int)ev->dev, (int64_t)ev->size);
         if (ev->mem == VT_MEM_ASYNC) vt_an_pool_alloc(d, ev->size, ev->t);
         if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; d->pool.kept_free_at_peak = d->pool.kept_free; }
         if (p->live > p->peak) {
@@ -521,6 +538,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         p->pid = ev->pid; p->ppid = ev->ppid;
         p->rank = ev->rank; p->local_rank = ev->local_rank; p->world_size = ev->world_size;
         p->t0 = ev->t; p->t_end = ev->t; p->wall_time = ev->wall_time;
+        p->wall_ns = ev->wall_time_ns > 0 ? ev->wall_time_ns : ev->wall_time > 0 ? ev->wall_time * 1000000000ll : 0;
         return 0;
     case VT_EV_MODULE:
         if (!p->caching_allocator) p->caching_allocator = caching_allocator(ev->path);
@@ -529,6 +547,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         struct vt_device *d = device(p, ev->dev);
         if (!d) return VT_AN_ENOMEM;
         d->name = vt_an_keep(p, ev->name); d->total_bytes = ev->total_bytes; d->sim = ev->sim; d->seen = 1;
+        d->pci = vt_an_keep(p, ev->pci);
         return 0;
     }
     case VT_EV_ALLOC: return on_alloc(p, ev);

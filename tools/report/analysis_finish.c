@@ -213,6 +213,7 @@ void vt_proc_free(struct vt_proc *p)
         vtr_hmap_free(&a->rstat_by_hash);
         vtr_hmap_free(&a->kernel_by_id);
         vtr_hmap_free(&a->finding_by_id);
+        free(a->changes);
         vt_sym_free(a->sym);
         free(a);
     }

@@ -19,6 +19,8 @@ struct live { uint64_t size, key; uint32_t stack; uint8_t mem, released, dead; i
 struct rnode { uint32_t parent, name, stat; };   /* stat: index in rstats */
 struct open_range { int64_t id; uint32_t name, stat; };
 struct rstat { uint64_t hash, stamp; struct vt_range r; };
+/* One change of a device's live VRAM, for combining traces by time (analysis_combine.c). */
+struct vram_change { int64_t t; int64_t delta; int32_t dev; };
 
 struct vt_an_private {
     struct vt_sym *sym;
@@ -50,6 +52,9 @@ struct vt_an_private {
     struct vtr_hmap finding_by_id;       /* a repeated launch finding's id -> index in p->findings */
     size_t capkernels, capooms, capfindings, capsnapshots;
     struct vt_observer obs;
+    struct vram_change *changes;         /* every VRAM alloc (+) and free (-), in trace order */
+    size_t nchanges, capchanges;
+    int changes_lost;                    /* out of memory for the log: no time-combined view */
 };
 
 #define GROW(arr, n, cap, init) do { if ((n) == (cap)) {                               \

@@ -68,6 +68,8 @@ struct vt_event {
     const char *path;               /* module */
     uint64_t base, lo, hi;
     int sim;                        /* device */
+    const char *pci;                /* device: PCI bus id ("" when absent) */
+    int64_t wall_time_ns;           /* header: wall clock at t, ns (0 when absent) */
     uint64_t keep;                  /* pool_trim: keep; pool_attr: release_threshold */
     uint64_t reserved_after;        /* pool_trim (has_reserved_after) */
     int has_keep, has_reserved_after;

@@ -258,6 +258,8 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("lo")) HEX(ev->lo, VT_F_LO);
     else if (KEY("hi")) HEX(ev->hi, VT_F_HI);
     else if (KEY("sim")) { WANT(v->type == JV_BOOL, "a boolean"); ev->sim = (int)v->i; }
+    else if (KEY("pci")) STR(ev->pci);
+    else if (KEY("wall_time_ns")) I64(ev->wall_time_ns, 1, 0);
     else if (KEY("format")) { STR(ev->format); ev->has |= VT_F_FORMAT; }
     else if (KEY("version")) I64(ev->version, 0, VT_F_VERSION);
     else if (KEY("tracer")) STR(ev->tracer);

@@ -43,6 +43,15 @@ char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t)
     return buf;
 }
 
+char *vt_fmt_wall(char *buf, size_t n, int64_t ns)
+{
+    time_t sec = (time_t)(ns / 1000000000ll);
+    struct tm tm;
+    localtime_r(&sec, &tm);
+    snprintf(buf, n, "%02d:%02d:%02d.%03d", tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ns % 1000000000ll / 1000000));
+    return buf;
+}
+
 const char *vt_site_label(const struct vt_proc *p, int site)
 {
     return site >= 0 && (size_t)site < p->nsites ? p->sites[site].label : "(unknown)";

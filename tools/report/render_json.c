@@ -273,7 +273,27 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     }
     fputs("],\"processes\":[", f);
     for (size_t i = 0; i < n; i++) { if (i) fputc(',', f); process(f, procs[i]); }
-    vt_esc_printf(f, VT_ESC_JSON, "],\"combined\":{\"sum_of_peaks_bytes\":%llu,\"peak_sites\":", U(sum));
+    vt_esc_printf(f, VT_ESC_JSON, "],\"combined\":{\"sum_of_peaks_bytes\":%llu,", U(sum));
+    struct vt_combined c;
+    vt_combine(procs, n, &c);
+    vt_esc_printf(f, VT_ESC_JSON, "\"by_time\":%s,\"not_by_time_reason\":", c.by_time ? "true" : "false");
+    if (c.by_time) fputs("null", f); else vt_json_str(f, c.why_not ? c.why_not : "unknown");
+    vt_esc_printf(f, VT_ESC_JSON, ",\"peak_bytes\":%llu,\"peak_wall_ns\":%lld,\"devices\":[", U(c.peak), I(c.peak_wall_ns));
+    for (size_t i = 0; i < c.ndevs; i++) {
+        const struct vt_combined_dev *d = &c.devs[i];
+        fputs(i ? ",{\"host\":" : "{\"host\":", f);
+        vt_json_str(f, d->host);
+        fputs(",\"pci\":", f);
+        if (d->pci[0]) vt_json_str(f, d->pci); else fputs("null", f);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"dev\":%d,\"name\":", d->dev);
+        vt_json_str(f, d->name);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"peak_bytes\":%llu,\"peak_wall_ns\":%lld,\"sum_of_peaks_bytes\":%llu,\"processes\":%zu,\"pids_at_peak\":[",
+                      U(d->peak), I(d->peak_wall_ns), U(d->sum_of_peaks), d->nprocs);
+        for (size_t j = 0; j < d->npids; j++) vt_esc_printf(f, VT_ESC_JSON, "%s%lld", j ? "," : "", I(d->pids[j]));
+        fputs("]}", f);
+    }
+    vt_combined_free(&c);
+    fputs("],\"peak_sites\":", f);
     merged(f, procs, n, 0);
     fputs("}}\n", f);
     return ferror(f) ? -1 : 0;

@@ -359,8 +359,24 @@ int vt_render_text(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     fprintf(f, "\n  highest peak: ");
     if (pk->rank >= 0) fprintf(f, "rank %lld, ", (long long)pk->rank);
     fprintf(f, "pid %lld, %s\n", (long long)pk->pid, B(pk->peak));
-    fprintf(f, "  combined: peaks sum to %s; %llu OOMs, %llu findings, %s leaked\n", B(sum),
-            (unsigned long long)ooms_, (unsigned long long)fnd, B(leak));
+    struct vt_combined c;
+    vt_combine(procs, n, &c);
+    if (c.by_time) {
+        char w[64];
+        fprintf(f, "  combined by device and wall-clock time (processes that overlapped add, ones that did not, do not):\n"
+                   "    at once: %s at %s (the traces' own peaks sum to %s)\n", B(c.peak), vt_fmt_wall(w, sizeof w, c.peak_wall_ns), B(sum));
+        for (size_t i = 0; i < c.ndevs; i++) {
+            const struct vt_combined_dev *d = &c.devs[i];
+            fprintf(f, "    %s ", d->host[0] ? d->host : "-");
+            if (d->pci[0]) fprintf(f, "%s", d->pci); else fprintf(f, "dev %d", d->dev);
+            fprintf(f, "%s%s%s: %s at %s held by", d->name[0] ? " (" : "", d->name, d->name[0] ? ")" : "", B(d->peak),
+                    vt_fmt_wall(w, sizeof w, d->peak_wall_ns));
+            for (size_t j = 0; j < d->npids; j++) fprintf(f, "%s%lld", j ? "+" : " pid ", (long long)d->pids[j]);
+            fprintf(f, " (%zu process%s used it; their own peaks sum to %s)\n", d->nprocs, d->nprocs == 1 ? "" : "es", B(d->sum_of_peaks));
+        }
+    } else fprintf(f, "  combined: peaks sum to %s (not combined by time: %s)\n", B(sum), c.why_not ? c.why_not : "unknown");
+    vt_combined_free(&c);
+    fprintf(f, "  all traces: %llu OOMs, %llu findings, %s leaked\n", (unsigned long long)ooms_, (unsigned long long)fnd, B(leak));
     struct vt_merged_site *m = NULL;
     long nm = vt_merge_sites(procs, n, 0, &m);
     if (nm > 0) fputs("\nTop call sites at each rank's peak (all ranks):\n", f);
