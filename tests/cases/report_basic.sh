@@ -9,11 +9,11 @@ check_eq "text report exits 0" "$rc" 0
 first=$(printf '%s\n' "$out" | sed -n 1p)
 case "$first" in "vramtrace report: /opt/example/oom (pid 4242)"*) ok "summary first line names program and pid";; *) not_ok "first line: $first";; esac
 check "summary: peak 3.50 GiB (1+1+1 GiB device + 512 MiB async)" sh -c 'printf "%s\n" "$1" | grep -q "peak VRAM     3.50 GiB at 12:53:20.400 (+0.4 s)"' _ "$out"
-check "OOM line: size, time, live, driver free" sh -c 'printf "%s\n" "$1" | grep -q "^OOM: cudaMalloc of 1.00 GiB failed at 12:53:20.600 (+0.6 s) on dev 0 (error 2); live 3.00 GiB; driver free 502.00 MiB of 4.00 GiB"' _ "$out"
+check "OOM line: size, time, live, driver free" sh -c 'printf "%s\n" "$1" | grep -q "^OOM: cudaMalloc of 1.00 GiB failed at 12:53:20.600 (+0.6 s) on dev 0 (cudaErrorMemoryAllocation 2); live 3.00 GiB; driver free 502.00 MiB of 4.00 GiB"' _ "$out"
 check "OOM names the biggest holder first" sh -c 'printf "%s\n" "$1" | grep -q "held by:   2.00 GiB oom+0x1200 \[2 allocs\]"' _ "$out"
 check "OOM attributed to NVTX range" sh -c 'printf "%s\n" "$1" | grep -q "in range:     forward"' _ "$out"
 check "findings show demangled kernel" sh -c 'printf "%s\n" "$1" | grep -qF "kernel void attention_fwd<float, 128>(float const*, float*, int) argument 0 = 0x55d0c0a0b2a0"' _ "$out"
-check "failed calls listed (sticky 700)" sh -c 'printf "%s\n" "$1" | grep -q "cudaDeviceSynchronize -> 700"' _ "$out"
+check "failed calls listed by name (sticky 700)" sh -c 'printf "%s\n" "$1" | grep -q "cudaDeviceSynchronize -> cudaErrorIllegalAddress (700) x1"' _ "$out"
 check "managed reported separately" sh -c 'printf "%s\n" "$1" | grep -q "managed       peak 128.00 MiB"' _ "$out"
 check "pinned host listed, not VRAM" sh -c 'printf "%s\n" "$1" | grep -q "pinned host   peak 64.00 MiB"' _ "$out"
 # summary comes before the site table
@@ -117,6 +117,18 @@ check_eq "caching allocator: named from the library on the stack; none without i
     "PyTorch (c10 CUDACachingAllocator) null"
 check "caching allocator: the text notes that the tracer sees segments, not tensors" sh -c \
     '"$1" report "$2" | grep -q "^  note          PyTorch (c10 CUDACachingAllocator) allocated here: the tracer sees the segments it reserves from CUDA, not the$"' _ "$VT" "$D/torch_segments.jsonl"
+
+# ---- CUDA errors by name, from each API's own enum (issue 35) ------------------------------------
+# fail_nodriver.jsonl: cudaMalloc -> 35, cudaMalloc -> 1, cuMemAlloc_v2 -> 2. The runtime and the
+# driver number some errors differently (35 is cudaErrorInsufficientDriver, not a driver code).
+check_eq "error names: runtime and driver enums" \
+    "$("$VT" report --json "$D/fail_nodriver.jsonl" | jq -r '[.errors[]|"\(.api)=\(.name)"]|join(",")')" \
+    "cudaMalloc=cudaErrorInsufficientDriver,cudaMalloc=cudaErrorInvalidValue,cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY"
+check "error names: the text line" sh -c '"$1" report "$2" | grep -q "^  failed calls  3: cudaMalloc -> cudaErrorInsufficientDriver (35) x1, cudaMalloc -> cudaErrorInvalidValue (1) x1, cuMemAlloc_v2 -> CUDA_ERROR_OUT_OF_MEMORY (2) x1$"' _ "$VT" "$D/fail_nodriver.jsonl"
+if [ -r /usr/local/cuda/include/cuda.h ] && [ -r /usr/local/cuda/include/driver_types.h ]; then
+    (cd "$TMP" && mkdir -p tools/report && python3 "$ROOT/tools/gen-cuda-errors.py" /usr/local/cuda/include)
+    check "error names: the committed table is what the installed toolkit's headers give" cmp -s "$TMP/tools/report/cuda_errors.c" "$ROOT/tools/report/cuda_errors.c"
+else skip "error names: no CUDA headers to compare the table with"; fi
 
 # ---- leaks: stream-ordered memory never freed is a leak; leaks[] lists leaks, not peak sites ----
 # tests/data/traces/leak_async.jsonl: site 0x1100 takes 4 MiB (the peak's biggest) and frees it;

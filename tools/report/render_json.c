@@ -1,5 +1,6 @@
 /* render_json.c - `--json`: the machine-readable summary documented in docs/report.md and
  * checked against docs/report-schema.json. */
+#include "report/cuda_errors.h"
 #include "report/render.h"
 
 #include <inttypes.h>
@@ -63,8 +64,10 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
                 U(o->requested), U(o->live), U(o->live_dev));
         vt_json_str(f, vt_site_label(p, o->site));
         fputs(",\"api\":", f); vt_json_str(f, o->api);
-        vt_esc_printf(f, VT_ESC_JSON, ",\"mem\":\"%s\",\"res\":%lld,\"dev\":%d,\"time_ns\":%lld,\"offset_ns\":%lld,\"free_bytes\":",
-                vt_rd_mem_name(o->mem), I(o->res), o->dev, I(o->t), I(o->t - p->t0));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"mem\":\"%s\",\"res\":%lld,\"res_name\":", vt_rd_mem_name(o->mem), I(o->res));
+        const char *nm = vt_cuda_error_name(o->api, o->res);
+        if (nm) vt_json_str(f, nm); else fputs("null", f);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"dev\":%d,\"time_ns\":%lld,\"offset_ns\":%lld,\"free_bytes\":", o->dev, I(o->t), I(o->t - p->t0));
         if (o->has_free) vt_esc_printf(f, VT_ESC_JSON, "%llu", U(o->free_bytes)); else fputs("null", f);
         vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"pool_kept_free_bytes\":%llu,\"unattributed_bytes\":",
                       U(o->total_bytes), U(o->pool_kept_free));
@@ -255,7 +258,10 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
             fputs(first ? "{\"api\":" : ",{\"api\":", f);
             first = 0;
             vt_json_str(f, e->api);
-            vt_esc_printf(f, VT_ESC_JSON, ",\"res\":%lld,\"count\":%llu,\"pid\":%lld}", I(e->res), U(e->count), I(procs[i]->pid));
+            vt_esc_printf(f, VT_ESC_JSON, ",\"res\":%lld,\"name\":", I(e->res));
+            const char *nm = vt_cuda_error_name(e->api, e->res);
+            if (nm) vt_json_str(f, nm); else fputs("null", f);
+            vt_esc_printf(f, VT_ESC_JSON, ",\"count\":%llu,\"pid\":%lld}", U(e->count), I(procs[i]->pid));
         }
     vt_esc_printf(f, VT_ESC_JSON, "],\"failed_calls\":%llu,\"allocations\":{\"count\":%llu,\"bytes\":%llu,\"frees\":%llu,\"failed\":%llu},"
             "\"launches\":%llu,\"sets\":{\"count\":%llu,\"bytes\":%llu},"

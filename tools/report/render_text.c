@@ -1,5 +1,6 @@
 /* render_text.c - the default report: a short summary (peak, OOM, errors) first, then the call
  * sites holding memory at the peak, as heaptrack_print does. */
+#include "report/cuda_errors.h"
 #include "report/render.h"
 
 #include <stdlib.h>
@@ -88,9 +89,11 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
             p->leak_count == 1 ? "" : "s", p->has_footer && !p->footer_dropped ? "" : " (live when the trace ended)");
     fprintf(f, "  findings      %llu\n", (unsigned long long)p->finding_count);
     fprintf(f, "  failed calls  %llu", (unsigned long long)p->error_count);
-    for (size_t i = 0; i < p->nerrors && i < 6; i++)
-        fprintf(f, "%s%s -> %lld (x%llu)", i ? ", " : ": ", p->errors[i].api, (long long)p->errors[i].res,
+    for (size_t i = 0; i < p->nerrors && i < 6; i++) {
+        const char *nm = vt_cuda_error_name(p->errors[i].api, p->errors[i].res);
+        fprintf(f, "%s%s -> %s (%lld) x%llu", i ? ", " : ": ", p->errors[i].api, nm ? nm : "error", (long long)p->errors[i].res,
                 (unsigned long long)p->errors[i].count);
+    }
     fputc('\n', f);
     for (size_t i = 0; i < p->nresets; i++) {
         const struct vt_reset *r = &p->resets[i];
@@ -128,7 +131,8 @@ static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *
         const struct vt_oom *x = &p->ooms[i];
         fprintf(f, "\nOOM: %s of %s failed at %s", x->api, B(x->requested), vt_fmt_when(w, sizeof w, p, x->t));
         if (x->dev >= 0) fprintf(f, " on dev %d", x->dev);
-        fprintf(f, " (error %lld); live %s", (long long)x->res, B(x->live));
+        const char *nm = vt_cuda_error_name(x->api, x->res);
+        fprintf(f, " (%s %lld); live %s", nm ? nm : "error", (long long)x->res, B(x->live));
         if (x->has_free) {
             fprintf(f, "; driver free %s", B(x->free_bytes));
             if (x->total_bytes) fprintf(f, " of %s", B(x->total_bytes));
