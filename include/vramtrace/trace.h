@@ -73,6 +73,13 @@
 #define VT_TRACE_MEMS(X) \
     X(DEVICE) X(ASYNC) X(MANAGED) X(PINNED) X(REGISTERED) X(VMM_MAP) X(FOREIGN) X(VMM) X(IPC) X(GRAPH)
 
+/* The kinds an allocation still live at exit is named by, in the order every output lists them
+ * (the tracer's exit summary, the report): "1 device allocation (4.00 KiB), 1 managed ...". The
+ * first three are VRAM. Registered host memory, mappings and foreign ranges are not the
+ * program's allocations. */
+#define VT_LEAK_KINDS(X) \
+    X(DEVICE, "device") X(ASYNC, "stream-ordered") X(VMM, "VMM") X(MANAGED, "managed") X(PINNED, "pinned host")
+
 /* ---- "dir" of a copy, worked out from the pointers ------------------------------------------- */
 #define VT_DIRN_H2H "h2h"
 #define VT_DIRN_H2D "h2d"

@@ -325,16 +325,21 @@ static void child_after_fork(void)
     atomic_store_explicit(atomic_load(&vt_live), 1, memory_order_release);
 }
 
-/* Allocations live at exit, by the kinds every output names alike (the report's VRAM leaks are
- * the device kind): device memory (cudaMalloc, stream-ordered, VMM), managed, pinned host.
- * Registered host memory, mappings and foreign ranges are not the program's allocations. */
-enum { LEAK_DEVICE, LEAK_MANAGED, LEAK_PINNED, LEAK_KINDS };
+/* Allocations live at exit, by the kinds every output names alike (trace.h VT_LEAK_KINDS). */
+enum {
+#define VT_X(id, word) LEAK_##id,
+    VT_LEAK_KINDS(VT_X)
+#undef VT_X
+    LEAK_KINDS
+};
 struct leak_sum { uint64_t bytes[LEAK_KINDS], count[LEAK_KINDS]; };
 static void add_leak(const vt_alloc_info *a, void *ctx)
 {
     struct leak_sum *s = ctx;
-    int k = vt_mem_counts_vram(a->mem) ? LEAK_DEVICE : a->mem == VT_MEM_MANAGED ? LEAK_MANAGED
-          : a->mem == VT_MEM_PINNED ? LEAK_PINNED : -1;
+    int k = -1;
+#define VT_X(id, word) if (a->mem == VT_MEM_##id) k = LEAK_##id;
+    VT_LEAK_KINDS(VT_X)
+#undef VT_X
     if (k < 0) return;
     s->bytes[k] += a->size;
     s->count[k]++;
@@ -390,7 +395,11 @@ void vt_tracer_shutdown(void)
                 if (c) { fprintf(stderr, "%s %llu %s", first ? "" : ",", (unsigned long long)c, names[k]); first = 0; }
             }
         }
-        static const char *const kinds[LEAK_KINDS] = { "device", "managed", "pinned host" };
+        static const char *const kinds[LEAK_KINDS] = {
+#define VT_X(id, word) word,
+            VT_LEAK_KINDS(VT_X)
+#undef VT_X
+        };
         int first = 1;
         for (int k = 0; k < LEAK_KINDS; k++) {
             if (!leaks.count[k]) continue;

@@ -99,9 +99,14 @@ check "exit summary: 2 allocations not freed" grep -q "2 device allocations (.*)
 # report's VRAM leak is the device one alone.
 trace leak_kinds "" -- "$PROGS/trace_rt" leak_kinds
 check "exit summary: each kind by name" \
-    grep -q "1 device allocation (4.00 KiB), 1 managed allocation (1.00 MiB), 1 pinned host allocation (8.00 KiB) not freed at exit" "$TMP/leak_kinds.err"
-check_eq "... and the report's leaked VRAM is the device allocation's" \
-    "$("$VT" report --json "$TMP/leak_kinds.jsonl" | jq -r '"\(.leaked_bytes)"')" 4096
+    grep -q "1 device allocation (4.00 KiB), 1 stream-ordered allocation (64.00 KiB), 1 managed allocation (1.00 MiB), 1 pinned host allocation (8.00 KiB) not freed at exit" "$TMP/leak_kinds.err"
+check_eq "... and the report's leaked VRAM is the device and stream-ordered allocations'" \
+    "$("$VT" report --json "$TMP/leak_kinds.jsonl" | jq -r '"\(.leaked_bytes)"')" $((4096 + 65536))
+check "... and the report names the kinds in the exit summary's words" sh -c \
+    '"$1" report "$2" | grep -q "^    not freed:  1 device allocation (4.00 KiB), 1 stream-ordered allocation (64.00 KiB), 1 managed allocation (1.00 MiB), 1 pinned host allocation (8.00 KiB)$"' _ "$VT" "$TMP/leak_kinds.jsonl"
+check_eq "... and in JSON, every kind in order" \
+    "$("$VT" report --json "$TMP/leak_kinds.jsonl" | jq -c '[.processes[0].leaked_by_kind[]|[.kind,.count,.bytes]]')" \
+    '[["device",1,4096],["stream-ordered",1,65536],["VMM",0,0],["managed",1,1048576],["pinned host",1,8192]]'
 check_eq "footer live bytes = leaked bytes" "$(q leak '.[] | select(.ev=="footer") | .live_bytes')" "$((3 * 1048576 + 12345));"
 check_eq "leaks are not findings" "$(q leak '[.[] | select(.ev=="finding")] | length')" "0;"
 

@@ -261,10 +261,12 @@ static int mode(const char *m)
         return 0;
     }
     if (!strcmp(m, "leak_kinds")) { // one allocation of each kind left live at exit
-        void *d = dmalloc(4096), *mg = NULL, *pin = NULL;
+        void *d = dmalloc(4096), *mg = NULL, *pin = NULL, *as = NULL;
         cudaMallocManaged(&mg, mib);
         cudaMallocHost(&pin, 8192);
-        printf("leaked %p %p %p\n", d, mg, pin);
+        cudaMallocAsync(&as, 65536, 0);
+        cudaStreamSynchronize(0);
+        printf("leaked %p %p %p %p\n", d, mg, pin, as);
         return 0;
     }
     if (!strcmp(m, "many")) { // 600000 launches (~100 MB of trace), then this process's RssFile

@@ -196,6 +196,7 @@ struct vt_proc {
     int pause_depth;                   /* > 0 at the end: the trace ended paused */
 
     uint64_t leak_bytes, leak_count, host_leak_bytes, managed_leak_bytes;
+    uint64_t leak_kind_bytes[VT_MEM__COUNT], leak_kind_count[VT_MEM__COUNT];   /* live at the end, by "mem" */
 
     struct vt_xfer xfer[VT_DIR__COUNT][VT_HOST__COUNT];
     uint64_t set_count, set_bytes;

@@ -27,6 +27,7 @@ static void leak(struct vt_proc *p, struct vtr_hmap *m)
         struct live *l = &a->lives[m->vals[i]];
         struct stack *s = &a->stacks[l->stack];
         enum vt_mem mem = (enum vt_mem)l->mem;
+        if ((unsigned)mem < VT_MEM__COUNT) { vt_sat_add(&p->leak_kind_bytes[mem], l->size); p->leak_kind_count[mem]++; }
         if (mem == VT_MEM_DEVICE || mem == VT_MEM_ASYNC || mem == VT_MEM_VMM) {
             vt_sat_add(&s->leak_bytes, l->size); s->leak_count++;
             vt_sat_add(&p->leak_bytes, l->size); p->leak_count++;

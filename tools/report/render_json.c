@@ -189,6 +189,13 @@ static void process(FILE *f, const struct vt_proc *p)
                       "\"kept_free_at_peak_bytes\":%llu,\"kept_free_bytes\":%llu,\"release_threshold\":%llu}}",
                       U(pv->reserved_peak), I(pv->reserved_peak_t), U(pv->kept_free_at_peak), U(pv->kept_free), U(pv->threshold));
     }
+    fputs("],\"leaked_by_kind\":[", f);
+    int k = 0;
+#define VT_X(id, word) \
+    vt_esc_printf(f, VT_ESC_JSON, "%s{\"kind\":\"%s\",\"count\":%llu,\"bytes\":%llu}", k++ ? "," : "", word, \
+                  U(p->leak_kind_count[VT_MEM_##id]), U(p->leak_kind_bytes[VT_MEM_##id]));
+    VT_LEAK_KINDS(VT_X)
+#undef VT_X
     fputs("],\"caching_allocator\":", f);
     if (p->caching_allocator) vt_json_str(f, p->caching_allocator); else fputs("null", f);
     vt_esc_printf(f, VT_ESC_JSON, ",\"duplicate_allocs\":%llu,\"reset_count\":%llu,\"resets\":[",

@@ -87,6 +87,16 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     fputc('\n', f);
     fprintf(f, "  leaked        %s in %llu allocation%s%s\n", B(p->leak_bytes), (unsigned long long)p->leak_count,
             p->leak_count == 1 ? "" : "s", p->has_footer && !p->footer_dropped ? "" : " (live when the trace ended)");
+    int first = 1;
+#define VT_X(id, word) \
+    if (p->leak_kind_count[VT_MEM_##id]) { \
+        fprintf(f, "%s%llu %s allocation%s (%s)", first ? "    not freed:  " : ", ", (unsigned long long)p->leak_kind_count[VT_MEM_##id], \
+                word, p->leak_kind_count[VT_MEM_##id] == 1 ? "" : "s", B(p->leak_kind_bytes[VT_MEM_##id])); \
+        first = 0; \
+    }
+    VT_LEAK_KINDS(VT_X)
+#undef VT_X
+    if (!first) fputc('\n', f);
     fprintf(f, "  findings      %llu\n", (unsigned long long)p->finding_count);
     fprintf(f, "  failed calls  %llu", (unsigned long long)p->error_count);
     for (size_t i = 0; i < p->nerrors && i < 6; i++) {
