@@ -14,13 +14,17 @@ EXAMPLE_CU := $(wildcard examples/*.cu)
 ifneq ($(NVCC),)
 PROG_BINS := $(PROG_CU:tests/progs/%.cu=$(BUILD)/tests/progs/%) $(PROG_C:tests/progs/%.c=$(BUILD)/tests/progs/%)
 EXAMPLE_BINS := $(EXAMPLE_CU:examples/%.cu=$(BUILD)/examples/%)
-TEST_DEPS += $(PROG_BINS) $(EXAMPLE_BINS)
+TEST_DEPS += $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/tests/progs/typed_sites_o2
 endif
 examples: all $(EXAMPLE_BINS)
 
 $(BUILD)/tests/progs/%: tests/progs/%.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -Iinclude $(if $(findstring _static,$*),,-cudart shared) $(if $(findstring _zstdnone,$*),--compress-mode=none) $(if $(findstring _zsize,$*),--compress-mode=size) -o $@ $<
+# the same program optimised: CUDA's typed overload and the helper inlined (report_sites.sh)
+$(BUILD)/tests/progs/typed_sites_o2: tests/progs/typed_sites.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -O2 -cudart shared -o $@ $<
 $(BUILD)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -rdynamic -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart -lcuda -ldl -lpthread

@@ -36,24 +36,34 @@ static void leak(struct vt_proc *p, struct vtr_hmap *m)
     }
 }
 
-/* Label of a stack's site: its first frame outside vramtrace/CUDA plumbing (the innermost frame
- * when all are internal); *CALLER gets the label of the frame after it, or NULL. */
+/* The source frame after F in stack S (F at pc index *J): the function F was inlined into, else
+ * the next pc's innermost frame; NULL at the end. */
+static const struct vt_frame *next_frame(struct vt_sym *sym, const struct stack *s, size_t *j, const struct vt_frame *f)
+{
+    if (f->outer) return f->outer;
+    return ++*j < s->n ? vt_sym_lookup(sym, s->pcs[*j]) : NULL;
+}
+
+/* Label of a stack's site: its first source frame (inlined ones included) outside
+ * vramtrace/CUDA plumbing and CUDA's headers (the innermost frame when all are); *CALLER gets the
+ * label of the frame after it (not C start-up code), or NULL. */
 static const char *site_label(struct vt_sym *sym, const struct stack *s, const char **caller)
 {
     *caller = NULL;
     if (!s->n) return "(no backtrace)";
-    size_t pick = s->n;
+    const struct vt_frame *pick = NULL;
+    size_t j = 0, pj = 0;
     int after_stub = 0;
-    for (size_t j = 0; j < s->n && pick == s->n; j++) {
-        const struct vt_frame *f = vt_sym_lookup(sym, s->pcs[j]);
+    for (const struct vt_frame *f = vt_sym_lookup(sym, s->pcs[0]); f && !pick; f = next_frame(sym, s, &j, f)) {
         /* the frame calling nvcc's __device_stub__ is the kernel's host wrapper (named like the
          * kernel, at its __global__ line): the launch site is the one after it */
-        if (!f->internal && !after_stub) pick = j;
+        if (!f->internal && !after_stub && !f->startup) { pick = f; pj = j; }
         after_stub = f->func && !strncmp(f->func, "__device_stub__", 15);
     }
-    if (pick == s->n) pick = 0;
-    if (pick + 1 < s->n) *caller = vt_sym_lookup(sym, s->pcs[pick + 1])->label;
-    return vt_sym_lookup(sym, s->pcs[pick])->label;
+    if (!pick) return vt_sym_lookup(sym, s->pcs[0])->label;
+    const struct vt_frame *c = next_frame(sym, s, &pj, pick);
+    if (c && !c->startup) *caller = c->label;
+    return pick->label;
 }
 
 /* Maps every stack to a site, merged by site label.  Where stacks with the same site frame come
@@ -86,9 +96,13 @@ static int make_sites(struct vt_proc *p)
         uint64_t *site = vtr_hmap_get(&by_label, (uint64_t)lid);
         if (site) { s->site = (int)*site; continue; }
         const struct vt_frame **frames = NULL;
-        if (s->n) {
-            if (!(frames = malloc(s->n * sizeof *frames))) goto oom;
-            for (size_t j = 0; j < s->n; j++) frames[j] = vt_sym_lookup(a->sym, s->pcs[j]);
+        size_t nf = 0;
+        if (s->n) {   /* every source frame, inlined ones included */
+            size_t j = 0;
+            for (const struct vt_frame *f = vt_sym_lookup(a->sym, s->pcs[0]); f; f = next_frame(a->sym, s, &j, f)) nf++;
+            if (!(frames = malloc((nf ? nf : 1) * sizeof *frames))) goto oom;
+            j = 0; nf = 0;
+            for (const struct vt_frame *f = vt_sym_lookup(a->sym, s->pcs[0]); f; f = next_frame(a->sym, s, &j, f)) frames[nf++] = f;
         }
         if (p->nsites == cap) {
             cap = cap ? cap * 2 : 64;
@@ -100,7 +114,7 @@ static int make_sites(struct vt_proc *p)
         memset(t, 0, sizeof *t);
         t->label = vtr_strtab_get(&a->strs, lid);
         t->frames = frames;
-        t->nframes = s->n;
+        t->nframes = nf;
         s->site = (int)p->nsites++;
         if (vtr_hmap_put(&by_label, (uint64_t)lid, (uint64_t)s->site) < 0) goto oom;
     }

@@ -36,7 +36,7 @@ static void stack_lines(FILE *f, const struct vt_proc *p, int site, int max)
     const struct vt_site *s = &p->sites[site];
     int shown = 0;
     for (size_t i = 0; i < s->nframes && shown < max + 1; i++) {
-        if (s->frames[i]->internal) continue;
+        if (s->frames[i]->internal || s->frames[i]->startup) continue;
         /* the site (and the caller a "<-" label names) are already printed */
         if (shown++ < (strstr(s->label, " <- ") ? 2 : 1)) continue;
         fprintf(f, "          from %s\n", s->frames[i]->label);

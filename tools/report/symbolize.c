@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 
 #include "report/util.h"
@@ -214,39 +216,32 @@ static const char *sym_name(struct module *m, Dwfl_Module *dm, uint64_t a)
     return m->syms[top].size == 0 ? m->syms[top].name : NULL;
 }
 
-static void resolve(struct vt_sym *s, struct vt_frame *f)
+/* Keeps F to be freed with S (vt_sym_free). 0, or -1 out of memory. */
+static int own(struct vt_sym *s, struct vt_frame *f)
 {
-    char buf[1024], lab[1400];
-    struct module *m = NULL;
-    for (size_t i = 0; i < s->nmods; i++)
-        if (f->pc >= s->mods[i].lo && f->pc < s->mods[i].hi) { m = &s->mods[i]; break; }
-    if (m) {
-        f->module = keep(s, m->base_name);
-        f->offset = f->pc - m->base;
-        f->internal = m->internal;
+    if (s->nframes == s->capframes) {
+        size_t nc = s->capframes ? s->capframes * 2 : 256;
+        struct vt_frame **nf = realloc(s->frames, nc * sizeof *nf);
+        if (!nf) return -1;
+        s->frames = nf; s->capframes = nc;
     }
-    if (s->enabled && s->dwfl && m) {
-        Dwarf_Addr a = f->pc ? f->pc - 1 : 0;
-        Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, a);
-        if (dm) {
-            const char *name = sym_name(m, dm, a);
-            if (name) f->func = keep(s, vt_demangle(name, buf, sizeof buf));
-            /* nvcc's generated launch path inside the program (<<<>>> expands to the kernel's
-             * host stub, __device_stub__*, and __cudaLaunchKernel_helper): not the user's site */
-            if (f->func && (!strncmp(f->func, "__device_stub__", 15) || !strncmp(f->func, "__cudaLaunch", 12)))
-                f->internal = 1;
-            Dwfl_Line *l = dwfl_module_getsrc(dm, a);
-            int line = 0;
-            const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
-            if (file) {
-                const char *sl = strrchr(file, '/');
-                f->file = keep(s, sl ? sl + 1 : file);
-                f->line = line;
-                /* code nvcc generated into the program (*.cudafe1.stub.c: kernel host stubs) */
-                if (f->file && strstr(f->file, ".cudafe1.")) f->internal = 1;
-            }
-        }
-    }
+    s->frames[s->nframes++] = f;
+    return 0;
+}
+
+/* A source file of CUDA's own (the toolkit's headers: cuda_runtime.h's typed cudaMalloc<T>,
+ * crt/ host runtime code): never the user's line. */
+static int cuda_header(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    b = b ? b + 1 : path;
+    if (!strncmp(b, "cuda_runtime", 12) || !strncmp(b, "cuda_device_runtime", 19) || !strcmp(b, "cuda.h")) return 1;
+    return strstr(path, "/crt/") != NULL || (strstr(path, "/include/") && strstr(path, "/cuda"));
+}
+
+static void frame_label(struct vt_sym *s, struct vt_frame *f)
+{
+    char lab[1400];
     if (f->func && f->file && f->line) snprintf(lab, sizeof lab, "%s (%s:%d)", f->func, f->file, f->line);
     else if (f->func && f->module) snprintf(lab, sizeof lab, "%s (%s)", f->func, f->module);
     else if (f->module) snprintf(lab, sizeof lab, "%s+0x%llx", f->module, (unsigned long long)f->offset);
@@ -255,25 +250,144 @@ static void resolve(struct vt_sym *s, struct vt_frame *f)
     if (!f->label) f->label = "?";
 }
 
+static void set_file(struct vt_sym *s, struct vt_frame *f, const char *file, int line)
+{
+    const char *sl = strrchr(file, '/');
+    f->file = keep(s, sl ? sl + 1 : file);
+    f->line = line;
+    /* code nvcc generated into the program (*.cudafe1.stub.c: kernel host stubs), CUDA's headers */
+    if (strstr(file, ".cudafe1.") || cuda_header(file)) f->internal = 1;
+}
+
+/* The name of an inlined (or real) function's DIE, demangled into BUF. */
+static const char *die_name(Dwarf_Die *d, char *buf, size_t n)
+{
+    Dwarf_Attribute at;
+    const char *nm = NULL;
+    if (dwarf_attr_integrate(d, DW_AT_linkage_name, &at) || dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &at))
+        nm = dwarf_formstring(&at);
+    if (!nm && dwarf_attr_integrate(d, DW_AT_name, &at)) nm = dwarf_formstring(&at);
+    return nm ? vt_demangle(nm, buf, n) : NULL;
+}
+
+/* F (the pc's frame, file:line of the pc) becomes the innermost of its inline chain: each
+ * DW_TAG_inlined_subroutine around the pc is a frame named after the inlined function, whose
+ * `outer` is the function it sits in at the inlined call's line. The real function keeps the
+ * ELF symbol's name (F's func as found). Out of memory: F stays a single frame. */
+static struct vt_frame *inline_chain(struct vt_sym *s, Dwfl_Module *dm, Dwarf_Addr a, struct vt_frame *f, int mod_internal)
+{
+    Dwarf_Addr bias = 0;
+    Dwarf_Die *cu = dwfl_module_addrdie(dm, a, &bias);
+    Dwarf_Die *scopes = NULL;
+    int n = cu ? dwarf_getscopes(cu, a - bias, &scopes) : 0;
+    if (n <= 0) return f;
+    Dwarf_Files *files = NULL;
+    size_t nfiles = 0;
+    if (dwarf_getsrcfiles(cu, &files, &nfiles) != 0) files = NULL;
+    struct vt_frame *inner = NULL, *prev = NULL;
+    const char *file = f->file ? f->file : NULL;
+    int line = f->line, internal_file = f->internal;
+    char buf[1024];
+    /* dwarf_getscopes continues past an inlined instance with its abstract definition's scopes:
+     * the concrete chain is followed one inlined DIE at a time with dwarf_getscopes_die. */
+    Dwarf_Die cur;
+    int have = 0;
+    for (int i = 0; i < n && !have; i++)
+        if (dwarf_tag(&scopes[i]) == DW_TAG_inlined_subroutine) { cur = scopes[i]; have = 1; }
+    for (int depth = 0; have && depth < 64; depth++) {
+        struct vt_frame *x = calloc(1, sizeof *x);
+        if (!x || own(s, x) < 0) { free(x); break; }
+        *x = *f;
+        x->outer = NULL;
+        x->func = keep(s, die_name(&cur, buf, sizeof buf));
+        x->file = file; x->line = line; x->internal = internal_file;
+        if (prev) prev->outer = x; else inner = x;
+        prev = x;
+        /* the next frame out is at this inlined call's site */
+        Dwarf_Attribute at;
+        Dwarf_Word cf = 0, cl = 0;
+        file = NULL; line = 0; internal_file = mod_internal;
+        if (dwarf_formudata(dwarf_attr(&cur, DW_AT_call_line, &at), &cl) == 0) line = (int)cl;
+        if (files && dwarf_formudata(dwarf_attr(&cur, DW_AT_call_file, &at), &cf) == 0 && cf < nfiles) {
+            const char *path = dwarf_filesrc(files, cf, NULL, NULL);
+            if (path) {
+                struct vt_frame tmp = { .internal = 0 };
+                set_file(s, &tmp, path, line);
+                file = tmp.file;
+                internal_file = tmp.internal || mod_internal;
+            }
+        }
+        Dwarf_Die *up = NULL;
+        int nu = dwarf_getscopes_die(&cur, &up);
+        have = 0;
+        for (int k = 1; k < nu; k++) {
+            int tag = dwarf_tag(&up[k]);
+            if (tag == DW_TAG_inlined_subroutine) { cur = up[k]; have = 1; break; }
+            if (tag == DW_TAG_subprogram) break;
+        }
+        free(up);
+    }
+    free(scopes);
+    if (!inner) return f;
+    /* F is the real function, at the outermost inlined call's line */
+    f->file = file; f->line = line; f->internal = internal_file;
+    frame_label(s, f);
+    prev->outer = f;
+    return inner;
+}
+
+/* Fills F (owned by S) for its pc; returns the innermost frame of its inline chain (F itself
+ * when nothing is inlined there). */
+static struct vt_frame *resolve(struct vt_sym *s, struct vt_frame *f)
+{
+    struct module *m = NULL;
+    int mod_internal = 0;
+    for (size_t i = 0; i < s->nmods; i++)
+        if (f->pc >= s->mods[i].lo && f->pc < s->mods[i].hi) { m = &s->mods[i]; break; }
+    if (m) {
+        f->module = keep(s, m->base_name);
+        f->offset = f->pc - m->base;
+        f->internal = mod_internal = m->internal;
+    }
+    struct vt_frame *top = f;
+    if (s->enabled && s->dwfl && m) {
+        char buf[1024];
+        Dwarf_Addr a = f->pc ? f->pc - 1 : 0;
+        Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, a);
+        if (dm) {
+            const char *name = sym_name(m, dm, a);
+            if (name) f->func = keep(s, vt_demangle(name, buf, sizeof buf));
+            Dwfl_Line *l = dwfl_module_getsrc(dm, a);
+            int line = 0;
+            const char *file = l ? dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL) : NULL;
+            if (file) set_file(s, f, file, line);
+            top = inline_chain(s, dm, a, f, mod_internal);
+        }
+    }
+    /* nvcc's generated launch path inside the program (<<<>>> expands to the kernel's host
+     * stub, __device_stub__*, and __cudaLaunchKernel_helper): not the user's site */
+    for (struct vt_frame *x = top; x; x = (struct vt_frame *)x->outer) {
+        if (x->func && (!strncmp(x->func, "__device_stub__", 15) || !strncmp(x->func, "__cudaLaunch", 12))) x->internal = 1;
+        x->startup = x->func && (!strncmp(x->func, "__libc_start", 12) || !strcmp(x->func, "_start"));
+        frame_label(s, x);
+    }
+    return top;
+}
+
 const struct vt_frame *vt_sym_lookup(struct vt_sym *s, uint64_t pc)
 {
     static const struct vt_frame oom_frame = { .label = "?" };
     uint64_t *idx = vtr_hmap_get(&s->cache, pc);
     if (idx) return s->frames[*idx - 1];
     report_modules(s);
-    if (s->nframes == s->capframes) {
-        size_t nc = s->capframes ? s->capframes * 2 : 256;
-        struct vt_frame **nf = realloc(s->frames, nc * sizeof *nf);
-        if (!nf) return &oom_frame;
-        s->frames = nf; s->capframes = nc;
-    }
     struct vt_frame *f = calloc(1, sizeof *f);
-    if (!f) return &oom_frame;
+    if (!f || own(s, f) < 0) { free(f); return &oom_frame; }
     f->pc = pc;
-    resolve(s, f);
-    if (vtr_hmap_put(&s->cache, pc, s->nframes + 1) < 0) { free(f); return &oom_frame; }
-    s->frames[s->nframes++] = f;
-    return f;
+    struct vt_frame *top = resolve(s, f);
+    size_t at = s->nframes;                          /* the innermost: owned already, find its slot */
+    while (at > 0 && s->frames[at - 1] != top) at--;
+    if (vtr_hmap_put(&s->cache, pc, at) < 0) return &oom_frame;
+    return top;
 }
 
 void vt_sym_free(struct vt_sym *s)

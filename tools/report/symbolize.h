@@ -14,8 +14,14 @@ struct vt_frame {
     int line;               /* 0 when unknown */
     const char *module;     /* module basename, or NULL when outside every module */
     uint64_t offset;        /* pc - module load bias */
-    int internal;           /* vramtrace, CUDA runtime/driver, or nvcc-generated launch stubs */
+    int internal;           /* vramtrace, CUDA runtime/driver, CUDA's headers, or nvcc-generated launch stubs */
+    int startup;            /* C start-up code under main (_start, __libc_start_*): never a site, never shown */
     const char *label;      /* "func (file:line)", "func (module)", "module+0x1f0" or "0x7f..." */
+    /* One pc can be several source frames: a function inlined into another (a typed
+     * cudaMalloc<T> from cuda_runtime.h inlined into a helper inlined into main). The frame
+     * returned for a pc is the innermost; `outer` is the function it was inlined into, at the
+     * line of that call (same pc); NULL for the real function. */
+    const struct vt_frame *outer;
 };
 
 struct vt_sym;
