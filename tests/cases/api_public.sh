@@ -52,7 +52,7 @@ schema_ok "report --json with snapshots validates against docs/report-schema.jso
 
 "$VT" report "$t" >"$TMP/r.txt" 2>&1
 check "text: the summary's paused line" grep -qx \
-    "  paused        1 time, [0-9.e-]* s: 4 calls not recorded (copies, sets, launches, syncs)" "$TMP/r.txt"
+    "  paused        1 time, [0-9.]* \(ns\|µs\|ms\|s\): 4 calls not recorded (copies, sets, launches, syncs)" "$TMP/r.txt"
 check "text: \"grown\" with its live bytes and the change since \"loaded\"" grep -q \
     '^  "grown" at .*: 3.00 MiB live, +2.00 MiB since "loaded"$' "$TMP/r.txt"
 check "text: \"trimmed\" held first by line $LC (4 MiB)" sh -c \

@@ -8,8 +8,8 @@ out=$("$VT" report "$D/oom.jsonl"); rc=$?
 check_eq "text report exits 0" "$rc" 0
 first=$(printf '%s\n' "$out" | sed -n 1p)
 case "$first" in "vramtrace report: /opt/example/oom (pid 4242)"*) ok "summary first line names program and pid";; *) not_ok "first line: $first";; esac
-check "summary: peak 3.50 GiB (1+1+1 GiB device + 512 MiB async)" sh -c 'printf "%s\n" "$1" | grep -q "peak VRAM     3.50 GiB at 12:53:20.400 (+0.4 s)"' _ "$out"
-check "OOM line: size, time, live, driver free" sh -c 'printf "%s\n" "$1" | grep -q "^OOM: cudaMalloc of 1.00 GiB failed at 12:53:20.600 (+0.6 s) on dev 0 (cudaErrorMemoryAllocation 2); live 3.00 GiB; driver free 502.00 MiB of 4.00 GiB"' _ "$out"
+check "summary: peak 3.50 GiB (1+1+1 GiB device + 512 MiB async)" sh -c 'printf "%s\n" "$1" | grep -q "peak VRAM     3.50 GiB at 12:53:20.400 (+400 ms)"' _ "$out"
+check "OOM line: size, time, live, driver free" sh -c 'printf "%s\n" "$1" | grep -q "^OOM: cudaMalloc of 1.00 GiB failed at 12:53:20.600 (+600 ms) on dev 0 (cudaErrorMemoryAllocation 2); live 3.00 GiB; driver free 502.00 MiB of 4.00 GiB"' _ "$out"
 check "OOM names the biggest holder first" sh -c 'printf "%s\n" "$1" | grep -q "held by:   2.00 GiB oom+0x1200 \[2 allocs\]"' _ "$out"
 check "OOM attributed to NVTX range" sh -c 'printf "%s\n" "$1" | grep -q "in range:     forward"' _ "$out"
 check "findings show demangled kernel" sh -c 'printf "%s\n" "$1" | grep -qF "kernel void attention_fwd<float, 128>(float const*, float*, int) argument 0 = 0x55d0c0a0b2a0"' _ "$out"
@@ -129,6 +129,15 @@ if [ -r /usr/local/cuda/include/cuda.h ] && [ -r /usr/local/cuda/include/driver_
     (cd "$TMP" && mkdir -p tools/report && python3 "$ROOT/tools/gen-cuda-errors.py" /usr/local/cuda/include)
     check "error names: the committed table is what the installed toolkit's headers give" cmp -s "$TMP/tools/report/cuda_errors.c" "$ROOT/tools/report/cuda_errors.c"
 else skip "error names: no CUDA headers to compare the table with"; fi
+
+# ---- numbers in plain words (issue 36) -----------------------------------------------------------
+# tests/data/traces/repeat_rows.jsonl: five 160 MiB cudaMalloc from one site at +1..+5 us, one 4 KiB
+# cudaMallocAsync from another at +92 us; the trace spans 1.4 ms.
+out=$("$VT" report "$D/repeat_rows.jsonl")
+check "durations in a readable unit: the trace's 1.4 ms" sh -c 'printf "%s\n" "$1" | grep -q "^  trace .*repeat_rows.jsonl: 9 events, 1.4 ms$"' _ "$out"
+check "identical largest rows once with their count, at the first one's time (+1 us)" sh -c 'printf "%s\n" "$1" | grep -q "^  5 × 160.00 MiB device   cudaMalloc         first 12:53:20.000 (+1 µs)  (no backtrace)$"' _ "$out"
+check "a single row as it is (+92 us)" sh -c 'printf "%s\n" "$1" | grep -q "^    4.00 KiB async    cudaMallocAsync    12:53:20.000 (+92 µs)  0x1234$"' _ "$out"
+check_eq "1 alloc, 5 allocs" "$(printf '%s\n' "$out" | grep -c -e '^         5 allocs 800.00 MiB total  (no backtrace)$' -e '^         1 alloc    4.00 KiB total  0x1234$')" 2
 
 # ---- leaks: stream-ordered memory never freed is a leak; leaks[] lists leaks, not peak sites ----
 # tests/data/traces/leak_async.jsonl: site 0x1100 takes 4 MiB (the peak's biggest) and frees it;

@@ -32,6 +32,8 @@ struct vt_dirstat vt_dirstat(const struct vt_proc *p, enum vt_dir dir, int host)
 struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt_dir dir, int host);
 /* "14:02:03.123 (+2.3 s)" (wall clock when the header had wall_time, else only the offset). */
 char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t);
+/* A duration in seconds in the unit that reads best: "92 µs", "1.4 s", "3.2 min". */
+char *vt_fmt_dur(char *buf, size_t n, double sec);
 /* A wall-clock time in ns since the epoch as local HH:MM:SS.mmm. */
 char *vt_fmt_wall(char *buf, size_t n, int64_t ns);
 /* A byte count as "1.50 GiB" in one of 16 rotating static buffers (for several in one printf). */

@@ -29,17 +29,30 @@ struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt
     return t;
 }
 
+char *vt_fmt_dur(char *buf, size_t n, double sec)
+{
+    double a = sec < 0 ? -sec : sec;
+    if (a < 1e-6) snprintf(buf, n, "%.3g ns", sec * 1e9);
+    else if (a < 1e-3) snprintf(buf, n, "%.3g \xc2\xb5s", sec * 1e6);
+    else if (a < 1) snprintf(buf, n, "%.3g ms", sec * 1e3);
+    else if (a < 600) snprintf(buf, n, "%.3g s", sec);
+    else if (a < 36000) snprintf(buf, n, "%.3g min", sec / 60);
+    else snprintf(buf, n, "%.3g h", sec / 3600);
+    return buf;
+}
+
 char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t)
 {
-    double rel = (double)(t - p->t0) / 1e9;
+    char d[32];
+    vt_fmt_dur(d, sizeof d, (double)(t - p->t0) / 1e9);
     if (p->wall_time > 0) {
         int64_t ns = p->wall_time * 1000000000ll + (t - p->t0);
         time_t sec = (time_t)(ns / 1000000000ll);
         struct tm tm;
         localtime_r(&sec, &tm);
-        snprintf(buf, n, "%02d:%02d:%02d.%03d (+%.3g s)", tm.tm_hour, tm.tm_min, tm.tm_sec,
-                 (int)(ns % 1000000000ll / 1000000), rel);
-    } else snprintf(buf, n, "+%.3g s", rel);
+        snprintf(buf, n, "%02d:%02d:%02d.%03d (+%s)", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                 (int)(ns % 1000000000ll / 1000000), d);
+    } else snprintf(buf, n, "+%s", d);
     return buf;
 }
 

@@ -49,8 +49,9 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     char w[64];
     fputs("vramtrace report: ", f);
     who(f, p);
-    fprintf(f, "\n  trace %s: %llu events, %.3g s%s\n", p->path, (unsigned long long)p->events,
-            (double)(p->t_end - p->t0) / 1e9,
+    char dd[32];
+    fprintf(f, "\n  trace %s: %llu events, %s%s\n", p->path, (unsigned long long)p->events,
+            vt_fmt_dur(dd, sizeof dd, (double)(p->t_end - p->t0) / 1e9),
             p->has_footer ? "" : " (no footer: the process died or called _exit)");
     char why[400];
     if (p->footer_dropped && vt_incomplete_reason(why, sizeof why, p))
@@ -115,8 +116,8 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     fprintf(f, "  allocations   %llu (%s), %llu frees\n", (unsigned long long)p->alloc_count, B(p->alloc_bytes),
             (unsigned long long)p->free_count);
     if (p->pauses)
-        fprintf(f, "  paused        %llu time%s, %.3g s: %llu call%s not recorded (copies, sets, launches, syncs)%s\n",
-                (unsigned long long)p->pauses, p->pauses == 1 ? "" : "s", (double)p->paused_ns / 1e9,
+        fprintf(f, "  paused        %llu time%s, %s: %llu call%s not recorded (copies, sets, launches, syncs)%s\n",
+                (unsigned long long)p->pauses, p->pauses == 1 ? "" : "s", vt_fmt_dur(dd, sizeof dd, (double)p->paused_ns / 1e9),
                 (unsigned long long)p->pause_skipped, p->pause_skipped == 1 ? "" : "s",
                 p->pause_depth > 0 ? "; still paused when the trace ended" : "");
     if (p->managed_peak) fprintf(f, "  managed       peak %s (not counted as VRAM)\n", B(p->managed_peak));
@@ -202,11 +203,21 @@ static void sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
     if (p->npeak_sites > (size_t)o->top) fprintf(f, "  ... %zu more sites\n", p->npeak_sites - (size_t)o->top);
 
     fputs("\nLargest allocations:\n", f);
-    for (size_t i = 0; i < p->nlargest && i < (size_t)o->top; i++) {
-        char w[64];
+    /* identical rows (size, kind, call, site) once, with their count: "5 x 160.00 MiB" */
+    uint8_t seen[VT_AN_MAX_LARGEST] = { 0 };
+    for (size_t i = 0, rows = 0; i < p->nlargest && rows < (size_t)o->top; i++) {
+        if (seen[i]) continue;
+        char w[64], cnt[32] = "";
         const struct vt_largest *l = &p->largest[i];
-        fprintf(f, "  %10s %-8s %-18s %s  %s\n", B(l->size), vt_rd_mem_name(l->mem), l->api,
+        size_t same = 1;
+        for (size_t j = i + 1; j < p->nlargest; j++) {
+            const struct vt_largest *m = &p->largest[j];
+            if (m->size == l->size && m->mem == l->mem && m->site == l->site && !strcmp(m->api, l->api)) { seen[j] = 1; same++; }
+        }
+        if (same > 1) snprintf(cnt, sizeof cnt, "%zu \xc3\x97 ", same);
+        fprintf(f, "  %s%10s %-8s %-18s %s%s  %s\n", cnt, B(l->size), vt_rd_mem_name(l->mem), l->api, same > 1 ? "first " : "",
                 vt_fmt_when(w, sizeof w, p, l->t), vt_site_label(p, l->site));
+        rows++;
     }
 
     /* churn: sites by number of allocations */
@@ -219,8 +230,8 @@ static void sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
             if (!done[i] && p->sites[i].alloc_count && (best == p->nsites || p->sites[i].alloc_count > p->sites[best].alloc_count)) best = i;
         if (best == p->nsites) break;
         done[best] = 1;
-        fprintf(f, "  %8llu allocs %10s total  %s\n", (unsigned long long)p->sites[best].alloc_count,
-                B(p->sites[best].alloc_bytes), p->sites[best].label);
+        fprintf(f, "  %8llu alloc%s %10s total  %s\n", (unsigned long long)p->sites[best].alloc_count,
+                p->sites[best].alloc_count == 1 ? " " : "s", B(p->sites[best].alloc_bytes), p->sites[best].label);
         shown++;
     }
     free(done);
@@ -277,7 +288,8 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
             if (!d.count || (h != VT_HOST__COUNT && (dirs[i] == VT_DIR_D2D || dirs[i] == VT_DIR_H2H))) continue;
             const char *hn = h == VT_HOST__COUNT ? "all" : vt_rd_host_name((enum vt_host)h);
             fprintf(f, "  %-4s %-9s %10s in %6llu copies", vt_rd_dir_name(dirs[i]), hn, B(d.bytes), (unsigned long long)d.count);
-            if (d.gbps >= 0) fprintf(f, ", %.3g s, %.2f GB/s", d.seconds, d.gbps);
+            char ds[32];
+            if (d.gbps >= 0) fprintf(f, ", %s, %.2f GB/s", vt_fmt_dur(ds, sizeof ds, d.seconds), d.gbps);
             else fputs(", asynchronous only", f);
             int ref = -1;
             if (dirs[i] == VT_DIR_H2D) ref = h == VT_HOST_PAGEABLE ? VT_REF_H2D_PAGEABLE : VT_REF_H2D_PINNED;
@@ -395,7 +407,7 @@ int vt_render_text(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     long nm = vt_merge_sites(procs, n, 0, &m);
     if (nm > 0) fputs("\nTop call sites at each rank's peak (all ranks):\n", f);
     for (long i = 0; i < nm && i < o->top; i++)
-        fprintf(f, "  %10s %6llu allocs  %s\n", B(m[i].bytes), (unsigned long long)m[i].count, m[i].label);
+        fprintf(f, "  %10s %6llu alloc%s  %s\n", B(m[i].bytes), (unsigned long long)m[i].count, m[i].count == 1 ? " " : "s", m[i].label);
     free(m);
     transfers(f, procs, n, o);
     for (size_t i = 0; i < n; i++) {
