@@ -121,7 +121,7 @@
     /* pools */ X(pool) X(keep) X(reserved_before) X(reserved_after) X(release_threshold)                           \
     /* kernels and launches */ X(id) X(name) X(params) X(layout) X(k) X(grid) X(block) X(shmem) \
     /* findings */ X(severity) X(arg) X(offset) X(class) X(mapping) X(alloc) X(msg) X(count) X(first) \
-    /* modules and devices */ X(path) X(base) X(lo) X(hi) X(cc) X(mem_clock_khz)              \
+    /* modules and devices */ X(path) X(base) X(lo) X(hi) X(build_id) X(file_size) X(mtime) X(cc) X(mem_clock_khz)              \
         X(bus_width_bits) X(pageable_access) X(sim) X(pci)                                            \
     /* header */ X(format) X(version) X(tracer) X(token) X(pid) X(ppid) X(program) X(argv)    \
         X(wall_time) X(wall_time_ns) X(hostname) X(rank) X(page_size) X(backtraces) X(checks) \

@@ -64,16 +64,21 @@ void vt_fmt_bt(vt_line *l)
     VT_PUT_LIT(l, "]");
 }
 
-void vt_emit_module(const char *path, uint64_t base, uint64_t lo, uint64_t hi)
+void vt_emit_module(const struct vt_module_info *m)
 {
     char buf[LINE_MAX_BYTES * 3];
     vt_line l;
     vt_line_init(&l, buf, sizeof buf - 2);
     VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_MODULE "\",\"path\":");
-    vt_put_str(&l, path);
-    vt_put_key(&l, "base"); vt_put_hex(&l, base);
-    vt_put_key(&l, "lo"); vt_put_hex(&l, lo);
-    vt_put_key(&l, "hi"); vt_put_hex(&l, hi);
+    vt_put_str(&l, m->path);
+    vt_put_key(&l, "base"); vt_put_hex(&l, m->base);
+    vt_put_key(&l, "lo"); vt_put_hex(&l, m->lo);
+    vt_put_key(&l, "hi"); vt_put_hex(&l, m->hi);
+    if (m->build_id[0]) { vt_put_key(&l, "build_id"); vt_put_str(&l, m->build_id); }
+    if (m->file_size) {
+        vt_put_key(&l, "file_size"); vt_put_u64(&l, m->file_size);
+        vt_put_key(&l, "mtime"); vt_put_i64(&l, m->mtime);
+    }
     vt_fmt_emit(&l);
 }
 

@@ -73,7 +73,8 @@ static inline int vt_traffic_paused(void)
 }
 /* Format a binary record and write its line now (the journal is off). */
 void vt_emit_formatted(int type, const void *rec, size_t len);
-void vt_emit_module(const char *path, uint64_t base, uint64_t lo, uint64_t hi);
+struct vt_module_info;
+void vt_emit_module(const struct vt_module_info *m);
 /* Emit the `device` record for dev once (queries the real driver, guard held). */
 void vt_ensure_device(int dev);
 /* Compute capability of dev as major*10+minor, asking the driver if no record was written yet;

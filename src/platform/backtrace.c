@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tracer.h"
@@ -118,6 +119,31 @@ static int known(uint64_t addr)
     return 0;
 }
 
+/* The object's NT_GNU_BUILD_ID note, from its loaded PT_NOTE segments, as hex into OUT ("" if none). */
+static void build_id(const struct dl_phdr_info *info, char *out, size_t n)
+{
+    out[0] = 0;
+    for (int j = 0; j < info->dlpi_phnum; j++) {
+        const ElfW(Phdr) *q = &info->dlpi_phdr[j];
+        if (q->p_type != PT_NOTE) continue;
+        const unsigned char *p = (const unsigned char *)(uintptr_t)(info->dlpi_addr + q->p_vaddr), *end = p + q->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)(const void *)p;
+            const unsigned char *name = p + sizeof *nh, *desc = name + ((nh->n_namesz + 3u) & ~3u);
+            const unsigned char *next = desc + ((nh->n_descsz + 3u) & ~3u);
+            if (next > end || next <= p) break;
+            if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
+                static const char hex[] = "0123456789abcdef";
+                size_t k = 0;
+                for (uint32_t i = 0; i < nh->n_descsz && k + 2 < n; i++) { out[k++] = hex[desc[i] >> 4]; out[k++] = hex[desc[i] & 15]; }
+                out[k] = 0;
+                return;
+            }
+            p = next;
+        }
+    }
+}
+
 static int emit_cb(struct dl_phdr_info *info, size_t size, void *data)
 {
     (void)size;
@@ -138,7 +164,11 @@ static int emit_cb(struct dl_phdr_info *info, size_t size, void *data)
     mods[n].lo = lo;
     mods[n].hi = hi;
     atomic_store_explicit(&nmods, n + 1, memory_order_release);
-    sink(path, info->dlpi_addr, lo, hi);
+    struct vt_module_info m = { .path = path, .base = info->dlpi_addr, .lo = lo, .hi = hi };
+    build_id(info, m.build_id, sizeof m.build_id);
+    struct stat st;
+    if (path[0] == '/' && stat(path, &st) == 0) { m.file_size = (uint64_t)st.st_size; m.mtime = (int64_t)st.st_mtime; }
+    sink(&m);
     return 0;
 }
 

@@ -13,9 +13,19 @@
 
 /* Fill up to `max` return addresses of the caller's stack, innermost first. Returns the count. */
 int vt_backtrace(uint64_t *frames, int max);
-/* Where news of a loaded object goes: the layer above writes it as a `module` record (base: load
- * bias; [lo, hi): its PT_LOAD span). Called under the module lock, once per object. */
-typedef void (*vt_module_fn)(const char *path, uint64_t base, uint64_t lo, uint64_t hi);
+/* A loaded object: base is its load bias, [lo, hi) its PT_LOAD span; build_id its GNU build-id
+ * note in hex ("" without one), read from memory; file_size/mtime its file's, from stat (0 when
+ * it cannot be read): the report checks it symbolizes the file that ran. */
+struct vt_module_info {
+    const char *path;
+    uint64_t base, lo, hi;
+    char build_id[2 * 64 + 1];
+    uint64_t file_size;
+    int64_t mtime;
+};
+/* Where news of a loaded object goes: the layer above writes it as a `module` record. Called
+ * under the module lock, once per object. */
+typedef void (*vt_module_fn)(const struct vt_module_info *m);
 /* Hand every loaded object not yet reported to SINK (called when a trace opens). */
 void vt_modules_emit_new(vt_module_fn sink);
 /* The same for objects that appeared since (a dlopen), when a frame lies outside all known ones. */

@@ -26,3 +26,27 @@ for v in typed_sites typed_sites_o2; do
         "$("$VT" report --json "$TMP/$v.jsonl" | jq -r '[.peak_sites[]|select(.bytes==4194304)|.stack[0:3][]]|join(" | ")' | sed 's/make_buffer(unsigned long)/make_buffer/g; s/^cudaError //; s/cudaMalloc<float>(float\*\*, unsigned long)/cudaMalloc<float>/')" \
         "cudaMalloc<float> (cuda_runtime.h:$CR) | make_buffer (typed_sites.cu:$H) | main (typed_sites.cu:$A)"
 done
+
+# ---- the binary rebuilt after the trace: never another build's lines (issue 36) ----------------
+# The trace records each module's build-id. The program is traced from a copy, the copy is then
+# replaced by another build (the -O2 one: other build-id, other code at those addresses): the report
+# says so and shows offsets; given the traced build as a debug file by build-id
+# (VRAMTRACE_DEBUGINFO_DIR/.build-id/ab/cdef....debug) it finds the lines again.
+mkdir -p "$TMP/app"
+cp "$PROGS/typed_sites" "$TMP/app/prog"
+rm -f "$TMP/app.jsonl"
+"$VT" run --sim -o "$TMP/app.jsonl" -- "$TMP/app/prog" >/dev/null 2>&1
+BID=$(jq -r 'select(.ev=="module" and .path=="'"$TMP/app/prog"'")|.build_id' "$TMP/app.jsonl")
+check "rebuilt: the module record carries the build-id readelf shows" sh -c \
+    'LC_ALL=C readelf -n "$1" | grep -q "Build ID: $2"' _ "$PROGS/typed_sites" "$BID"
+site4m() { "$VT" report --json "$TMP/app.jsonl" | jq -r '.largest[]|select(.bytes==4194304)|.site' | sed 's/make_buffer(unsigned long)/make_buffer/'; }
+check_eq "rebuilt: before, the user's line" "$(site4m)" "make_buffer (typed_sites.cu:$H) <- main (typed_sites.cu:$A)"
+cp "$PROGS/typed_sites_o2" "$TMP/app/prog"
+check_eq "rebuilt: after, no line from the other build (module+offset)" "$(site4m | sed 's/0x[0-9a-f]*/OFF/g')" "prog+OFF"
+check_eq "rebuilt: JSON names the changed file" "$("$VT" report --json "$TMP/app.jsonl" | jq -r '.processes[0].stale_modules')" "$TMP/app/prog"
+check "rebuilt: the text says so" sh -c '"$1" report "$2" | grep -q "^  warning: $3 changed since the trace (not the build that ran) and no matching file was found$"' _ "$VT" "$TMP/app.jsonl" "$TMP/app/prog"
+mkdir -p "$TMP/dbg/.build-id/$(printf %.2s "$BID")"
+cp "$PROGS/typed_sites" "$TMP/dbg/.build-id/$(printf %.2s "$BID")/${BID#??}.debug"
+check_eq "rebuilt: with the traced build found by build-id, the lines again" \
+    "$(VRAMTRACE_DEBUGINFO_DIR="$TMP/dbg" "$VT" report --json "$TMP/app.jsonl" | jq -r '[(.largest[]|select(.bytes==4194304)|.site), (.processes[0].stale_modules|tostring)]|join(" / ")' | sed 's/make_buffer(unsigned long)/make_buffer/')" \
+    "make_buffer (typed_sites.cu:$H) <- main (typed_sites.cu:$A) / null"

@@ -542,7 +542,8 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         return 0;
     case VT_EV_MODULE:
         if (!p->caching_allocator) p->caching_allocator = caching_allocator(ev->path);
-        return vt_sym_add_module(a->sym, ev->path, ev->base, ev->lo, ev->hi) < 0 ? VT_AN_ENOMEM : 0;
+        return vt_sym_add_module(a->sym, &(struct vt_sym_module){ ev->path, ev->base, ev->lo, ev->hi, ev->build_id,
+                                                                    ev->file_size, ev->mtime }) < 0 ? VT_AN_ENOMEM : 0;
     case VT_EV_DEVICE: {
         struct vt_device *d = device(p, ev->dev);
         if (!d) return VT_AN_ENOMEM;

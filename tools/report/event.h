@@ -66,6 +66,9 @@ struct vt_event {
     uint64_t count;                 /* finding: occurrences so far (0 when absent); "id" names its first line */
     int64_t first;                  /* finding: time of the first occurrence (0 when absent) */
     const char *path;               /* module */
+    const char *build_id;           /* module: hex GNU build-id ("" when absent) */
+    uint64_t file_size;             /* module: its file's size, 0 when absent */
+    int64_t mtime;                  /* module: its file's mtime (s) */
     uint64_t base, lo, hi;
     int sim;                        /* device */
     const char *pci;                /* device: PCI bus id ("" when absent) */

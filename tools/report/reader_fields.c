@@ -259,6 +259,9 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("hi")) HEX(ev->hi, VT_F_HI);
     else if (KEY("sim")) { WANT(v->type == JV_BOOL, "a boolean"); ev->sim = (int)v->i; }
     else if (KEY("pci")) STR(ev->pci);
+    else if (KEY("build_id")) STR(ev->build_id);
+    else if (KEY("file_size")) rc = get_u64(r, k, kn, v, &ev->file_size, err, errlen);
+    else if (KEY("mtime")) I64(ev->mtime, 1, 0);
     else if (KEY("wall_time_ns")) I64(ev->wall_time_ns, 1, 0);
     else if (KEY("format")) { STR(ev->format); ev->has |= VT_F_FORMAT; }
     else if (KEY("version")) I64(ev->version, 0, VT_F_VERSION);

@@ -196,7 +196,9 @@ static void process(FILE *f, const struct vt_proc *p)
                   U(p->leak_kind_count[VT_MEM_##id]), U(p->leak_kind_bytes[VT_MEM_##id]));
     VT_LEAK_KINDS(VT_X)
 #undef VT_X
-    fputs("],\"caching_allocator\":", f);
+    fputs("],\"stale_modules\":", f);
+    if (p->stale_modules) vt_json_str(f, p->stale_modules); else fputs("null", f);
+    fputs(",\"caching_allocator\":", f);
     if (p->caching_allocator) vt_json_str(f, p->caching_allocator); else fputs("null", f);
     vt_esc_printf(f, VT_ESC_JSON, ",\"duplicate_allocs\":%llu,\"reset_count\":%llu,\"resets\":[",
                   U(p->duplicate_allocs), U(p->reset_count));

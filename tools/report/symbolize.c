@@ -12,6 +12,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <gelf.h>
 
 #include "report/util.h"
 
@@ -30,6 +31,10 @@ struct module {
     int syms_loaded;
     struct msym *syms;
     size_t nsyms;
+    char *build_id;     /* what ran (hex), "" unknown */
+    uint64_t file_size; /* what ran, 0 unknown */
+    int64_t mtime;
+    int stale;          /* the file is another build and no matching one was found */
 };
 
 struct vt_sym {
@@ -113,8 +118,10 @@ struct vt_sym *vt_sym_new(int enabled)
     return s;
 }
 
-int vt_sym_add_module(struct vt_sym *s, const char *path, uint64_t base, uint64_t lo, uint64_t hi)
+int vt_sym_add_module(struct vt_sym *s, const struct vt_sym_module *mod)
 {
+    const char *path = mod->path;
+    uint64_t base = mod->base, lo = mod->lo, hi = mod->hi;
     for (size_t i = 0; i < s->nmods; i++)
         if (s->mods[i].base == base && s->mods[i].lo == lo && !strcmp(s->mods[i].path, path)) return 0;
     if (s->nmods == s->capmods) {
@@ -125,6 +132,8 @@ int vt_sym_add_module(struct vt_sym *s, const char *path, uint64_t base, uint64_
     }
     struct module *m = &s->mods[s->nmods];
     if (!(m->path = strdup(path))) return -1;
+    if (!(m->build_id = strdup(mod->build_id ? mod->build_id : ""))) { free(m->path); return -1; }
+    m->file_size = mod->file_size; m->mtime = mod->mtime; m->stale = 0;
     const char *sl = strrchr(m->path, '/');
     m->base_name = sl ? sl + 1 : m->path;
     m->base = base; m->lo = lo; m->hi = hi;
@@ -133,6 +142,78 @@ int vt_sym_add_module(struct vt_sym *s, const char *path, uint64_t base, uint64_
     s->nmods++;
     s->dirty = 1;
     return 0;
+}
+
+/* The GNU build-id note of the ELF file FD as hex into OUT ("" without one). */
+static void file_build_id(int fd, char *out, size_t n)
+{
+    out[0] = 0;
+    elf_version(EV_CURRENT);
+    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    if (!e) return;
+    for (Elf_Scn *scn = elf_nextscn(e, NULL); scn && !out[0]; scn = elf_nextscn(e, scn)) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE) continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        GElf_Nhdr nh;
+        size_t off = 0, noff, doff;
+        while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+            if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 || memcmp((const char *)d->d_buf + noff, "GNU", 4)) continue;
+            static const char hex[] = "0123456789abcdef";
+            const unsigned char *b = (const unsigned char *)d->d_buf + doff;
+            size_t k = 0;
+            for (size_t i = 0; i < nh.n_descsz && k + 2 < n; i++) { out[k++] = hex[b[i] >> 4]; out[k++] = hex[b[i] & 15]; }
+            out[k] = 0;
+            break;
+        }
+    }
+    elf_end(e);
+}
+
+/* The file to symbolize module M with, opened (-1: none): its own path when it is what ran, else
+ * the debug file named by its build-id (VRAMTRACE_DEBUGINFO_DIR, default /usr/lib/debug,
+ * .build-id/ab/cdef....debug); M->stale when neither matches. */
+static int open_matching(struct module *m)
+{
+    struct stat st;
+    int fd = open(m->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) { close(fd); return -1; }
+    if (fd < 0) return -1;
+    if (m->build_id[0]) {
+        char have[2 * 64 + 1];
+        file_build_id(fd, have, sizeof have);
+        if (!strcmp(have, m->build_id)) return fd;
+        close(fd);
+        const char *dir = getenv("VRAMTRACE_DEBUGINFO_DIR");
+        char alt[4096];
+        snprintf(alt, sizeof alt, "%s/.build-id/%.2s/%s.debug", dir && *dir ? dir : "/usr/lib/debug", m->build_id, m->build_id + 2);
+        if (strlen(m->build_id) > 2 && is_regular(alt) && (fd = open(alt, O_RDONLY | O_NOCTTY | O_CLOEXEC)) >= 0) {
+            file_build_id(fd, have, sizeof have);
+            if (!strcmp(have, m->build_id)) return fd;
+            close(fd);
+        }
+        m->stale = 1;
+        return -1;
+    }
+    if (m->file_size && ((uint64_t)st.st_size != m->file_size || (int64_t)st.st_mtime != m->mtime)) {
+        close(fd);
+        m->stale = 1;
+        return -1;
+    }
+    return fd;
+}
+
+size_t vt_sym_stale_modules(const struct vt_sym *s, char *buf, size_t n)
+{
+    size_t count = 0, used = 0;
+    if (n) buf[0] = 0;
+    for (size_t i = 0; i < s->nmods; i++) {
+        if (!s->mods[i].stale) continue;
+        int w = snprintf(buf + used, used < n ? n - used : 0, "%s%s", count ? ", " : "", s->mods[i].path);
+        if (w > 0 && used + (size_t)w < n) used += (size_t)w;
+        count++;
+    }
+    return count;
 }
 
 static void report_modules(struct vt_sym *s)
@@ -150,13 +231,9 @@ static void report_modules(struct vt_sym *s)
          * file it has: a new descriptor would make it drop the module as an overlap. */
         int fd = -1;
         if (m->file == 0) {
-            struct stat st;
-            fd = open(m->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-            m->file = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? 1 : -1;
-            if (m->file < 0) {
-                if (fd >= 0) close(fd);
-                continue;
-            }
+            fd = open_matching(m);
+            m->file = fd >= 0 ? 1 : -1;
+            if (m->file < 0) continue;
         }
         if (!dwfl_report_elf(s->dwfl, m->base_name, m->path, fd, m->base, true) && fd >= 0) close(fd);
     }
@@ -394,7 +471,7 @@ void vt_sym_free(struct vt_sym *s)
 {
     if (!s) return;
     if (s->dwfl) dwfl_end(s->dwfl);
-    for (size_t i = 0; i < s->nmods; i++) { free(s->mods[i].path); free(s->mods[i].syms); }
+    for (size_t i = 0; i < s->nmods; i++) { free(s->mods[i].path); free(s->mods[i].build_id); free(s->mods[i].syms); }
     free(s->mods);
     for (size_t i = 0; i < s->nframes; i++) free(s->frames[i]);
     free(s->frames);

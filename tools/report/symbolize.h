@@ -28,7 +28,14 @@ struct vt_sym;
 /* ENABLED 0 makes a symbolizer that only maps addresses to modules (no ELF/DWARF reading). */
 struct vt_sym *vt_sym_new(int enabled);
 /* Records a module; duplicates are ignored.  Returns 0, or -1 out of memory. */
-int vt_sym_add_module(struct vt_sym *s, const char *path, uint64_t base, uint64_t lo, uint64_t hi);
+/* A module record: path, load bias, PT_LOAD span, and what identifies the file that ran
+ * (build_id hex, "" or NULL when unknown; file_size 0 when unknown). */
+struct vt_sym_module { const char *path; uint64_t base, lo, hi; const char *build_id; uint64_t file_size; int64_t mtime; };
+int vt_sym_add_module(struct vt_sym *s, const struct vt_sym_module *mod);
+/* Modules whose file is not the one that ran (another build-id, or size and mtime) and for
+ * which no matching file was found (/usr/lib/debug/.build-id/): their frames are shown as
+ * module+offset, never with another build's lines. Writes "path, path" into BUF; the count. */
+size_t vt_sym_stale_modules(const struct vt_sym *s, char *buf, size_t n);
 /* Resolves PC (a return address: the call is looked up at PC-1).  Never fails: unknown
  * addresses give a frame with only `pc` and `label`.  The pointer is valid until vt_sym_free(). */
 const struct vt_frame *vt_sym_lookup(struct vt_sym *s, uint64_t pc);
