@@ -334,30 +334,37 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
             vt_ev_finding(&f);
         }
     }
-    struct vt_rec_copy r;
-    memset(&r, 0, sizeof r);
-    vt_fill_call(&r.c, c);
-    r.dst = dst;
-    r.src = src;
-    r.size = size;
-    r.dir = (uint8_t)dir;
+    _Alignas(struct vt_rec_copy) unsigned char rbuf[sizeof(struct vt_rec_copy) + VT_BT_MAX * sizeof(uint64_t)];
+    struct vt_rec_copy *rp = (struct vt_rec_copy *)(void *)rbuf;
+    memset(rp, 0, sizeof *rp);
+    /* the copy's site: its call stack (a graph replay's copies have the launch's) */
+    if (vt_cfg.backtraces) {
+        int nf = vt_backtrace(rp->frames, vt_cfg.bt_depth);
+        vt_modules_cover(rp->frames, nf, vt_emit_module);
+        rp->nframes = (uint16_t)(nf > 0 ? nf : 0);
+    }
+    vt_fill_call(&rp->c, c);
+    rp->dst = dst;
+    rp->src = src;
+    rp->size = size;
+    rp->dir = (uint8_t)dir;
     if (dir == VT_DIR_H2D || dir == VT_DIR_D2H) {
         const vt_ptr_info *h = dir == VT_DIR_H2D ? &si : &di;
-        r.host = h->cls == VT_PTR_PINNED ? 2 : h->cls == VT_PTR_MANAGED ? 3 : 1;
+        rp->host = h->cls == VT_PTR_PINNED ? 2 : h->cls == VT_PTR_MANAGED ? 3 : 1;
     }
-    r.async = (uint8_t)x->async;
-    r.stream = x->stream;
-    r.kind = x->kind;
-    r.is_2d = (uint8_t)x->is_2d;
-    r.width = x->width;
-    r.height = x->height;
-    r.dpitch = x->dpitch;
-    r.spitch = x->spitch;
-    r.src_dev = x->src_dev;
-    r.graph = (uint8_t)c->graph;
+    rp->async = (uint8_t)x->async;
+    rp->stream = x->stream;
+    rp->kind = x->kind;
+    rp->is_2d = (uint8_t)x->is_2d;
+    rp->width = x->width;
+    rp->height = x->height;
+    rp->dpitch = x->dpitch;
+    rp->spitch = x->spitch;
+    rp->src_dev = x->src_dev;
+    rp->graph = (uint8_t)c->graph;
     const void *key = x->async ? vt_captured_into(c, x->stream) : NULL; /* a capturing stream's work is a graph node */
-    if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); r.graph = VT_GRAPH_CAPTURED; }
-    vt_emit_record(VT_R_COPY, &r, sizeof r);
+    if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); rp->graph = VT_GRAPH_CAPTURED; }
+    vt_emit_record(VT_R_COPY, rp, sizeof *rp + rp->nframes * sizeof rp->frames[0]);
     VT_RESTORE_ERRNO;
 }
 

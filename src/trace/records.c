@@ -55,6 +55,17 @@ void vt_record_begin(vt_line *l, const char *ev, const struct vt_rec_call *c, co
     l->p = p;
 }
 
+static void put_bt(vt_line *l, const uint64_t *frames, unsigned n)
+{
+    if (!n) return;
+    VT_PUT_LIT(l, ",\"bt\":[");
+    for (unsigned i = 0; i < n; i++) {
+        if (i) VT_PUT_LIT(l, ",");
+        vt_put_hex(l, frames[i]);
+    }
+    VT_PUT_LIT(l, "]");
+}
+
 static void fmt_alloc(vt_line *l, const struct vt_api_names *names, const struct vt_rec_alloc *a)
 {
     vt_record_begin(l, VT_EVN_ALLOC, &a->c, names, 0);
@@ -74,14 +85,7 @@ static void fmt_alloc(vt_line *l, const struct vt_api_names *names, const struct
         vt_put_key(l, "free_bytes"); vt_put_u64(l, a->free_b);
         vt_put_key(l, "total_bytes"); vt_put_u64(l, a->total_b);
     }
-    if (a->nframes) {
-        VT_PUT_LIT(l, ",\"bt\":[");
-        for (unsigned i = 0; i < a->nframes; i++) {
-            if (i) VT_PUT_LIT(l, ",");
-            vt_put_hex(l, a->frames[i]);
-        }
-        VT_PUT_LIT(l, "]");
-    }
+    put_bt(l, a->frames, a->nframes);
 }
 
 static void fmt_free(vt_line *l, const struct vt_api_names *names, const struct vt_rec_free *f)
@@ -152,6 +156,7 @@ static void fmt_copy(vt_line *l, const struct vt_api_names *names, const struct 
     }
     if (x->src_dev >= 0) { p = VT_W_LIT(p, ",\"src_dev\":"); p = vt_w_i64(p, x->src_dev); }
     l->p = graph_role(p, x->graph);
+    put_bt(l, x->frames, x->nframes);
 }
 
 static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct vt_rec_set *s)
@@ -220,7 +225,12 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
         break;
     }
     case VT_R_FREE: if (len < sizeof(struct vt_rec_free)) return 0; fmt_free(&l, names, rec); break;
-    case VT_R_COPY: if (len < sizeof(struct vt_rec_copy)) return 0; fmt_copy(&l, names, rec); break;
+    case VT_R_COPY: {
+        const struct vt_rec_copy *c = rec;
+        if (len < sizeof *c || c->nframes > (len - sizeof *c) / sizeof c->frames[0]) return 0;
+        fmt_copy(&l, names, c);
+        break;
+    }
     case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, names, rec); break;
     case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, names, rec); break;
     case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; vt_record_begin(&l, VT_EVN_SYNC, rec, names, 0); break;

@@ -43,6 +43,8 @@ struct vt_rec_copy {
     int32_t kind, src_dev;
     uint8_t dir, host, async, is_2d; /* host: 0 none, 1 pageable, 2 pinned, 3 managed */
     uint8_t graph;                   /* 0 done now, 1 captured into a graph, 2 replayed by a graph launch */
+    uint16_t nframes;
+    uint64_t frames[];               /* backtrace of the call, innermost first (the copy's site) */
 };
 
 struct vt_rec_set {

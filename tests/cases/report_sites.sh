@@ -50,3 +50,22 @@ cp "$PROGS/typed_sites" "$TMP/dbg/.build-id/$(printf %.2s "$BID")/${BID#??}.debu
 check_eq "rebuilt: with the traced build found by build-id, the lines again" \
     "$(VRAMTRACE_DEBUGINFO_DIR="$TMP/dbg" "$VT" report --json "$TMP/app.jsonl" | jq -r '[(.largest[]|select(.bytes==4194304)|.site), (.processes[0].stale_modules|tostring)]|join(" / ")' | sed 's/make_buffer(unsigned long)/make_buffer/')" \
     "make_buffer (typed_sites.cu:$H) <- main (typed_sites.cu:$A) / null"
+
+# ---- copies have call sites too (issue 36) -------------------------------------------------------
+# examples/transfers.cu: time_copy() does 4 cudaMemcpy of 64 MiB; main calls it four times
+# (pageable h2d, pageable d2h, pinned h2d, pinned d2h): four sites of 256 MiB in 4 copies each,
+# told apart by main's line, the first two through pageable memory.
+TS="$ROOT/examples/transfers.cu"
+CL=$(grep -n 'cudaMemcpy(dst, src, n, kind)' "$TS" | cut -d: -f1)
+L1=$(grep -n 'report("pageable host->device"' "$TS" | cut -d: -f1)
+rm -f "$TMP/transfers.jsonl"
+"$VT" run --sim -o "$TMP/transfers.jsonl" -- "$EXAMPLES/transfers" >/dev/null 2>&1
+rows=$("$VT" report "$TMP/transfers.jsonl" | sed -n '/^Copy sites (by bytes):$/,/^$/p' | sed '1d;/^$/d' |
+       sed 's/ [0-9.]* [µm]*s  / T  /; s/time_copy([^)]*)/time_copy/; s/  */ /g')
+check_eq "copy sites by bytes: four call sites, main's line apart, pageable marked" "$rows" \
+" 256.00 MiB 4 copies T 4 pageable time_copy (transfers.cu:$CL) <- main (transfers.cu:$L1)
+ 256.00 MiB 4 copies T 4 pageable time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 1)))
+ 256.00 MiB 4 copies T time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 2)))
+ 256.00 MiB 4 copies T time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 3)))"
+check "copy sites: a ranking by host time too" sh -c '"$1" report "$2" | grep -q "^Copy sites (by host time of synchronous copies):$"' _ "$VT" "$TMP/transfers.jsonl"
+check_eq "copy records carry their backtrace" "$(jq -s '[.[]|select(.ev=="copy" and (.bt|length) > 0)]|length' "$TMP/transfers.jsonl")" 16

@@ -34,6 +34,10 @@ struct vt_site {
     uint64_t alloc_bytes, alloc_count; /* all successful VRAM allocations (churn) */
     uint64_t leak_bytes, leak_count;   /* VRAM still live at the end of the trace */
     uint64_t host_leak_bytes, managed_leak_bytes;
+    /* copies done from here (captured ones not): bytes, count, host time of the synchronous ones;
+     * of them, host<->device copies through pageable memory */
+    uint64_t copy_bytes, copy_count, pageable_bytes, pageable_count;
+    int64_t copy_ns;
 };
 
 /* (site, bytes, count): sorted by bytes, largest first */

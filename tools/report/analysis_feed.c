@@ -557,6 +557,13 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         if (ev->res_null || ev->res) { add_error(p, ev->api, ev->res, ev->t); return 0; }
         if (ev->captured) { p->captured_ops++; return 0; }
         if (ev->graph) p->graph_copies++;
+        int st = intern_stack(p, ev->bt, ev->nbt);
+        if (st < 0) return st;
+        if (ev->nbt) p->backtraces_seen = 1;
+        struct stack *cs = &a->stacks[st];
+        vt_sat_add(&cs->copy_bytes, ev->size); cs->copy_count++;
+        if (!ev->async) cs->copy_ns += ev->dur;
+        if (ev->host == VT_HOST_PAGEABLE) { vt_sat_add(&cs->pageable_bytes, ev->size); cs->pageable_count++; }
         struct vt_xfer *x = &p->xfer[ev->dir][ev->host];
         vt_sat_add(&x->bytes, ev->size); x->count++;
         if (ev->async) x->async_count++;
