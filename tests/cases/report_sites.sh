@@ -69,3 +69,27 @@ check_eq "copy sites by bytes: four call sites, main's line apart, pageable mark
  256.00 MiB 4 copies T time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 3)))"
 check "copy sites: a ranking by host time too" sh -c '"$1" report "$2" | grep -q "^Copy sites (by host time of synchronous copies):$"' _ "$VT" "$TMP/transfers.jsonl"
 check_eq "copy records carry their backtrace" "$(jq -s '[.[]|select(.ev=="copy" and (.bt|length) > 0)]|length' "$TMP/transfers.jsonl")" 16
+
+# ---- transfer verdicts (issue 36) -----------------------------------------------------------------
+# Against a reference where pinned copies reach 1000 GB/s, the pageable copies of
+# examples/transfers.cu are always below 80% of pinned: a verdict per direction naming the one
+# site that copies through pageable memory that way (h2d: main's first call, d2h: its second).
+printf '{"results":[{"name":"h2d_pinned","gbps":1000},{"name":"d2h_pinned","gbps":1000}]}\n' >"$TMP/ref.json"
+out=$("$VT" report --bandwidth "$TMP/ref.json" "$TMP/transfers.jsonl" | sed 's/time_copy([^)]*)/time_copy/')
+for d in h2d:$L1 d2h:$((L1 + 1)); do
+    check "verdict: pageable ${d%%:*} copies, pin the buffer, at main's line ${d#*:}" sh -c 'printf "%s\n" "$1" | grep -A1 "^       -> verdict: pageable $2 copies run at [0-9]*% of pinned (1000.0 GB/s, the reference): pin the host buffer (cudaHostAlloc, or cudaHostRegister on the existing one)$" | grep -q "^       at:  time_copy (transfers.cu:$3) <- main (transfers.cu:$4)$"' _ "$out" "${d%%:*}" "$CL" "${d#*:}"
+done
+check "the pinned rows say how far from the reference they are" sh -c 'printf "%s\n" "$1" | grep -q "^  h2d  pinned    256.00 MiB in      4 copies, .* GB/s = [0-9]*% of h2d_pinned 1000.0 GB/s$"' _ "$out"
+# tests/progs/small_copies.cu: 200 copies of 4 KiB and one of 800 KiB, all h2d: the median is
+# 4 KiB, so per-call latency dominates.
+rm -f "$TMP/small.jsonl"
+"$VT" run --sim -o "$TMP/small.jsonl" -- "$PROGS/small_copies" >"$TMP/small.out" 2>&1
+check_eq "small copies: the program ran" "$(grep -c '^rc=0$' "$TMP/small.out")" 1
+check "small copies: verdict with the count and the median's range" sh -c '"$1" report "$2" | grep -q "^  -> verdict: 201 h2d copies, median size 4.00 KiB to 8.00 KiB (.* per synchronous copy): per-call latency dominates; batch them into fewer, larger copies$"' _ "$VT" "$TMP/small.jsonl"
+check_eq "no small-copies verdict for transfers.cu's 64 MiB copies" "$("$VT" report "$TMP/transfers.jsonl" | grep -c 'per-call latency')" 0
+# transfers summed over traces: the same program twice is twice the bytes, copies and time
+cp "$TMP/transfers.jsonl" "$TMP/transfers2.jsonl"
+j1=$("$VT" report --json "$TMP/transfers.jsonl" | jq -r '.transfers.h2d.seconds')
+check "transfers over two traces: the seconds add up (twice one trace's, to rounding)" sh -c \
+    '"$1" report --json "$2" "$3" | jq -e --argjson one "$4" ".transfers.h2d.seconds - 2 * \$one | fabs < 1e-6" >/dev/null' _ "$VT" "$TMP/transfers.jsonl" "$TMP/transfers2.jsonl" "$j1"
+check_eq "... 1 GiB in 16 h2d copies" "$("$VT" report --json "$TMP/transfers.jsonl" "$TMP/transfers2.jsonl" | jq -c '.transfers.h2d|[.bytes,.count]')" "[1073741824,16]"

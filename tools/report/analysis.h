@@ -35,8 +35,8 @@ struct vt_site {
     uint64_t leak_bytes, leak_count;   /* VRAM still live at the end of the trace */
     uint64_t host_leak_bytes, managed_leak_bytes;
     /* copies done from here (captured ones not): bytes, count, host time of the synchronous ones;
-     * of them, host<->device copies through pageable memory */
-    uint64_t copy_bytes, copy_count, pageable_bytes, pageable_count;
+     * of them, host<->device copies through pageable memory ([0] h2d, [1] d2h bytes) */
+    uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count;
     int64_t copy_ns;
 };
 
@@ -204,6 +204,7 @@ struct vt_proc {
     uint64_t leak_kind_bytes[VT_MEM__COUNT], leak_kind_count[VT_MEM__COUNT];   /* live at the end, by "mem" */
 
     struct vt_xfer xfer[VT_DIR__COUNT][VT_HOST__COUNT];
+    uint64_t copy_hist[VT_DIR__COUNT][65];   /* copies done, by floor(log2(size)) (bucket 64: size 0) */
     uint64_t set_count, set_bytes;
 
     struct vt_finding *findings;

@@ -128,7 +128,8 @@ static int make_sites(struct vt_proc *p)
         vt_sat_add(&t->leak_bytes, s->leak_bytes); t->leak_count += s->leak_count;
         vt_sat_add(&t->host_leak_bytes, s->host_leak); vt_sat_add(&t->managed_leak_bytes, s->managed_leak);
         vt_sat_add(&t->copy_bytes, s->copy_bytes); t->copy_count += s->copy_count; t->copy_ns += s->copy_ns;
-        vt_sat_add(&t->pageable_bytes, s->pageable_bytes); t->pageable_count += s->pageable_count;
+        vt_sat_add(&t->pageable_bytes[0], s->pageable_bytes[0]); vt_sat_add(&t->pageable_bytes[1], s->pageable_bytes[1]);
+        t->pageable_count += s->pageable_count;
     }
     return 0;
 oom:

@@ -26,7 +26,7 @@ struct vt_observer vt_perfetto_observer(struct vt_perfetto *pf);
 int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, size_t n);   /* frees pf */
 
 /* ---- helpers shared by the renderers (render_common.c) ---- */
-struct vt_dirstat { uint64_t bytes, count, sync_bytes; double seconds; double gbps; /* <0: unknown */ };
+struct vt_dirstat { uint64_t bytes, count, sync_bytes, sync_count; double seconds; double gbps; /* <0: unknown */ };
 /* Copies in DIR summed over host kinds (HOST = VT_HOST__COUNT) or for one host kind. */
 struct vt_dirstat vt_dirstat(const struct vt_proc *p, enum vt_dir dir, int host);
 struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt_dir dir, int host);

@@ -11,7 +11,7 @@ struct vt_dirstat vt_dirstat(const struct vt_proc *p, enum vt_dir dir, int host)
     for (int h = 0; h < VT_HOST__COUNT; h++) {
         if (host != VT_HOST__COUNT && h != host) continue;
         const struct vt_xfer *x = &p->xfer[dir][h];
-        vt_sat_add(&d.bytes, x->bytes); d.count += x->count; vt_sat_add(&d.sync_bytes, x->sync_bytes); ns += x->sync_ns;
+        vt_sat_add(&d.bytes, x->bytes); d.count += x->count; vt_sat_add(&d.sync_bytes, x->sync_bytes); d.sync_count += x->sync_count; ns += x->sync_ns;
     }
     d.seconds = (double)ns / 1e9;
     d.gbps = ns > 0 ? (double)d.sync_bytes / (double)ns : -1;   /* bytes/ns == GB/s */
@@ -23,7 +23,8 @@ struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt
     struct vt_dirstat t = { 0 };
     for (size_t i = 0; i < n; i++) {
         struct vt_dirstat d = vt_dirstat(procs[i], dir, host);
-        vt_sat_add(&t.bytes, d.bytes); t.count += d.count; vt_sat_add(&t.sync_bytes, d.sync_bytes); t.seconds += d.seconds;
+        vt_sat_add(&t.bytes, d.bytes); t.count += d.count; vt_sat_add(&t.sync_bytes, d.sync_bytes); t.sync_count += d.sync_count;
+        t.seconds += d.seconds;
     }
     t.gbps = t.seconds > 0 ? (double)t.sync_bytes / t.seconds / 1e9 : -1;
     return t;
