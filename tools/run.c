@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bandwidth/bandwidth.h"
+#include "report/refbw.h"
 #include "commands.h"
 #include "journal.h"
 #include "trace_writer.h"
@@ -262,7 +263,14 @@ int vt_cmd_run(int argc, char **argv)
         char *dot = strrchr(tmpl, '/');
         snprintf(bw, sizeof bw, "%.*s/vramtrace-bandwidth-%ld.json", dot ? (int)(dot - tmpl) : 1, dot ? tmpl : ".", (long)getpid());
         if (vt_bandwidth_measure_json(bw, err, sizeof err) != 0) fprintf(stderr, "vramtrace run: bandwidth: %s\n", err);
-        else if (!quiet) fprintf(stderr, "vramtrace: reference bandwidths in %s (use: vramtrace report --bandwidth %s TRACE)\n", bw, bw);
+        else if (!quiet) {
+            fprintf(stderr, "vramtrace: reference bandwidths in %s (use: vramtrace report --bandwidth %s TRACE)\n", bw, bw);
+            /* without a usable GPU here (--sim included) only the host rows are measured */
+            struct vt_refbw ref;
+            if (vt_refbw_load(bw, &ref, err, sizeof err) == 0 && ref.gbps[VT_REF_H2D_PINNED] <= 0 && ref.gbps[VT_REF_D2D] <= 0)
+                fprintf(stderr, "vramtrace: no GPU measured here: the reference has host rows only; for the GPU rows run "
+                                "`vramtrace bandwidth --json -o ref.json` on the machine with the GPU and pass that to report --bandwidth\n");
+        }
     }
     prepend_env("LD_PRELOAD", lib, ':');
     /* A sanitizer runtime (libasan/libtsan) must come before everything else in LD_PRELOAD. */

@@ -62,3 +62,8 @@ TMPDIR="$W/no-such-dir" "$VT" run --sim -o "$W/nolist.jsonl" -- "$P" alloc >/dev
 check_eq "no list of traces: exit 0, the trace still written" "$?:$(jqs "$W/nolist.jsonl" '.[0].ev')" 0:header
 check_eq "no list of traces: said before and after, never 'never used CUDA'" \
     "$(grep -c "cannot create the list of traces in $W/no-such-dir: No such file or directory" "$TMP/r7.err"):$(grep -c "traces go to $W/nolist.jsonl" "$TMP/r7.err"):$(grep -c 'never used CUDA' "$TMP/r7.err")" 1:1:0
+# run --bandwidth without a usable GPU (always so under --sim here): only host rows, said so
+if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }; then
+    (cd "$TMP" && "$VT" run --sim --bandwidth -o "$TMP/bwrun.jsonl" -- /bin/true >/dev/null 2>"$TMP/bwrun.err")
+    check "run --sim --bandwidth: says the reference has host rows only" grep -q '^vramtrace: no GPU measured here: the reference has host rows only; for the GPU rows run `vramtrace bandwidth --json -o ref.json` on the machine with the GPU' "$TMP/bwrun.err"
+else skip "run --bandwidth host-rows message: a GPU is usable here"; fi
