@@ -84,8 +84,11 @@ check "the pinned rows say how far from the reference they are" sh -c 'printf "%
 # 4 KiB, so per-call latency dominates.
 rm -f "$TMP/small.jsonl"
 "$VT" run --sim -o "$TMP/small.jsonl" -- "$PROGS/small_copies" >"$TMP/small.out" 2>&1
-check_eq "small copies: the program ran" "$(grep -c '^rc=0$' "$TMP/small.out")" 1
+check_eq "small copies: the program ran" "$(grep -c '^rc=0 ' "$TMP/small.out")" 1
 check "small copies: verdict with the count and the median's range" sh -c '"$1" report "$2" | grep -q "^  -> verdict: 201 h2d copies, median size 4.00 KiB to 8.00 KiB (.* per synchronous copy): per-call latency dominates; batch them into fewer, larger copies$"' _ "$VT" "$TMP/small.jsonl"
+LR=$(grep -n 'LOSS_READ' "$ROOT/tests/progs/small_copies.cu" | cut -d: -f1)
+check "a synchronous d2h copy per step: 32 from one line, the fix and the line" sh -c '"$1" report "$2" | grep -A1 "^  -> verdict: 32 synchronous d2h copies from one line, each waiting for the GPU to finish its work: copy with cudaMemcpyAsync into pinned memory and synchronize once after the loop$" | grep -q "^       at:  main (small_copies.cu:$3)$"' _ "$VT" "$TMP/small.jsonl" "$LR"
+check_eq "... and no batching verdict for 32 d2h copies (fewer than 64)" "$("$VT" report "$TMP/small.jsonl" | grep -c 'd2h copies, median size')" 0
 check_eq "no small-copies verdict for transfers.cu's 64 MiB copies" "$("$VT" report "$TMP/transfers.jsonl" | grep -c 'per-call latency')" 0
 # transfers summed over traces: the same program twice is twice the bytes, copies and time
 cp "$TMP/transfers.jsonl" "$TMP/transfers2.jsonl"

@@ -37,6 +37,7 @@ struct vt_site {
     /* copies done from here (captured ones not): bytes, count, host time of the synchronous ones;
      * of them, host<->device copies through pageable memory ([0] h2d, [1] d2h bytes) */
     uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count;
+    uint64_t d2h_sync_count;           /* synchronous device-to-host copies (each waits for the GPU) */
     int64_t copy_ns;
 };
 

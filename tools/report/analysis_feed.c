@@ -563,6 +563,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         struct stack *cs = &a->stacks[st];
         vt_sat_add(&cs->copy_bytes, ev->size); cs->copy_count++;
         if (!ev->async) cs->copy_ns += ev->dur;
+        if (!ev->async && ev->dir == VT_DIR_D2H) cs->d2h_sync_count++;
         if (ev->host == VT_HOST_PAGEABLE) { vt_sat_add(&cs->pageable_bytes[ev->dir == VT_DIR_D2H], ev->size); cs->pageable_count++; }
         p->copy_hist[ev->dir][ev->size ? 63 - __builtin_clzll(ev->size) : 64]++;
         struct vt_xfer *x = &p->xfer[ev->dir][ev->host];

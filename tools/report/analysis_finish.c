@@ -129,7 +129,7 @@ static int make_sites(struct vt_proc *p)
         vt_sat_add(&t->host_leak_bytes, s->host_leak); vt_sat_add(&t->managed_leak_bytes, s->managed_leak);
         vt_sat_add(&t->copy_bytes, s->copy_bytes); t->copy_count += s->copy_count; t->copy_ns += s->copy_ns;
         vt_sat_add(&t->pageable_bytes[0], s->pageable_bytes[0]); vt_sat_add(&t->pageable_bytes[1], s->pageable_bytes[1]);
-        t->pageable_count += s->pageable_count;
+        t->pageable_count += s->pageable_count; t->d2h_sync_count += s->d2h_sync_count;
     }
     return 0;
 oom:

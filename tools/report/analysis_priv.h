@@ -10,7 +10,7 @@ struct stack {
     uint32_t n, next;
     uint64_t live_bytes, live_count, snap_bytes, snap_count, alloc_bytes, alloc_count;
     uint64_t leak_bytes, leak_count, host_leak, managed_leak;
-    uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count;
+    uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count, d2h_sync_count;
     int64_t copy_ns;
     int touched, site;
 };

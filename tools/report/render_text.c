@@ -368,6 +368,16 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
         if (d.sync_count && d.seconds > 0) fprintf(f, " (%s per synchronous copy)", vt_fmt_dur(per, sizeof per, d.seconds / (double)d.sync_count));
         fputs(": per-call latency dominates; batch them into fewer, larger copies\n", f);
     }
+    /* a synchronous device-to-host copy made over and over from one line (reading a loss value
+     * each step): each waits for all the GPU's work before it, so the host and GPU take turns */
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < procs[i]->nsites; j++) {
+            const struct vt_site *s = &procs[i]->sites[j];
+            if (s->d2h_sync_count < 16) continue;
+            fprintf(f, "  -> verdict: %llu synchronous d2h copies from one line, each waiting for the GPU to finish its work: "
+                       "copy with cudaMemcpyAsync into pinned memory and synchronize once after the loop\n       at:  %s\n",
+                    (unsigned long long)s->d2h_sync_count, s->label);
+        }
     if (r && r->pcie_gbps > 0)
         fprintf(f, "  PCIe gen %d x%d: theoretical %.1f GB/s per direction\n", r->pcie_gen, r->pcie_width, r->pcie_gbps);
     else if (!r)
