@@ -72,17 +72,24 @@ static int pool_mode(void)
     return 0;
 }
 
+/* Pinned device memory on device 0: what cuMemCreate is asked for in every VMM mode. */
+static CUmemAllocationProp vmm_prop(void)
+{
+    CUmemAllocationProp prop;
+    memset(&prop, 0, sizeof prop);
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = 0;
+    return prop;
+}
+
 static int vmm_mode(void)
 {
     cudaFree(0);
     GET(cuMemGetAllocationGranularity); GET(cuMemCreate); GET(cuMemAddressReserve); GET(cuMemMap);
     GET(cuMemSetAccess); GET(cuMemUnmap); GET(cuMemRelease); GET(cuMemAddressFree);
     if (!p_cuMemCreate || !p_cuMemMap) { printf("entry_points=0\n"); return 1; }
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = 0;
+    CUmemAllocationProp prop = vmm_prop();
     size_t gran = 0;
     p_cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
     printf("gran=%zu\n", gran);
@@ -134,11 +141,7 @@ static int vmm_early_mode(void)
     GET(cuMemCreate); GET(cuMemAddressReserve); GET(cuMemMap); GET(cuMemSetAccess); GET(cuMemUnmap);
     GET(cuMemRelease); GET(cuMemAddressFree);
     if (!p_cuMemCreate || !p_cuMemMap) { printf("entry_points=0\n"); return 1; }
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = 0;
+    CUmemAllocationProp prop = vmm_prop();
     CUmemAccessDesc acc;
     memset(&acc, 0, sizeof acc);
     acc.location = prop.location;
@@ -188,11 +191,7 @@ static int reset_mode(void)
     void *a, *b, *c, *m;
     int rc = cudaMalloc(&a, 64 * MiB) | cudaMallocAsync(&c, 4 * MiB, s) | cudaMallocManaged(&m, 1 * MiB);
     rc |= cudaStreamSynchronize(s);
-    CUmemAllocationProp prop;
-    memset(&prop, 0, sizeof prop);
-    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
-    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
-    prop.location.id = 0;
+    CUmemAllocationProp prop = vmm_prop();
     CUmemGenericAllocationHandle h;
     CUdeviceptr va;
     rc |= p_cuMemCreate(&h, 2 * MiB, &prop, 0) | p_cuMemAddressReserve(&va, 2 * MiB, 0, 0, 0) | p_cuMemMap(va, 2 * MiB, 0, h, 0);
