@@ -96,3 +96,9 @@ j1=$("$VT" report --json "$TMP/transfers.jsonl" | jq -r '.transfers.h2d.seconds'
 check "transfers over two traces: the seconds add up (twice one trace's, to rounding)" sh -c \
     '"$1" report --json "$2" "$3" | jq -e --argjson one "$4" ".transfers.h2d.seconds - 2 * \$one | fabs < 1e-6" >/dev/null' _ "$VT" "$TMP/transfers.jsonl" "$TMP/transfers2.jsonl" "$j1"
 check_eq "... 1 GiB in 16 h2d copies" "$("$VT" report --json "$TMP/transfers.jsonl" "$TMP/transfers2.jsonl" | jq -c '.transfers.h2d|[.bytes,.count]')" "[1073741824,16]"
+check_eq "verdicts in JSON: batch (count, median range) and the synchronous read-back (count, line)" \
+    "$("$VT" report --json "$TMP/small.jsonl" | jq -c '[.transfer_verdicts[]|[.kind,.dir,.count,.median_min_bytes,.median_max_bytes,.sites]]')" \
+    "[[\"batch_copies\",\"h2d\",201,4096,8192,[]],[\"sync_copy_in_loop\",\"d2h\",32,null,null,[\"main (small_copies.cu:$LR)\"]]]"
+check_eq "verdicts in JSON: pin, against the reference, both directions, with their sites" \
+    "$("$VT" report --json --bandwidth "$TMP/ref.json" "$TMP/transfers.jsonl" | jq -c '[.transfer_verdicts[]|[.kind,.dir,.count,.pinned_from,(.sites|map(sub("time_copy\\([^)]*\\)";"time_copy")))]]')" \
+    "[[\"pin_host_buffer\",\"h2d\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$L1)\"]],[\"pin_host_buffer\",\"d2h\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 1)))\"]]]"

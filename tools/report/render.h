@@ -32,6 +32,22 @@ struct vt_dirstat vt_dirstat(const struct vt_proc *p, enum vt_dir dir, int host)
 struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt_dir dir, int host);
 /* "14:02:03.123 (+2.3 s)" (wall clock when the header had wall_time, else only the offset). */
 char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t);
+/* What the report tells the user to do about its copies (docs/report.md, "Transfers"). */
+enum vt_verdict_kind { VT_V_PIN, VT_V_BATCH, VT_V_SYNC_LOOP };
+struct vt_verdict {
+    enum vt_verdict_kind kind;
+    enum vt_dir dir;
+    uint64_t count;                    /* PIN: pageable copies; BATCH: copies; SYNC_LOOP: synchronous copies */
+    double share, pinned_gbps;         /* PIN: achieved / pinned, and pinned's GB/s */
+    int from_ref;                      /* PIN: pinned is the reference's (else the traces' own pinned copies) */
+    uint64_t median_lo, median_hi;     /* BATCH: the median size lies in [lo, hi) (both 0: size 0) */
+    double per_copy_s;                 /* BATCH: host time per synchronous copy, 0 unknown */
+    const struct vt_site *sites[3];    /* PIN: by pageable bytes; SYNC_LOOP: the line */
+    size_t nsites;
+};
+/* The verdicts on the copies of PROCS (summed), against reference R (may be NULL): at most MAX. */
+size_t vt_transfer_verdicts(struct vt_proc *const *procs, size_t np, const struct vt_refbw *r, struct vt_verdict *out, size_t max);
+
 /* A duration in seconds in the unit that reads best: "92 µs", "1.4 s", "3.2 min". */
 char *vt_fmt_dur(char *buf, size_t n, double sec);
 /* A wall-clock time in ns since the epoch as local HH:MM:SS.mmm. */

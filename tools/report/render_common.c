@@ -96,3 +96,83 @@ const char *vt_incomplete_reason(char *buf, size_t n, const struct vt_proc *p)
     else return NULL;
     return buf;
 }
+
+/* Up to three sites copying through pageable memory in direction D2H (0 h2d, 1 d2h), by bytes. */
+static size_t pageable_sites(struct vt_proc *const *procs, size_t np, int d2h, const struct vt_site **best)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < procs[i]->nsites; j++) {
+            const struct vt_site *s = &procs[i]->sites[j];
+            if (!s->pageable_bytes[d2h]) continue;
+            for (size_t k = 0; k < 3; k++)
+                if (k == n || s->pageable_bytes[d2h] > best[k]->pageable_bytes[d2h]) {
+                    for (size_t m = 2; m > k; m--) best[m] = best[m - 1];
+                    best[k] = s;
+                    if (n < 3) n++;
+                    break;
+                }
+        }
+    return n;
+}
+
+/* The size bucket (floor log2; 64: size 0) half the copies of DIR are at or below; -1 without any. */
+static int median_bucket(struct vt_proc *const *procs, size_t np, enum vt_dir dir, uint64_t *count)
+{
+    uint64_t total = 0, seen = 0;
+    for (size_t i = 0; i < np; i++) for (int b = 0; b < 65; b++) total += procs[i]->copy_hist[dir][b];
+    *count = total;
+    if (!total) return -1;
+    for (size_t i = 0; i < np; i++) seen += procs[i]->copy_hist[dir][64];   /* size 0 first */
+    if (seen * 2 >= total) return 64;
+    for (int b = 0; b < 64; b++) {
+        for (size_t i = 0; i < np; i++) seen += procs[i]->copy_hist[dir][b];
+        if (seen * 2 >= total) return b;
+    }
+    return 63;
+}
+
+size_t vt_transfer_verdicts(struct vt_proc *const *procs, size_t np, const struct vt_refbw *r, struct vt_verdict *out, size_t max)
+{
+    size_t n = 0;
+    static const enum vt_dir hd[2] = { VT_DIR_H2D, VT_DIR_D2H };
+    /* pageable below 80% of pinned: the machine's reference, else the traces' own pinned copies */
+    for (int i = 0; i < 2 && n < max; i++) {
+        struct vt_dirstat d = vt_dirstat_all(procs, np, hd[i], VT_HOST_PAGEABLE), pd = vt_dirstat_all(procs, np, hd[i], VT_HOST_PINNED);
+        int pin = hd[i] == VT_DIR_H2D ? VT_REF_H2D_PINNED : VT_REF_D2H_PINNED;
+        int from_ref = r && r->gbps[pin] > 0;
+        double pinned = from_ref ? r->gbps[pin] : pd.gbps;
+        if (d.gbps <= 0 || pinned <= 0 || d.gbps >= 0.8 * pinned) continue;
+        struct vt_verdict *v = &out[n++];
+        memset(v, 0, sizeof *v);
+        v->kind = VT_V_PIN; v->dir = hd[i]; v->share = d.gbps / pinned; v->pinned_gbps = pinned; v->from_ref = from_ref;
+        v->count = d.count;
+        v->nsites = pageable_sites(procs, np, i, v->sites);
+    }
+    /* many small copies: each pays the call and DMA set-up latency, whatever the bandwidth */
+    static const enum vt_dir all[3] = { VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D };
+    for (int i = 0; i < 3 && n < max; i++) {
+        uint64_t count;
+        int mb = median_bucket(procs, np, all[i], &count);
+        if (count < 64 || mb < 0 || (mb != 64 && mb >= 16)) continue;
+        struct vt_dirstat d = vt_dirstat_all(procs, np, all[i], VT_HOST__COUNT);
+        struct vt_verdict *v = &out[n++];
+        memset(v, 0, sizeof *v);
+        v->kind = VT_V_BATCH; v->dir = all[i]; v->count = count;
+        v->median_lo = mb == 64 ? 0 : 1ull << mb;
+        v->median_hi = mb == 64 ? 0 : 2ull << mb;
+        v->per_copy_s = d.sync_count && d.seconds > 0 ? d.seconds / (double)d.sync_count : 0;
+    }
+    /* a synchronous device-to-host copy made over and over from one line (reading a loss value
+     * each step): each waits for all the GPU's work before it, so the host and GPU take turns */
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < procs[i]->nsites && n < max; j++) {
+            const struct vt_site *s = &procs[i]->sites[j];
+            if (s->d2h_sync_count < 16) continue;
+            struct vt_verdict *v = &out[n++];
+            memset(v, 0, sizeof *v);
+            v->kind = VT_V_SYNC_LOOP; v->dir = VT_DIR_D2H; v->count = s->d2h_sync_count;
+            v->sites[0] = s; v->nsites = 1;
+        }
+    return n;
+}

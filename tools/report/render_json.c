@@ -214,9 +214,32 @@ static void process(FILE *f, const struct vt_proc *p)
     fputc('}', f);
 }
 
+/* ,"transfer_verdicts":[...]: the text's verdicts (vt_transfer_verdicts) as data */
+static void verdicts(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_refbw *r)
+{
+    static const char *const kinds[] = { "pin_host_buffer", "batch_copies", "sync_copy_in_loop" };
+    struct vt_verdict vs[16];
+    size_t nv = vt_transfer_verdicts(procs, n, r, vs, 16);
+    fputs(",\"transfer_verdicts\":[", f);
+    for (size_t i = 0; i < nv; i++) {
+        const struct vt_verdict *v = &vs[i];
+        vt_esc_printf(f, VT_ESC_JSON, "%s{\"kind\":\"%s\",\"dir\":\"%s\",\"count\":%llu", i ? "," : "", kinds[v->kind],
+                      vt_rd_dir_name(v->dir), U(v->count));
+        if (v->kind == VT_V_PIN)
+            vt_esc_printf(f, VT_ESC_JSON, ",\"share_of_pinned\":%.4f,\"pinned_gbps\":%.3f,\"pinned_from\":\"%s\"", v->share,
+                          v->pinned_gbps, v->from_ref ? "reference" : "trace");
+        if (v->kind == VT_V_BATCH)
+            vt_esc_printf(f, VT_ESC_JSON, ",\"median_min_bytes\":%llu,\"median_max_bytes\":%llu,\"seconds_per_copy\":%.9f",
+                          U(v->median_lo), U(v->median_hi), v->per_copy_s);
+        fputs(",\"sites\":[", f);
+        for (size_t k = 0; k < v->nsites; k++) { if (k) fputc(',', f); vt_json_str(f, v->sites[k]->label); }
+        fputs("]}", f);
+    }
+    fputc(']', f);
+}
+
 int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o)
 {
-    (void)o;
     const struct vt_proc *pk = procs[vt_peak_proc(procs, n)];
     uint64_t leaked = 0, leak_count = 0, oomc = 0, fc = 0, managed = 0, host = 0, sum = 0;
     uint64_t ac = 0, ab = 0, fr = 0, failed = 0, errors = 0, launches = 0, sets = 0, set_bytes = 0, glaunch = 0, gcopy = 0,
@@ -256,6 +279,7 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     merged(f, procs, n, 1);
     fputc(',', f);
     transfers(f, procs, n);
+    verdicts(f, procs, n, o->ref);
     vt_esc_printf(f, VT_ESC_JSON, ",\"finding_count\":%llu,\"findings\":[", U(fc));
     first = 1;
     for (size_t i = 0; i < n; i++) findings(f, procs[i], &first);

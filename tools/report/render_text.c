@@ -278,40 +278,6 @@ static void ref_line(FILE *f, const struct vt_refbw *r, int id, double gbps)
     else fprintf(f, "  (reference %s %.1f GB/s)", vt_ref_name((enum vt_ref_id)id), r->gbps[id]);
 }
 
-/* Up to three sites copying through pageable memory in direction D2H (0 h2d, 1 d2h), by bytes. */
-static void pageable_sites(FILE *f, struct vt_proc *const *procs, size_t np, int d2h)
-{
-    const struct vt_site *best[3] = { NULL, NULL, NULL };
-    for (size_t i = 0; i < np; i++)
-        for (size_t j = 0; j < procs[i]->nsites; j++) {
-            const struct vt_site *s = &procs[i]->sites[j];
-            if (!s->pageable_bytes[d2h]) continue;
-            for (int k = 0; k < 3; k++)
-                if (!best[k] || s->pageable_bytes[d2h] > best[k]->pageable_bytes[d2h]) {
-                    for (int m = 2; m > k; m--) best[m] = best[m - 1];
-                    best[k] = s;
-                    break;
-                }
-        }
-    for (int k = 0; k < 3 && best[k]; k++) fprintf(f, "%s%s", k ? "\n            " : "\n       at:  ", best[k]->label);
-}
-
-/* The size bucket half the copies of DIR are at or below (floor log2), -1 without copies. */
-static int median_bucket(struct vt_proc *const *procs, size_t np, enum vt_dir dir, uint64_t *count)
-{
-    uint64_t total = 0, seen = 0;
-    for (size_t i = 0; i < np; i++) for (int b = 0; b < 65; b++) total += procs[i]->copy_hist[dir][b];
-    *count = total;
-    if (!total) return -1;
-    if (np) for (size_t i = 0; i < np; i++) seen += procs[i]->copy_hist[dir][64];   /* size 0 first */
-    if (seen * 2 >= total) return 64;
-    for (int b = 0; b < 64; b++) {
-        for (size_t i = 0; i < np; i++) seen += procs[i]->copy_hist[dir][b];
-        if (seen * 2 >= total) return b;
-    }
-    return 63;
-}
-
 static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const struct vt_render_opts *o)
 {
     BUFS;
@@ -320,6 +286,8 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
     for (int i = 0; i < 4; i++) any |= vt_dirstat_all(procs, np, dirs[i], VT_HOST__COUNT).count != 0;
     if (!any) return;
     const struct vt_refbw *r = o->ref;
+    struct vt_verdict vs[16];
+    size_t nv = vt_transfer_verdicts(procs, np, r, vs, 16);
     fputs("\nTransfers (achieved = bytes / host time of synchronous copies):\n", f);
     for (int i = 0; i < 4; i++) {
         for (int h = VT_HOST_NONE; h <= VT_HOST__COUNT; h++) {
@@ -339,45 +307,33 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
             if (dirs[i] == VT_DIR_H2H) ref = VT_REF_HOST_DDR;
             if (ref >= 0) ref_line(f, r, ref, d.gbps);
             fputc('\n', f);
-            if (h == VT_HOST_PAGEABLE && d.gbps > 0) {
-                /* against pinned copies: the machine's reference, else this trace's own pinned ones */
-                int pin = dirs[i] == VT_DIR_H2D ? VT_REF_H2D_PINNED : VT_REF_D2H_PINNED;
-                struct vt_dirstat pd = vt_dirstat_all(procs, np, dirs[i], VT_HOST_PINNED);
-                double pinned = r && r->gbps[pin] > 0 ? r->gbps[pin] : pd.gbps;
-                if (pinned > 0 && d.gbps < 0.8 * pinned) {
-                    fprintf(f, "       -> verdict: pageable %s copies run at %.0f%% of pinned (%.1f GB/s%s): pin the host buffer "
-                               "(cudaHostAlloc, or cudaHostRegister on the existing one)", vt_rd_dir_name(dirs[i]), 100.0 * d.gbps / pinned,
-                            pinned, r && r->gbps[pin] > 0 ? ", the reference" : ", this trace's pinned copies");
-                    pageable_sites(f, procs, np, dirs[i] == VT_DIR_D2H);
-                    fputc('\n', f);
-                }
+            for (size_t v = 0; v < nv; v++) {
+                const struct vt_verdict *x = &vs[v];
+                if (x->kind != VT_V_PIN || x->dir != dirs[i] || h != VT_HOST_PAGEABLE) continue;
+                fprintf(f, "       -> verdict: pageable %s copies run at %.0f%% of pinned (%.1f GB/s%s): pin the host buffer "
+                           "(cudaHostAlloc, or cudaHostRegister on the existing one)", vt_rd_dir_name(x->dir), 100.0 * x->share,
+                        x->pinned_gbps, x->from_ref ? ", the reference" : ", this trace's pinned copies");
+                for (size_t k = 0; k < x->nsites; k++) fprintf(f, "%s%s", k ? "\n            " : "\n       at:  ", x->sites[k]->label);
+                fputc('\n', f);
             }
         }
     }
-    /* many small copies: each pays the call and DMA set-up latency, whatever the bandwidth */
-    for (int i = 0; i < 3; i++) {
-        uint64_t count;
-        int mb = median_bucket(procs, np, dirs[i], &count);
-        if (count < 64 || mb < 0 || (mb != 64 && mb >= 16)) continue;
-        struct vt_dirstat d = vt_dirstat_all(procs, np, dirs[i], VT_HOST__COUNT);
+    for (size_t v = 0; v < nv; v++) {
+        const struct vt_verdict *x = &vs[v];
         char lo[32], hi[32], per[32];
-        snprintf(lo, sizeof lo, "%s", mb == 64 ? "0 B" : B(1ull << mb));
-        snprintf(hi, sizeof hi, "%s", mb == 64 ? "0 B" : B(2ull << mb));
-        if (mb == 64) fprintf(f, "  -> verdict: %llu %s copies, median size 0 B", (unsigned long long)count, vt_rd_dir_name(dirs[i]));
-        else fprintf(f, "  -> verdict: %llu %s copies, median size %s to %s", (unsigned long long)count, vt_rd_dir_name(dirs[i]), lo, hi);
-        if (d.sync_count && d.seconds > 0) fprintf(f, " (%s per synchronous copy)", vt_fmt_dur(per, sizeof per, d.seconds / (double)d.sync_count));
-        fputs(": per-call latency dominates; batch them into fewer, larger copies\n", f);
-    }
-    /* a synchronous device-to-host copy made over and over from one line (reading a loss value
-     * each step): each waits for all the GPU's work before it, so the host and GPU take turns */
-    for (size_t i = 0; i < np; i++)
-        for (size_t j = 0; j < procs[i]->nsites; j++) {
-            const struct vt_site *s = &procs[i]->sites[j];
-            if (s->d2h_sync_count < 16) continue;
+        if (x->kind == VT_V_BATCH) {
+            snprintf(lo, sizeof lo, "%s", B(x->median_lo));
+            snprintf(hi, sizeof hi, "%s", B(x->median_hi));
+            if (x->median_hi == 0) fprintf(f, "  -> verdict: %llu %s copies, median size 0 B", (unsigned long long)x->count, vt_rd_dir_name(x->dir));
+            else fprintf(f, "  -> verdict: %llu %s copies, median size %s to %s", (unsigned long long)x->count, vt_rd_dir_name(x->dir), lo, hi);
+            if (x->per_copy_s > 0) fprintf(f, " (%s per synchronous copy)", vt_fmt_dur(per, sizeof per, x->per_copy_s));
+            fputs(": per-call latency dominates; batch them into fewer, larger copies\n", f);
+        } else if (x->kind == VT_V_SYNC_LOOP) {
             fprintf(f, "  -> verdict: %llu synchronous d2h copies from one line, each waiting for the GPU to finish its work: "
                        "copy with cudaMemcpyAsync into pinned memory and synchronize once after the loop\n       at:  %s\n",
-                    (unsigned long long)s->d2h_sync_count, s->label);
+                    (unsigned long long)x->count, x->sites[0]->label);
         }
+    }
     if (r && r->pcie_gbps > 0)
         fprintf(f, "  PCIe gen %d x%d: theoretical %.1f GB/s per direction\n", r->pcie_gen, r->pcie_width, r->pcie_gbps);
     else if (!r)
