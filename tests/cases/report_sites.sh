@@ -102,3 +102,13 @@ check_eq "verdicts in JSON: batch (count, median range) and the synchronous read
 check_eq "verdicts in JSON: pin, against the reference, both directions, with their sites" \
     "$("$VT" report --json --bandwidth "$TMP/ref.json" "$TMP/transfers.jsonl" | jq -c '[.transfer_verdicts[]|[.kind,.dir,.count,.pinned_from,(.sites|map(sub("time_copy\\([^)]*\\)";"time_copy")))]]')" \
     "[[\"pin_host_buffer\",\"h2d\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$L1)\"]],[\"pin_host_buffer\",\"d2h\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 1)))\"]]]"
+# tests/progs/staged_copy.cu on two simulated devices: 8 h2d copies forward what a d2h copy brought
+# from device 0 into device 1 (the current device is 1 throughout: the allocations say which GPU);
+# the last h2d copy (other host memory) is not staged.
+SL=$(grep -n 'STAGED_H2D' "$ROOT/tests/progs/staged_copy.cu" | cut -d: -f1)
+rm -f "$TMP/staged.jsonl"
+VRAMTRACE_SIM_DEVICES=2 "$VT" run --sim -o "$TMP/staged.jsonl" -- "$PROGS/staged_copy" >"$TMP/staged.out" 2>&1
+check_eq "staged: the program ran" "$(grep -c '^rc=0$' "$TMP/staged.out")" 1
+check "staged: verdict with the count, the fix and the line" sh -c '"$1" report "$2" | grep -A1 "^  -> verdict: 8 copies carry another GPU.s data through host memory (d2h from one device, then h2d to this one): copy device to device (cudaMemcpyPeer" | grep -q "^       at:  main (staged_copy.cu:$3)$"' _ "$VT" "$TMP/staged.jsonl" "$SL"
+check_eq "staged: in JSON" "$("$VT" report --json "$TMP/staged.jsonl" | jq -c '[.transfer_verdicts[]|select(.kind=="staged_through_host")|[.count,.sites]]')" "[[8,[\"main (staged_copy.cu:$SL)\"]]]"
+check_eq "staged: not for transfers.cu (one device)" "$("$VT" report --json "$TMP/transfers.jsonl" | jq '[.transfer_verdicts[]|select(.kind=="staged_through_host")]|length')" 0

@@ -192,6 +192,33 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
     return 0;
 }
 
+/* The device an allocation starting at ADDR lives on, else FALLBACK (an interior pointer, or memory
+ * the trace did not see allocated). */
+static int64_t device_of(const struct vt_an_private *a, uint64_t addr, int64_t fallback)
+{
+    uint64_t *li = vtr_hmap_get(&a->by_addr, addr);
+    return li ? a->lives[*li].dev : fallback;
+}
+
+/* A device-to-device transfer staged through host memory: a d2h copy from device A into a host
+ * buffer, then an h2d copy of the same bytes from that buffer to device B != A (a peer copy
+ * would skip the host). Remembers d2h destinations; 1 when EV is such a forwarding h2d copy. */
+static int stage_check(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    if (ev->size >= (1ull << 52)) return 0;
+    if (ev->dir == VT_DIR_D2H) {
+        int64_t dev = device_of(a, ev->src, ev->dev);
+        vtr_hmap_put(&a->staged, ev->dst, ev->size << 12 | (uint64_t)(dev + 1)); /* out of memory: not seen */
+        return 0;
+    }
+    if (ev->dir != VT_DIR_H2D) return 0;
+    uint64_t *v = vtr_hmap_get(&a->staged, ev->src);
+    if (!v || *v >> 12 != ev->size) return 0;
+    int64_t from = (int64_t)(*v & 0xfff) - 1, to = device_of(a, ev->dst, ev->dev);
+    return from >= 0 && to >= 0 && from != to;
+}
+
 /* A framework that caches device memory, by the library a recorded stack went through: its
  * cudaMalloc'd segments (or VMM pages) are what the tracer sees, not the tensors inside them. */
 static const char *caching_allocator(const char *path)
@@ -564,6 +591,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         vt_sat_add(&cs->copy_bytes, ev->size); cs->copy_count++;
         if (!ev->async) cs->copy_ns += ev->dur;
         if (!ev->async && ev->dir == VT_DIR_D2H) cs->d2h_sync_count++;
+        if (stage_check(p, ev)) cs->staged_count++;
         if (ev->host == VT_HOST_PAGEABLE) { vt_sat_add(&cs->pageable_bytes[ev->dir == VT_DIR_D2H], ev->size); cs->pageable_count++; }
         p->copy_hist[ev->dir][ev->size ? 63 - __builtin_clzll(ev->size) : 64]++;
         struct vt_xfer *x = &p->xfer[ev->dir][ev->host];

@@ -129,7 +129,7 @@ static int make_sites(struct vt_proc *p)
         vt_sat_add(&t->host_leak_bytes, s->host_leak); vt_sat_add(&t->managed_leak_bytes, s->managed_leak);
         vt_sat_add(&t->copy_bytes, s->copy_bytes); t->copy_count += s->copy_count; t->copy_ns += s->copy_ns;
         vt_sat_add(&t->pageable_bytes[0], s->pageable_bytes[0]); vt_sat_add(&t->pageable_bytes[1], s->pageable_bytes[1]);
-        t->pageable_count += s->pageable_count; t->d2h_sync_count += s->d2h_sync_count;
+        t->pageable_count += s->pageable_count; t->d2h_sync_count += s->d2h_sync_count; t->staged_count += s->staged_count;
     }
     return 0;
 oom:
@@ -234,6 +234,7 @@ void vt_proc_free(struct vt_proc *p)
         vtr_hmap_free(&a->kernel_by_id);
         vtr_hmap_free(&a->finding_by_id);
         free(a->changes);
+        vtr_hmap_free(&a->staged);
         vt_sym_free(a->sym);
         free(a);
     }

@@ -10,7 +10,7 @@ struct stack {
     uint32_t n, next;
     uint64_t live_bytes, live_count, snap_bytes, snap_count, alloc_bytes, alloc_count;
     uint64_t leak_bytes, leak_count, host_leak, managed_leak;
-    uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count, d2h_sync_count;
+    uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count, d2h_sync_count, staged_count;
     int64_t copy_ns;
     int touched, site;
 };
@@ -54,6 +54,7 @@ struct vt_an_private {
     struct vtr_hmap finding_by_id;       /* a repeated launch finding's id -> index in p->findings */
     size_t capkernels, capooms, capfindings, capsnapshots;
     struct vt_observer obs;
+    struct vtr_hmap staged;              /* host address a d2h copy wrote -> (size << 12 | device + 1) */
     struct vram_change *changes;         /* every VRAM alloc (+) and free (-), in trace order */
     size_t nchanges, capchanges;
     int changes_lost;                    /* out of memory for the log: no time-combined view */

@@ -51,6 +51,7 @@ struct vt_event {
     int64_t t, dur, tid, res, dev;
     const char *api;                /* "" when absent */
     uint64_t addr, size, handle, free_bytes, total_bytes, stream, value;
+    uint64_t src, dst;              /* copy */
     enum vt_mem mem;
     enum vt_dir dir;
     enum vt_host host;

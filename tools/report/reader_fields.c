@@ -201,6 +201,8 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     } else if (KEY("k")) I64(ev->k, 1, VT_F_K);
     else if (KEY("stream")) HEX(ev->stream, 0);
     else if (KEY("addr")) HEX(ev->addr, VT_F_ADDR);
+    else if (KEY("src")) HEX(ev->src, 0);
+    else if (KEY("dst")) HEX(ev->dst, 0);
     else if (KEY("size")) { rc = get_u64(r, k, kn, v, &ev->size, err, errlen); ev->has |= VT_F_SIZE; }
     else if (skipped_key(r, k, kn, ksig)) return 0; /* grid, block, shmem, src, dst...: seen, not needed */
     else if (KEY("mem")) {

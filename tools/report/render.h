@@ -33,16 +33,16 @@ struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt
 /* "14:02:03.123 (+2.3 s)" (wall clock when the header had wall_time, else only the offset). */
 char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t);
 /* What the report tells the user to do about its copies (docs/report.md, "Transfers"). */
-enum vt_verdict_kind { VT_V_PIN, VT_V_BATCH, VT_V_SYNC_LOOP };
+enum vt_verdict_kind { VT_V_PIN, VT_V_BATCH, VT_V_SYNC_LOOP, VT_V_STAGED };
 struct vt_verdict {
     enum vt_verdict_kind kind;
     enum vt_dir dir;
-    uint64_t count;                    /* PIN: pageable copies; BATCH: copies; SYNC_LOOP: synchronous copies */
+    uint64_t count;                    /* PIN: pageable copies; BATCH: copies; SYNC_LOOP: synchronous copies; STAGED: forwarding h2d copies */
     double share, pinned_gbps;         /* PIN: achieved / pinned, and pinned's GB/s */
     int from_ref;                      /* PIN: pinned is the reference's (else the traces' own pinned copies) */
     uint64_t median_lo, median_hi;     /* BATCH: the median size lies in [lo, hi) (both 0: size 0) */
     double per_copy_s;                 /* BATCH: host time per synchronous copy, 0 unknown */
-    const struct vt_site *sites[3];    /* PIN: by pageable bytes; SYNC_LOOP: the line */
+    const struct vt_site *sites[3];    /* PIN: by pageable bytes; SYNC_LOOP, STAGED: the line */
     size_t nsites;
 };
 /* The verdicts on the copies of PROCS (summed), against reference R (may be NULL): at most MAX. */

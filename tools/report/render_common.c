@@ -174,5 +174,15 @@ size_t vt_transfer_verdicts(struct vt_proc *const *procs, size_t np, const struc
             v->kind = VT_V_SYNC_LOOP; v->dir = VT_DIR_D2H; v->count = s->d2h_sync_count;
             v->sites[0] = s; v->nsites = 1;
         }
+    /* device to device through the host (d2h from one GPU, then h2d of those bytes to another) */
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < procs[i]->nsites && n < max; j++) {
+            const struct vt_site *s = &procs[i]->sites[j];
+            if (!s->staged_count) continue;
+            struct vt_verdict *v = &out[n++];
+            memset(v, 0, sizeof *v);
+            v->kind = VT_V_STAGED; v->dir = VT_DIR_H2D; v->count = s->staged_count;
+            v->sites[0] = s; v->nsites = 1;
+        }
     return n;
 }

@@ -217,7 +217,7 @@ static void process(FILE *f, const struct vt_proc *p)
 /* ,"transfer_verdicts":[...]: the text's verdicts (vt_transfer_verdicts) as data */
 static void verdicts(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_refbw *r)
 {
-    static const char *const kinds[] = { "pin_host_buffer", "batch_copies", "sync_copy_in_loop" };
+    static const char *const kinds[] = { "pin_host_buffer", "batch_copies", "sync_copy_in_loop", "staged_through_host" };
     struct vt_verdict vs[16];
     size_t nv = vt_transfer_verdicts(procs, n, r, vs, 16);
     fputs(",\"transfer_verdicts\":[", f);

@@ -328,6 +328,10 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
             else fprintf(f, "  -> verdict: %llu %s copies, median size %s to %s", (unsigned long long)x->count, vt_rd_dir_name(x->dir), lo, hi);
             if (x->per_copy_s > 0) fprintf(f, " (%s per synchronous copy)", vt_fmt_dur(per, sizeof per, x->per_copy_s));
             fputs(": per-call latency dominates; batch them into fewer, larger copies\n", f);
+        } else if (x->kind == VT_V_STAGED) {
+            fprintf(f, "  -> verdict: %llu copies carry another GPU's data through host memory (d2h from one device, then h2d to this "
+                       "one): copy device to device (cudaMemcpyPeer, with cudaDeviceEnablePeerAccess where the GPUs can reach each other)\n"
+                       "       at:  %s\n", (unsigned long long)x->count, x->sites[0]->label);
         } else if (x->kind == VT_V_SYNC_LOOP) {
             fprintf(f, "  -> verdict: %llu synchronous d2h copies from one line, each waiting for the GPU to finish its work: "
                        "copy with cudaMemcpyAsync into pinned memory and synchronize once after the loop\n       at:  %s\n",
