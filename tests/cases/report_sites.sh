@@ -112,3 +112,42 @@ check_eq "staged: the program ran" "$(grep -c '^rc=0$' "$TMP/staged.out")" 1
 check "staged: verdict with the count, the fix and the line" sh -c '"$1" report "$2" | grep -A1 "^  -> verdict: 8 copies carry another GPU.s data through host memory (d2h from one device, then h2d to this one): copy device to device (cudaMemcpyPeer" | grep -q "^       at:  main (staged_copy.cu:$3)$"' _ "$VT" "$TMP/staged.jsonl" "$SL"
 check_eq "staged: in JSON" "$("$VT" report --json "$TMP/staged.jsonl" | jq -c '[.transfer_verdicts[]|select(.kind=="staged_through_host")|[.count,.sites]]')" "[[8,[\"main (staged_copy.cu:$SL)\"]]]"
 check_eq "staged: not for transfers.cu (one device)" "$("$VT" report --json "$TMP/transfers.jsonl" | jq '[.transfer_verdicts[]|select(.kind=="staged_through_host")]|length')" 0
+
+# ---- an allocator inside a framework library (PyTorch-style) ------------------------------------
+# A library named like PyTorch's libc10_cuda.so makes the cudaMalloc; the program calls it. The
+# site is the library's function at its line (the first frame that is not CUDA's), the program's
+# line its caller, and the report notes the caching allocator.
+CH=${CUDA_HOME:-/usr/local/cuda}
+mkdir -p "$TMP/c10"
+cat >"$TMP/c10/c10.c" <<'C'
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+__attribute__((noinline)) void *c10_raw_alloc(size_t n)
+{
+    void *p = NULL;
+    cudaMalloc(&p, n); /* SEGMENT */
+    return p;
+}
+C
+cat >"$TMP/c10/app.c" <<'C'
+#include <stdio.h>
+#include <stddef.h>
+void *c10_raw_alloc(size_t n);
+int main(void)
+{
+    void *p = c10_raw_alloc(20u << 20); /* CALLER */
+    printf("%d\n", p != NULL);
+    return 0;
+}
+C
+if cc -shared -fPIC -g -O0 -I"$CH/include" -o "$TMP/c10/libc10_cuda.so" "$TMP/c10/c10.c" -L"$CH/lib64" -lcudart 2>"$TMP/c10/cc.err" &&
+   cc -g -O0 -o "$TMP/c10/app" "$TMP/c10/app.c" -L"$TMP/c10" -lc10_cuda -Wl,-rpath,"$TMP/c10" 2>>"$TMP/c10/cc.err"; then
+    rm -f "$TMP/c10.jsonl"
+    "$VT" run --sim -o "$TMP/c10.jsonl" -- "$TMP/c10/app" >"$TMP/c10/out" 2>&1
+    SG=$(grep -n 'SEGMENT' "$TMP/c10/c10.c" | cut -d: -f1); CA=$(grep -n 'CALLER' "$TMP/c10/app.c" | cut -d: -f1)
+    check_eq "framework allocator: the site is the library's line (one caller: not appended)" \
+        "$("$VT" report --json "$TMP/c10.jsonl" | jq -r '.largest[0]|"\(.bytes) \(.site)"')" "20971520 c10_raw_alloc (c10.c:$SG)"
+    check_eq "framework allocator: the stack goes on to the program's line" \
+        "$("$VT" report --json "$TMP/c10.jsonl" | jq -r '.peak_sites[0].stack[0:2]|join(" | ")')" "c10_raw_alloc (c10.c:$SG) | main (app.c:$CA)"
+    check_eq "framework allocator: named as a caching allocator" "$("$VT" report --json "$TMP/c10.jsonl" | jq -r '.processes[0].caching_allocator')" "PyTorch (c10 CUDACachingAllocator)"
+else not_ok "framework allocator: could not build the test library: $(head -1 "$TMP/c10/cc.err")"; fi
