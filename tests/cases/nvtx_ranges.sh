@@ -95,3 +95,9 @@ check_eq "text: --top 2 shows 2 rows and the rest counted" \
 "$VT" report --html "$TMP/r.html" "$t" >/dev/null; rc=$?
 check_eq "html: exits 0" "$rc" 0
 check "html: NVTX ranges table with the forward row" sh -c 'grep -q "<h2>NVTX ranges</h2>" "$1" && grep -q "<td class=\"n\">96.00 MiB</td><td class=\"n\">2</td><td class=\"n\">96.00 MiB</td><td class=\"n\">0</td><td class=\"n\">0 B</td><td><code>step 1 &gt; forward</code>" "$1"' _ "$TMP/r.html"
+# each site carries the NVTX range its allocations were made in (the Python-visible context a
+# framework pushes): the two peak sites are the cudaMalloc lines inside "step 1 > forward"
+LA=$(grep -n 'cudaMalloc(&a' "$ROOT/tests/progs/nvtx_ranges.c" | cut -d: -f1); LB=$(grep -n 'cudaMalloc(&b' "$ROOT/tests/progs/nvtx_ranges.c" | cut -d: -f1)
+check_eq "sites: the peak sites' NVTX range in JSON" "$(printf '%s' "$j" | jq -c '[.peak_sites[]|[.bytes,.site,.nvtx_range]]')" \
+    "[[$((64*MiB)),\"main (nvtx_ranges.c:$LA)\",\"step 1 > forward\"],[$((32*MiB)),\"main (nvtx_ranges.c:$LB)\",\"step 1 > forward\"]]"
+check "sites: and in the text" sh -c 'printf "%s\n" "$1" | grep -q "^   64.00 MiB  66.7%      1 alloc   main (nvtx_ranges.c:$2)  \[NVTX: step 1 > forward\]$"' _ "$out" "$LA"

@@ -327,6 +327,10 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         vt_sat_add(&p->live, ev->size);
         vt_sat_add(&s->live_bytes, ev->size); s->live_count++;
         vt_sat_add(&s->alloc_bytes, ev->size); s->alloc_count++;
+        uint64_t *rn = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);   /* the Python-visible context, when NVTX says it */
+        uint32_t range = rn ? (uint32_t)*rn : 0;
+        if (!s->range_seen) { s->range_seen = 1; s->range_node = range; }
+        else if (s->range_node != range) s->range_mixed = 1;
         if (touch(a, (uint32_t)st) < 0) return VT_AN_ENOMEM;
         vt_sat_add(&d->live, ev->size);
         log_change(a, ev->t, (int)ev->dev, (int64_t)ev->size);

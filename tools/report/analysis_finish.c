@@ -112,6 +112,7 @@ static int make_sites(struct vt_proc *p)
         }
         struct vt_site *t = &p->sites[p->nsites];
         memset(t, 0, sizeof *t);
+        t->nvtx = "";
         t->label = vtr_strtab_get(&a->strs, lid);
         t->frames = frames;
         t->nframes = nf;
@@ -123,6 +124,13 @@ static int make_sites(struct vt_proc *p)
     for (size_t i = 0; i < a->nstacks; i++) {
         struct stack *s = &a->stacks[i];
         struct vt_site *t = &p->sites[s->site];
+        if (s->range_seen) {   /* one range for all the site's stacks, else "(several ranges)" */
+            char path[1024] = "";
+            if (s->range_mixed) snprintf(path, sizeof path, "(several ranges)");
+            else if (s->range_node) vt_an_node_path(p, s->range_node, path, sizeof path);
+            if (!t->nvtx_set) { t->nvtx = vt_an_keep(p, path); t->nvtx_set = 1; }
+            else if (strcmp(t->nvtx, path)) t->nvtx = "(several ranges)";
+        }
         vt_sat_add(&t->peak_bytes, s->snap_bytes); t->peak_count += s->snap_count;
         vt_sat_add(&t->alloc_bytes, s->alloc_bytes); t->alloc_count += s->alloc_count;
         vt_sat_add(&t->leak_bytes, s->leak_bytes); t->leak_count += s->leak_count;

@@ -13,6 +13,8 @@ struct stack {
     uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count, d2h_sync_count, staged_count;
     int64_t copy_ns;
     int touched, site;
+    uint32_t range_node;                 /* the push/pop range its VRAM allocations were made in (0 none) */
+    uint8_t range_seen, range_mixed;     /* any allocation yet; in more than one range */
 };
 /* A live allocation. A VMM handle's physical memory stays held after cuMemRelease while it is
  * still mapped (CUDA frees it at the last unmap): `maps` counts its mappings, `released` says

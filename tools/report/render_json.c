@@ -42,7 +42,9 @@ static void holdings(FILE *f, const struct vt_proc *p, const struct vt_holding *
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",{\"site\":" : "{\"site\":", f);
         vt_json_str(f, vt_site_label(p, h[i].site));
-        vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu,\"count\":%llu", U(h[i].bytes), U(h[i].count));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu,\"count\":%llu,\"nvtx_range\":", U(h[i].bytes), U(h[i].count));
+        const char *nv = h[i].site >= 0 && (size_t)h[i].site < p->nsites ? p->sites[h[i].site].nvtx : "";
+        if (nv[0]) vt_json_str(f, nv); else fputs("null", f);
         if (stacks) {
             const struct vt_site *s = &p->sites[h[i].site];
             fputs(",\"stack\":[", f);

@@ -31,6 +31,16 @@ static void who(FILE *f, const struct vt_proc *p)
     if (p->hostname[0]) fprintf(f, " on %s", p->hostname);
 }
 
+/* "  [NVTX: step 1 > forward]" after a site whose allocations ran in that range (the
+ * Python-visible context of a framework's allocator, when it pushes NVTX ranges); "" otherwise. */
+static const char *nvtx_tag(const struct vt_proc *p, int site)
+{
+    static __thread char buf[1100];
+    if (site < 0 || (size_t)site >= p->nsites || !p->sites[site].nvtx[0]) return "";
+    snprintf(buf, sizeof buf, "  [NVTX: %s]", p->sites[site].nvtx);
+    return buf;
+}
+
 static void stack_lines(FILE *f, const struct vt_proc *p, int site, int max)
 {
     const struct vt_site *s = &p->sites[site];
@@ -157,9 +167,9 @@ static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *
         fprintf(f, "  requested at: %s\n", vt_site_label(p, x->site));
         if (x->ranges[0]) fprintf(f, "  in range:     %s\n", x->ranges);
         for (size_t j = 0; j < x->nholders && j < (size_t)o->top; j++)
-            fprintf(f, "  %s %10s %s [%llu alloc%s]\n", j ? "        " : "held by:", B(x->holders[j].bytes),
+            fprintf(f, "  %s %10s %s [%llu alloc%s]%s\n", j ? "        " : "held by:", B(x->holders[j].bytes),
                     vt_site_label(p, x->holders[j].site), (unsigned long long)x->holders[j].count,
-                    x->holders[j].count == 1 ? "" : "s");
+                    x->holders[j].count == 1 ? "" : "s", nvtx_tag(p, x->holders[j].site));
         if (!x->nholders && x->holders) fputs("  held by:      nothing (no VRAM was live)\n", f);
     }
     if (p->oom_count > (uint64_t)o->top && p->nooms > (size_t)o->top)
@@ -199,8 +209,8 @@ static void sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
     fprintf(f, "\nPeak: %s live; top call sites at the peak:\n", B(p->peak));
     for (size_t i = 0; i < p->npeak_sites && i < (size_t)o->top; i++) {
         const struct vt_holding *h = &p->peak_sites[i];
-        fprintf(f, "  %10s %5.1f%% %6llu alloc%s  %s\n", B(h->bytes), p->peak ? 100.0 * (double)h->bytes / (double)p->peak : 0,
-                (unsigned long long)h->count, h->count == 1 ? " " : "s", vt_site_label(p, h->site));
+        fprintf(f, "  %10s %5.1f%% %6llu alloc%s  %s%s\n", B(h->bytes), p->peak ? 100.0 * (double)h->bytes / (double)p->peak : 0,
+                (unsigned long long)h->count, h->count == 1 ? " " : "s", vt_site_label(p, h->site), nvtx_tag(p, h->site));
         stack_lines(f, p, h->site, 4);
     }
     if (p->npeak_sites > (size_t)o->top) fprintf(f, "  ... %zu more sites\n", p->npeak_sites - (size_t)o->top);
