@@ -151,3 +151,56 @@ if cc -shared -fPIC -g -O0 -I"$CH/include" -o "$TMP/c10/libc10_cuda.so" "$TMP/c1
         "$("$VT" report --json "$TMP/c10.jsonl" | jq -r '.peak_sites[0].stack[0:2]|join(" | ")')" "c10_raw_alloc (c10.c:$SG) | main (app.c:$CA)"
     check_eq "framework allocator: named as a caching allocator" "$("$VT" report --json "$TMP/c10.jsonl" | jq -r '.processes[0].caching_allocator')" "PyTorch (c10 CUDACachingAllocator)"
 else not_ok "framework allocator: could not build the test library: $(head -1 "$TMP/c10/cc.err")"; fi
+
+# ---- repeated tails folded (issue 36) -------------------------------------------------------------
+# Three allocations in grab(), called from build() at three lines; build() runs once, from setup(),
+# from main(). Every peak site has setup and main under it: printed once below the sites, not
+# under each one (the JSON stacks keep every frame).
+mkdir -p "$TMP/tail"
+cat >"$TMP/tail/tail.c" <<'C'
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+static void *grab(size_t n)
+{
+    void *p = NULL;
+    cudaMalloc(&p, n); /* GRAB */
+    return p;
+}
+static void build(void **w)
+{
+    w[0] = grab(8u << 20); /* W0 */
+    w[1] = grab(4u << 20); /* W1 */
+    w[2] = grab(2u << 20); /* W2 */
+}
+static void setup(void **w)
+{
+    build(w); /* SETUP */
+}
+int main(void)
+{
+    void *w[3];
+    setup(w); /* MAIN */
+    printf("%d\n", w[0] && w[1] && w[2]);
+    for (int i = 0; i < 3; i++) cudaFree(w[i]);
+    return 0;
+}
+C
+if cc -g -O0 -I"$CH/include" -o "$TMP/tail/tail" "$TMP/tail/tail.c" -L"$CH/lib64" -lcudart 2>"$TMP/tail/cc.err"; then
+    rm -f "$TMP/tail.jsonl"
+    "$VT" run --sim -o "$TMP/tail.jsonl" -- "$TMP/tail/tail" >"$TMP/tail/out" 2>"$TMP/tail/err"
+    check_eq "tails: the program allocated" "$(cat "$TMP/tail/out")" "1"
+    tl() { grep -n "$1" "$TMP/tail/tail.c" | cut -d: -f1; }
+    GR=$(tl GRAB); W0=$(tl W0); SU=$(tl SETUP); MA=$(tl MAIN)
+    check_eq "tails: three sites, then their shared callers once" \
+        "$("$VT" report "$TMP/tail.jsonl" | sed -n '/^Peak: /,/^$/p' | sed '1d;/^$/d' | sed 's/  */ /g')" \
+" 8.00 MiB 57.1% 1 alloc grab (tail.c:$GR) <- build (tail.c:$W0)
+ 4.00 MiB 28.6% 1 alloc grab (tail.c:$GR) <- build (tail.c:$((W0 + 1)))
+ 2.00 MiB 14.3% 1 alloc grab (tail.c:$GR) <- build (tail.c:$((W0 + 2)))
+ every site above called from setup (tail.c:$SU)
+ main (tail.c:$MA)"
+    check_eq "tails: the JSON stack keeps them (C start-up after)" \
+        "$("$VT" report --json "$TMP/tail.jsonl" | jq -r '.peak_sites[0].stack[0:4]|join(" | ")')" \
+        "grab (tail.c:$GR) | build (tail.c:$W0) | setup (tail.c:$SU) | main (tail.c:$MA)"
+    check_eq "tails: one site alone keeps its own 'from' lines (typed_sites: main is not shared)" \
+        "$("$VT" report "$TMP/typed_sites.jsonl" | grep -c 'every site above')" 0
+else not_ok "tails: could not build the test program: $(head -1 "$TMP/tail/cc.err")"; fi

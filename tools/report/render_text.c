@@ -41,16 +41,44 @@ static const char *nvtx_tag(const struct vt_proc *p, int site)
     return buf;
 }
 
-static void stack_lines(FILE *f, const struct vt_proc *p, int site, int max)
+/* The frames a site's "from" lines would show (not plumbing, not C start-up, not the site or
+ * the caller its label names), at most 16; their count. */
+static size_t from_frames(const struct vt_proc *p, int site, const struct vt_frame **out)
 {
     const struct vt_site *s = &p->sites[site];
-    int shown = 0;
-    for (size_t i = 0; i < s->nframes && shown < max + 1; i++) {
+    size_t n = 0;
+    int seen = 0, skip = strstr(s->label, " <- ") ? 2 : 1;
+    for (size_t i = 0; i < s->nframes && n < 16; i++) {
         if (s->frames[i]->internal || s->frames[i]->startup) continue;
-        /* the site (and the caller a "<-" label names) are already printed */
-        if (shown++ < (strstr(s->label, " <- ") ? 2 : 1)) continue;
-        fprintf(f, "          from %s\n", s->frames[i]->label);
+        if (seen++ < skip) continue;
+        out[n++] = s->frames[i];
     }
+    return n;
+}
+
+/* A site's "from" lines, at most MAX, leaving out its last TAIL frames (shown once for all). */
+static void stack_lines(FILE *f, const struct vt_proc *p, int site, int max, size_t tail)
+{
+    const struct vt_frame *fr[16];
+    size_t n = from_frames(p, site, fr);
+    n = n > tail ? n - tail : 0;
+    for (size_t i = 0; i < n && i < (size_t)max; i++) fprintf(f, "          from %s\n", fr[i]->label);
+}
+
+/* How many outermost "from" frames every one of the N sites H shares (0 with fewer than two). */
+static size_t common_tail(const struct vt_proc *p, const struct vt_holding *h, size_t n, const struct vt_frame **tail)
+{
+    if (n < 2) return 0;
+    const struct vt_frame *a[16];
+    size_t na = from_frames(p, h[0].site, a), common = na;
+    for (size_t k = 1; k < n && common; k++) {
+        const struct vt_frame *b[16];
+        size_t nb = from_frames(p, h[k].site, b), c = 0;
+        while (c < common && c < nb && a[na - 1 - c] == b[nb - 1 - c]) c++;
+        common = c;
+    }
+    for (size_t i = 0; i < common; i++) tail[i] = a[na - common + i];
+    return common;
 }
 
 static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
@@ -207,12 +235,16 @@ static void sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
     BUFS;
     if (!p->npeak_sites) return;
     fprintf(f, "\nPeak: %s live; top call sites at the peak:\n", B(p->peak));
-    for (size_t i = 0; i < p->npeak_sites && i < (size_t)o->top; i++) {
+    const struct vt_frame *tails[16];
+    size_t nshown = p->npeak_sites < (size_t)o->top ? p->npeak_sites : (size_t)o->top;
+    size_t tail = common_tail(p, p->peak_sites, nshown, tails);   /* frames under every site: printed once */
+    for (size_t i = 0; i < nshown; i++) {
         const struct vt_holding *h = &p->peak_sites[i];
         fprintf(f, "  %10s %5.1f%% %6llu alloc%s  %s%s\n", B(h->bytes), p->peak ? 100.0 * (double)h->bytes / (double)p->peak : 0,
                 (unsigned long long)h->count, h->count == 1 ? " " : "s", vt_site_label(p, h->site), nvtx_tag(p, h->site));
-        stack_lines(f, p, h->site, 4);
+        stack_lines(f, p, h->site, 4, tail);
     }
+    for (size_t i = 0; i < tail; i++) fprintf(f, "  %s %s\n", i ? "                            " : "every site above called from", tails[i]->label);
     if (p->npeak_sites > (size_t)o->top) fprintf(f, "  ... %zu more sites\n", p->npeak_sites - (size_t)o->top);
 
     fputs("\nLargest allocations:\n", f);
