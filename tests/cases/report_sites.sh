@@ -68,6 +68,12 @@ check_eq "copy sites by bytes: four call sites, main's line apart, pageable mark
  256.00 MiB 4 copies T time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 2)))
  256.00 MiB 4 copies T time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 3)))"
 check "copy sites: a ranking by host time too" sh -c '"$1" report "$2" | grep -q "^Copy sites (by host time of synchronous copies):$"' _ "$VT" "$TMP/transfers.jsonl"
+check_eq "copy sites in JSON: the same four, bytes, count, pageable bytes by direction, stack to main" \
+    "$("$VT" report --json "$TMP/transfers.jsonl" | jq -r '.processes[0].copy_sites[]|"\(.bytes) \(.count) \(.pageable_count) \(.pageable_h2d_bytes) \(.pageable_d2h_bytes) \(.sync_seconds > 0) \(.stack[0:2]|join(" | "))"' | sed 's/time_copy([^)]*)/time_copy/')" \
+"268435456 4 4 268435456 0 true time_copy (transfers.cu:$CL) | main (transfers.cu:$L1)
+268435456 4 4 0 268435456 true time_copy (transfers.cu:$CL) | main (transfers.cu:$((L1 + 1)))
+268435456 4 0 0 0 true time_copy (transfers.cu:$CL) | main (transfers.cu:$((L1 + 2)))
+268435456 4 0 0 0 true time_copy (transfers.cu:$CL) | main (transfers.cu:$((L1 + 3)))"
 check_eq "copy records carry their backtrace" "$(jq -s '[.[]|select(.ev=="copy" and (.bt|length) > 0)]|length' "$TMP/transfers.jsonl")" 16
 
 # ---- transfer verdicts (issue 36) -----------------------------------------------------------------

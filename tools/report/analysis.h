@@ -34,11 +34,11 @@ struct vt_site {
     uint64_t alloc_bytes, alloc_count; /* all successful VRAM allocations (churn) */
     uint64_t leak_bytes, leak_count;   /* VRAM still live at the end of the trace */
     uint64_t host_leak_bytes, managed_leak_bytes;
-    /* copies done from here (captured ones not): bytes, count, host time of the synchronous ones;
-     * of them, host<->device copies through pageable memory ([0] h2d, [1] d2h bytes) */
     const char *nvtx;                  /* the NVTX push/pop range its allocations were made in: "step 1 > forward";
                                         * "" none, "(several ranges)" when they differ */
     int nvtx_set;
+    /* copies done from here (captured ones not): bytes, count, host time of the synchronous ones;
+     * of them, host<->device copies through pageable memory ([0] h2d, [1] d2h bytes) */
     uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count;
     uint64_t d2h_sync_count;           /* synchronous device-to-host copies (each waits for the GPU) */
     uint64_t staged_count;             /* host-to-device copies forwarding what a d2h copy brought from another device */

@@ -48,6 +48,10 @@ struct vt_verdict {
 /* The verdicts on the copies of PROCS (summed), against reference R (may be NULL): at most MAX. */
 size_t vt_transfer_verdicts(struct vt_proc *const *procs, size_t np, const struct vt_refbw *r, struct vt_verdict *out, size_t max);
 
+/* The sites that copied, by bytes, or BY_TIME by host time of their synchronous copies (sites
+ * with none left out), as indices into p->sites in *OUT (malloc'd, the caller frees); their
+ * count, -1 when out of memory. */
+long vt_copy_sites(const struct vt_proc *p, int by_time, size_t **out);
 /* A duration in seconds in the unit that reads best: "92 µs", "1.4 s", "3.2 min". */
 char *vt_fmt_dur(char *buf, size_t n, double sec);
 /* A wall-clock time in ns since the epoch as local HH:MM:SS.mmm. */

@@ -1,8 +1,34 @@
 /* render_common.c - helpers shared by the report renderers: escaping, times, copy totals. */
 #include "report/render.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+static int by_copy_bytes(const void *x, const void *y, void *proc)
+{
+    const struct vt_proc *p = proc;
+    const struct vt_site *a = &p->sites[*(const size_t *)x], *b = &p->sites[*(const size_t *)y];
+    return a->copy_bytes < b->copy_bytes ? 1 : a->copy_bytes > b->copy_bytes ? -1 : strcmp(a->label, b->label);
+}
+static int by_copy_time(const void *x, const void *y, void *proc)
+{
+    const struct vt_proc *p = proc;
+    const struct vt_site *a = &p->sites[*(const size_t *)x], *b = &p->sites[*(const size_t *)y];
+    return a->copy_ns < b->copy_ns ? 1 : a->copy_ns > b->copy_ns ? -1 : strcmp(a->label, b->label);
+}
+
+long vt_copy_sites(const struct vt_proc *p, int by_time, size_t **out)
+{
+    *out = NULL;
+    size_t n = 0, *idx = malloc((p->nsites ? p->nsites : 1) * sizeof *idx);
+    if (!idx) return -1;
+    for (size_t i = 0; i < p->nsites; i++)
+        if (p->sites[i].copy_count && (!by_time || p->sites[i].copy_ns > 0)) idx[n++] = i;
+    qsort_r(idx, n, sizeof *idx, by_time ? by_copy_time : by_copy_bytes, (void *)p);
+    *out = idx;
+    return (long)n;
+}
 
 struct vt_dirstat vt_dirstat(const struct vt_proc *p, enum vt_dir dir, int host)
 {

@@ -152,6 +152,27 @@ static void ranges(FILE *f, const struct vt_proc *p)
     fputc(']', f);
 }
 
+/* [{site, bytes, count, sync_seconds, pageable_...}]: where the program copies from, by bytes
+ * (the text's "Copy sites"); sync_seconds is the host time of the synchronous ones. */
+static void copy_sites(FILE *f, const struct vt_proc *p)
+{
+    size_t *idx = NULL;
+    long n = vt_copy_sites(p, 0, &idx);
+    fputc('[', f);
+    for (long k = 0; k < n; k++) {
+        const struct vt_site *s = &p->sites[idx[k]];
+        fputs(k ? ",{\"site\":" : "{\"site\":", f);
+        vt_json_str(f, s->label);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu,\"count\":%llu,\"sync_seconds\":%.9f,\"pageable_count\":%llu,"
+                      "\"pageable_h2d_bytes\":%llu,\"pageable_d2h_bytes\":%llu,\"stack\":[", U(s->copy_bytes), U(s->copy_count),
+                      (double)s->copy_ns / 1e9, U(s->pageable_count), U(s->pageable_bytes[0]), U(s->pageable_bytes[1]));
+        for (size_t j = 0; j < s->nframes; j++) { if (j) fputc(',', f); vt_json_str(f, s->frames[j]->label); }
+        fputs("]}", f);
+    }
+    fputc(']', f);
+    free(idx);
+}
+
 static void process(FILE *f, const struct vt_proc *p)
 {
     fputs("{\"trace\":", f); vt_json_str(f, p->path);
@@ -213,6 +234,8 @@ static void process(FILE *f, const struct vt_proc *p)
     }
     fputs("],\"ranges\":", f);
     ranges(f, p);
+    fputs(",\"copy_sites\":", f);
+    copy_sites(f, p);
     fputc('}', f);
 }
 

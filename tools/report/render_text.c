@@ -386,43 +386,24 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
         fputs("  (no reference: `vramtrace bandwidth --json > ref.json` on this machine, then `report --bandwidth ref.json`)\n", f);
 }
 
-static const struct vt_proc *sort_proc; /* qsort has no context argument */
-static int by_copy_bytes(const void *x, const void *y)
-{
-    const struct vt_site *a = &sort_proc->sites[*(const size_t *)x], *b = &sort_proc->sites[*(const size_t *)y];
-    return a->copy_bytes < b->copy_bytes ? 1 : a->copy_bytes > b->copy_bytes ? -1 : strcmp(a->label, b->label);
-}
-static int by_copy_time(const void *x, const void *y)
-{
-    const struct vt_site *a = &sort_proc->sites[*(const size_t *)x], *b = &sort_proc->sites[*(const size_t *)y];
-    return a->copy_ns < b->copy_ns ? 1 : a->copy_ns > b->copy_ns ? -1 : strcmp(a->label, b->label);
-}
-
 /* Where the program copies from: sites by bytes, then by host time of their synchronous copies. */
 static void copy_sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
 {
     BUFS;
-    size_t n = 0, *idx = malloc((p->nsites ? p->nsites : 1) * sizeof *idx);
-    if (!idx) return;
-    int timed = 0;
-    for (size_t i = 0; i < p->nsites; i++)
-        if (p->sites[i].copy_count) { idx[n++] = i; timed |= p->sites[i].copy_ns > 0; }
-    if (!n) { free(idx); return; }
-    sort_proc = p;
-    for (int pass = 0; pass < 1 + timed; pass++) {
-        qsort(idx, n, sizeof *idx, pass ? by_copy_time : by_copy_bytes);
-        fprintf(f, "\nCopy sites (by %s):\n", pass ? "host time of synchronous copies" : "bytes");
-        for (size_t k = 0; k < n && k < (size_t)o->top; k++) {
+    for (int by_time = 0; by_time < 2; by_time++) {
+        size_t *idx = NULL;
+        long n = vt_copy_sites(p, by_time, &idx);
+        if (n > 0) fprintf(f, "\nCopy sites (by %s):\n", by_time ? "host time of synchronous copies" : "bytes");
+        for (long k = 0; k < n && k < o->top; k++) {
             const struct vt_site *s = &p->sites[idx[k]];
-            if (pass && !s->copy_ns) break;
             char d[32];
             fprintf(f, "  %10s %6llu cop%s %9s", B(s->copy_bytes), (unsigned long long)s->copy_count, s->copy_count == 1 ? "y  " : "ies",
                     s->copy_ns ? vt_fmt_dur(d, sizeof d, (double)s->copy_ns / 1e9) : "async");
             if (s->pageable_count) fprintf(f, "  %llu pageable", (unsigned long long)s->pageable_count);
             fprintf(f, "  %s\n", s->label);
         }
+        free(idx);
     }
-    free(idx);
 }
 
 static void findings(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
