@@ -226,6 +226,7 @@ if [ -x "$EXAMPLES/host_pointer_bug" ]; then
     check_eq "host_pointer_bug: report names the launching file:line" \
         "$("$VT" report --json "$TMP/ex.jsonl" | jq -r '.findings[0].site')" "main (host_pointer_bug.cu:$bug_line)"
     check "host_pointer_bug: text report shows it too" sh -c '"$1" report "$2" | grep -q "at main (host_pointer_bug.cu:$3)"' _ "$VT" "$TMP/ex.jsonl" "$bug_line"
+    check "host_pointer_bug: one kernel launch, in words" sh -c '"$1" report "$2" | grep -q "^Kernels (1 launch):$"' _ "$VT" "$TMP/ex.jsonl"
     trace exfix "" -- "$EXAMPLES/host_pointer_bug" fixed
     check_eq "host_pointer_bug fixed: nothing reported" \
         "$(cat "$TMP/exfix.rc") $(q exfix '[.[] | select(.ev=="finding")] | length') $(grep -c 'vramtrace: \(error\|warning\)' "$TMP/exfix.err")" "0 0; 0"

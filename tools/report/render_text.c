@@ -371,9 +371,9 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
             if (x->per_copy_s > 0) fprintf(f, " (%s per synchronous copy)", vt_fmt_dur(per, sizeof per, x->per_copy_s));
             fputs(": per-call latency dominates; batch them into fewer, larger copies\n", f);
         } else if (x->kind == VT_V_STAGED) {
-            fprintf(f, "  -> verdict: %llu copies carry another GPU's data through host memory (d2h from one device, then h2d to this "
+            fprintf(f, "  -> verdict: %llu %s another GPU's data through host memory (d2h from one device, then h2d to this "
                        "one): copy device to device (cudaMemcpyPeer, with cudaDeviceEnablePeerAccess where the GPUs can reach each other)\n"
-                       "       at:  %s\n", (unsigned long long)x->count, x->sites[0]->label);
+                       "       at:  %s\n", (unsigned long long)x->count, x->count == 1 ? "copy carries" : "copies carry", x->sites[0]->label);
         } else if (x->kind == VT_V_SYNC_LOOP) {
             fprintf(f, "  -> verdict: %llu synchronous d2h copies from one line, each waiting for the GPU to finish its work: "
                        "copy with cudaMemcpyAsync into pinned memory and synchronize once after the loop\n       at:  %s\n",
@@ -437,10 +437,10 @@ static void kernels(FILE *f, const struct vt_proc *p, const struct vt_render_opt
 {
     if (!p->launches) return;
     if (p->graph_launches)
-        fprintf(f, "\nKernels (%llu launches, %llu of them by graph launches):\n", (unsigned long long)p->launches,
-                (unsigned long long)p->graph_launches);
+        fprintf(f, "\nKernels (%llu launch%s, %llu of them by graph launches):\n", (unsigned long long)p->launches,
+                p->launches == 1 ? "" : "es", (unsigned long long)p->graph_launches);
     else
-        fprintf(f, "\nKernels (%llu launches):\n", (unsigned long long)p->launches);
+        fprintf(f, "\nKernels (%llu launch%s):\n", (unsigned long long)p->launches, p->launches == 1 ? "" : "es");
     for (size_t i = 0; i < p->nkernels && i < (size_t)o->top; i++)
         if (p->kernels[i].launches)
             fprintf(f, "  %8llu  %s\n", (unsigned long long)p->kernels[i].launches, p->kernels[i].name);
@@ -499,7 +499,8 @@ int vt_render_text(FILE *f, struct vt_proc *const *procs, size_t n, const struct
         }
     } else fprintf(f, "  combined: peaks sum to %s (not combined by time: %s)\n", B(sum), c.why_not ? c.why_not : "unknown");
     vt_combined_free(&c);
-    fprintf(f, "  all traces: %llu OOMs, %llu findings, %s leaked\n", (unsigned long long)ooms_, (unsigned long long)fnd, B(leak));
+    fprintf(f, "  all traces: %llu OOM%s, %llu finding%s, %s leaked\n", (unsigned long long)ooms_, ooms_ == 1 ? "" : "s",
+            (unsigned long long)fnd, fnd == 1 ? "" : "s", B(leak));
     struct vt_merged_site *m = NULL;
     long nm = vt_merge_sites(procs, n, 0, &m);
     if (nm > 0) fputs("\nTop call sites at each rank's peak (all ranks):\n", f);
