@@ -50,6 +50,16 @@ cp "$PROGS/typed_sites" "$TMP/dbg/.build-id/$(printf %.2s "$BID")/${BID#??}.debu
 check_eq "rebuilt: with the traced build found by build-id, the lines again" \
     "$(VRAMTRACE_DEBUGINFO_DIR="$TMP/dbg" "$VT" report --json "$TMP/app.jsonl" | jq -r '[(.largest[]|select(.bytes==4194304)|.site), (.processes[0].stale_modules|tostring)]|join(" / ")' | sed 's/make_buffer(unsigned long)/make_buffer/')" \
     "make_buffer (typed_sites.cu:$H) <- main (typed_sites.cu:$A) / null"
+# moved away after the trace: said so (not silently offsets), and found again by build-id
+cp "$PROGS/typed_sites" "$TMP/app/prog"; rm -f "$TMP/app.jsonl"
+"$VT" run --sim -o "$TMP/app.jsonl" -- "$TMP/app/prog" >/dev/null 2>&1
+mv "$TMP/app/prog" "$TMP/app/moved"
+check_eq "moved: JSON names the missing file, not as changed" \
+    "$("$VT" report --json "$TMP/app.jsonl" | jq -c '[.processes[0].missing_modules, .processes[0].stale_modules]')" "[\"$TMP/app/prog\",null]"
+check "moved: the text says so" sh -c '"$1" report "$2" | grep -q "^  warning: $3 not found (moved or deleted since the trace) and no file with its build-id either$"' _ "$VT" "$TMP/app.jsonl" "$TMP/app/prog"
+check_eq "moved: found by build-id, the lines again and no warning" \
+    "$(VRAMTRACE_DEBUGINFO_DIR="$TMP/dbg" "$VT" report --json "$TMP/app.jsonl" | jq -r '[(.largest[]|select(.bytes==4194304)|.site), (.processes[0].missing_modules|tostring)]|join(" / ")' | sed 's/make_buffer(unsigned long)/make_buffer/')" \
+    "make_buffer (typed_sites.cu:$H) <- main (typed_sites.cu:$A) / null"
 
 # ---- copies have call sites too (issue 36) -------------------------------------------------------
 # examples/transfers.cu: time_copy() does 4 cudaMemcpy of 64 MiB; main calls it four times

@@ -169,6 +169,7 @@ struct vt_proc {
     int peak_tid;
     uint64_t peak_pool_kept_free;      /* stream-ordered pools' freed-but-reserved memory at the peak */
     const char *stale_modules;         /* files rebuilt or replaced since the trace, no match found; NULL */
+    const char *missing_modules;       /* files moved or deleted since the trace, no match found; NULL */
     const char *caching_allocator;     /* a framework allocator whose library is on a recorded stack; NULL */
     const char *peak_ranges;
     struct vt_holding *peak_sites;     /* sites live at the peak */

@@ -175,7 +175,8 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
     leak(p, &a->by_handle);
     if (make_sites(p) < 0) goto oom;
     char stale[2048];
-    if (vt_sym_stale_modules(p->priv->sym, stale, sizeof stale)) p->stale_modules = vt_an_keep(p, stale);
+    if (vt_sym_stale_modules(p->priv->sym, 0, stale, sizeof stale)) p->stale_modules = vt_an_keep(p, stale);
+    if (vt_sym_stale_modules(p->priv->sym, 1, stale, sizeof stale)) p->missing_modules = vt_an_keep(p, stale);
     size_t n = 0;
     for (size_t i = 0; i < p->nsites; i++) n += p->sites[i].peak_bytes > 0;
     if (!(p->peak_sites = calloc(n ? n : 1, sizeof *p->peak_sites))) goto oom;

@@ -221,6 +221,8 @@ static void process(FILE *f, const struct vt_proc *p)
 #undef VT_X
     fputs("],\"stale_modules\":", f);
     if (p->stale_modules) vt_json_str(f, p->stale_modules); else fputs("null", f);
+    fputs(",\"missing_modules\":", f);
+    if (p->missing_modules) vt_json_str(f, p->missing_modules); else fputs("null", f);
     fputs(",\"caching_allocator\":", f);
     if (p->caching_allocator) vt_json_str(f, p->caching_allocator); else fputs("null", f);
     vt_esc_printf(f, VT_ESC_JSON, ",\"duplicate_allocs\":%llu,\"reset_count\":%llu,\"resets\":[",

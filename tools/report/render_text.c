@@ -164,6 +164,9 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     if (p->stale_modules)
         fprintf(f, "  warning: %s changed since the trace (not the build that ran) and no matching file was found\n"
                    "           (VRAMTRACE_DEBUGINFO_DIR or /usr/lib/debug/.build-id): its frames are shown as offsets\n", p->stale_modules);
+    if (p->missing_modules)
+        fprintf(f, "  warning: %s not found (moved or deleted since the trace) and no file with its build-id either\n"
+                   "           (VRAMTRACE_DEBUGINFO_DIR or /usr/lib/debug/.build-id): its frames are shown as offsets\n", p->missing_modules);
     if (p->caching_allocator)
         fprintf(f, "  note          %s allocated here: the tracer sees the segments it reserves from CUDA, not the\n"
                    "                tensors inside them (the peak is its reserved memory, not what tensors used)\n", p->caching_allocator);

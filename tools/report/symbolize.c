@@ -34,7 +34,7 @@ struct module {
     char *build_id;     /* what ran (hex), "" unknown */
     uint64_t file_size; /* what ran, 0 unknown */
     int64_t mtime;
-    int stale;          /* the file is another build and no matching one was found */
+    enum { MOD_OK, MOD_CHANGED, MOD_GONE } stale;   /* no matching file found: another build there, or none */
 };
 
 struct vt_sym {
@@ -133,7 +133,7 @@ int vt_sym_add_module(struct vt_sym *s, const struct vt_sym_module *mod)
     struct module *m = &s->mods[s->nmods];
     if (!(m->path = strdup(path))) return -1;
     if (!(m->build_id = strdup(mod->build_id ? mod->build_id : ""))) { free(m->path); return -1; }
-    m->file_size = mod->file_size; m->mtime = mod->mtime; m->stale = 0;
+    m->file_size = mod->file_size; m->mtime = mod->mtime; m->stale = MOD_OK;
     const char *sl = strrchr(m->path, '/');
     m->base_name = sl ? sl + 1 : m->path;
     m->base = base; m->lo = lo; m->hi = hi;
@@ -170,45 +170,58 @@ static void file_build_id(int fd, char *out, size_t n)
     elf_end(e);
 }
 
+/* The debug file named by M's build-id (VRAMTRACE_DEBUGINFO_DIR, default /usr/lib/debug,
+ * .build-id/ab/cdef....debug) when it carries that build-id, opened; else -1. */
+static int open_by_build_id(const struct module *m)
+{
+    if (strlen(m->build_id) <= 2) return -1;
+    const char *dir = getenv("VRAMTRACE_DEBUGINFO_DIR");
+    char alt[4096], have[2 * 64 + 1];
+    snprintf(alt, sizeof alt, "%s/.build-id/%.2s/%s.debug", dir && *dir ? dir : "/usr/lib/debug", m->build_id, m->build_id + 2);
+    int fd;
+    if (!is_regular(alt) || (fd = open(alt, O_RDONLY | O_NOCTTY | O_CLOEXEC)) < 0) return -1;
+    file_build_id(fd, have, sizeof have);
+    if (!strcmp(have, m->build_id)) return fd;
+    close(fd);
+    return -1;
+}
+
 /* The file to symbolize module M with, opened (-1: none): its own path when it is what ran, else
- * the debug file named by its build-id (VRAMTRACE_DEBUGINFO_DIR, default /usr/lib/debug,
- * .build-id/ab/cdef....debug); M->stale when neither matches. */
+ * the debug file named by its build-id; M->stale says why there is none: MOD_CHANGED (another
+ * build there) or MOD_GONE (nothing there: moved or deleted since the trace). */
 static int open_matching(struct module *m)
 {
     struct stat st;
     int fd = open(m->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) { close(fd); return -1; }
-    if (fd < 0) return -1;
+    if (fd < 0) {
+        if ((fd = open_by_build_id(m)) >= 0) return fd;
+        m->stale = MOD_GONE;
+        return -1;
+    }
     if (m->build_id[0]) {
         char have[2 * 64 + 1];
         file_build_id(fd, have, sizeof have);
         if (!strcmp(have, m->build_id)) return fd;
         close(fd);
-        const char *dir = getenv("VRAMTRACE_DEBUGINFO_DIR");
-        char alt[4096];
-        snprintf(alt, sizeof alt, "%s/.build-id/%.2s/%s.debug", dir && *dir ? dir : "/usr/lib/debug", m->build_id, m->build_id + 2);
-        if (strlen(m->build_id) > 2 && is_regular(alt) && (fd = open(alt, O_RDONLY | O_NOCTTY | O_CLOEXEC)) >= 0) {
-            file_build_id(fd, have, sizeof have);
-            if (!strcmp(have, m->build_id)) return fd;
-            close(fd);
-        }
-        m->stale = 1;
+        if ((fd = open_by_build_id(m)) >= 0) return fd;
+        m->stale = MOD_CHANGED;
         return -1;
     }
     if (m->file_size && ((uint64_t)st.st_size != m->file_size || (int64_t)st.st_mtime != m->mtime)) {
         close(fd);
-        m->stale = 1;
+        m->stale = MOD_CHANGED;
         return -1;
     }
     return fd;
 }
 
-size_t vt_sym_stale_modules(const struct vt_sym *s, char *buf, size_t n)
+size_t vt_sym_stale_modules(const struct vt_sym *s, int gone, char *buf, size_t n)
 {
     size_t count = 0, used = 0;
     if (n) buf[0] = 0;
     for (size_t i = 0; i < s->nmods; i++) {
-        if (!s->mods[i].stale) continue;
+        if (s->mods[i].stale != (gone ? MOD_GONE : MOD_CHANGED)) continue;
         int w = snprintf(buf + used, used < n ? n - used : 0, "%s%s", count ? ", " : "", s->mods[i].path);
         if (w > 0 && used + (size_t)w < n) used += (size_t)w;
         count++;

@@ -32,10 +32,11 @@ struct vt_sym *vt_sym_new(int enabled);
  * (build_id hex, "" or NULL when unknown; file_size 0 when unknown). */
 struct vt_sym_module { const char *path; uint64_t base, lo, hi; const char *build_id; uint64_t file_size; int64_t mtime; };
 int vt_sym_add_module(struct vt_sym *s, const struct vt_sym_module *mod);
-/* Modules whose file is not the one that ran (another build-id, or size and mtime) and for
- * which no matching file was found (/usr/lib/debug/.build-id/): their frames are shown as
- * module+offset, never with another build's lines. Writes "path, path" into BUF; the count. */
-size_t vt_sym_stale_modules(const struct vt_sym *s, char *buf, size_t n);
+/* Modules whose file is not the one that ran (another build-id, or size and mtime), or with
+ * GONE whose file is not there at all (moved or deleted since the trace), and for which no
+ * matching file was found (/usr/lib/debug/.build-id/): their frames are shown as module+offset,
+ * never with another build's lines. Writes "path, path" into BUF; the count. */
+size_t vt_sym_stale_modules(const struct vt_sym *s, int gone, char *buf, size_t n);
 /* Resolves PC (a return address: the call is looked up at PC-1).  Never fails: unknown
  * addresses give a frame with only `pc` and `label`.  The pointer is valid until vt_sym_free(). */
 const struct vt_frame *vt_sym_lookup(struct vt_sym *s, uint64_t pc);
