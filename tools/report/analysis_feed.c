@@ -1,5 +1,5 @@
 /* analysis_feed.c - per-process bookkeeping of a trace: live allocations keyed by address, peak with
- * a lazily taken per-stack snapshot, OOMs, leaks, transfers, findings, NVTX ranges. */
+ * a lazily taken per-stack snapshot, OOMs, leaks, findings, NVTX ranges (copies: analysis_copy.c). */
 #include "report/analysis.h"
 #include "report/analysis_priv.h"
 
@@ -8,25 +8,6 @@
 #include <string.h>
 
 static int is_vram(enum vt_mem m) { return m == VT_MEM_DEVICE || m == VT_MEM_ASYNC || m == VT_MEM_VMM; }
-
-static int intern_stack(struct vt_proc *p, const uint64_t *pcs, size_t n)
-{
-    struct vt_an_private *a = p->priv;
-    uint64_t h = n ? vtr_hash64(pcs, n * sizeof *pcs) : 0;
-    uint64_t *first = vtr_hmap_get(&a->stack_index, h);
-    if (first)
-        for (uint32_t i = (uint32_t)*first; i != UINT32_MAX; i = a->stacks[i].next)
-            if (a->stacks[i].n == n && (!n || !memcmp(a->stacks[i].pcs, pcs, n * sizeof *pcs))) return (int)i;
-    GROW(a->stacks, a->nstacks, a->capstacks, 256);
-    struct stack *s = &a->stacks[a->nstacks];
-    memset(s, 0, sizeof *s);
-    if (n && !(s->pcs = malloc(n * sizeof *pcs))) return VT_AN_ENOMEM;
-    if (n) memcpy(s->pcs, pcs, n * sizeof *pcs);
-    s->n = (uint32_t)n;
-    s->next = first ? (uint32_t)*first : UINT32_MAX;
-    if (vtr_hmap_put(&a->stack_index, h, a->nstacks) < 0) { free(s->pcs); return VT_AN_ENOMEM; }
-    return (int)a->nstacks++;
-}
 
 struct vt_proc *vt_proc_new(const char *path, int sym_enabled)
 {
@@ -40,7 +21,7 @@ struct vt_proc *vt_proc_new(const char *path, int sym_enabled)
     p->rank = p->local_rank = p->world_size = -1;
     p->pid = p->ppid = -1;
     struct vt_an_private *a = p->priv;
-    if (intern_stack(p, NULL, 0) < 0) { vt_proc_free(p); return NULL; }   /* stack 0: no backtrace */
+    if (vt_an_intern_stack(p, NULL, 0) < 0) { vt_proc_free(p); return NULL; }   /* stack 0: no backtrace */
     a->rnodes = calloc(16, sizeof *a->rnodes);                            /* node 0: no range */
     if (!a->rnodes) { vt_proc_free(p); return NULL; }
     a->nrnodes = 1; a->caprnodes = 16;
@@ -120,15 +101,6 @@ static void timeline_add(struct vt_proc *p, int64_t t, uint64_t before, uint64_t
     if (i + 1 > p->ntimeline) p->ntimeline = i + 1;
 }
 
-static void add_error(struct vt_proc *p, const char *api, int64_t res, int64_t t)
-{
-    p->error_count++;
-    for (size_t i = 0; i < p->nerrors; i++)
-        if (p->errors[i].res == res && !strcmp(p->errors[i].api, api)) { p->errors[i].count++; return; }
-    if (p->nerrors == VT_AN_MAX_ERRORS) return;
-    p->errors[p->nerrors++] = (struct vt_error){ vt_an_keep(p, api), res, 1, t };
-}
-
 static void add_largest(struct vt_proc *p, const struct vt_event *ev, int stack)
 {
     size_t n = p->nlargest;
@@ -192,33 +164,6 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
     return 0;
 }
 
-/* The device an allocation starting at ADDR lives on, else FALLBACK (an interior pointer, or memory
- * the trace did not see allocated). */
-static int64_t device_of(const struct vt_an_private *a, uint64_t addr, int64_t fallback)
-{
-    uint64_t *li = vtr_hmap_get(&a->by_addr, addr);
-    return li ? a->lives[*li].dev : fallback;
-}
-
-/* A device-to-device transfer staged through host memory: a d2h copy from device A into a host
- * buffer, then an h2d copy of the same bytes from that buffer to device B != A (a peer copy
- * would skip the host). Remembers d2h destinations; 1 when EV is such a forwarding h2d copy. */
-static int stage_check(struct vt_proc *p, const struct vt_event *ev)
-{
-    struct vt_an_private *a = p->priv;
-    if (ev->size >= (1ull << 52)) return 0;
-    if (ev->dir == VT_DIR_D2H) {
-        int64_t dev = device_of(a, ev->src, ev->dev);
-        vtr_hmap_put(&a->staged, ev->dst, ev->size << 12 | (uint64_t)(dev + 1)); /* out of memory: not seen */
-        return 0;
-    }
-    if (ev->dir != VT_DIR_H2D) return 0;
-    uint64_t *v = vtr_hmap_get(&a->staged, ev->src);
-    if (!v || *v >> 12 != ev->size) return 0;
-    int64_t from = (int64_t)(*v & 0xfff) - 1, to = device_of(a, ev->dst, ev->dev);
-    return from >= 0 && to >= 0 && from != to;
-}
-
 /* A framework that caches device memory, by the library a recorded stack went through: its
  * cudaMalloc'd segments (or VMM pages) are what the tracer sees, not the tensors inside them. */
 static const char *caching_allocator(const char *path)
@@ -258,7 +203,7 @@ static void driver_sample(struct vt_device *d, int64_t t, uint64_t used)
 
 static int on_meminfo(struct vt_proc *p, const struct vt_event *ev)
 {
-    if (ev->res_null || ev->res) { if (!ev->res_null) add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (ev->res_null || ev->res) { if (!ev->res_null) vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
     if (!(ev->has & VT_F_FREE) || !(ev->has & VT_F_TOTAL) || ev->total_bytes < ev->free_bytes) return 0;
     struct vt_device *d = device(p, ev->dev);
     if (!d) return VT_AN_ENOMEM;
@@ -270,14 +215,14 @@ static int on_meminfo(struct vt_proc *p, const struct vt_event *ev)
 static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    int st = intern_stack(p, ev->bt, ev->nbt);
+    int st = vt_an_intern_stack(p, ev->bt, ev->nbt);
     if (st < 0) return st;
     if (ev->nbt) p->backtraces_seen = 1;
     struct vt_device *d = device(p, ev->dev);
     if (!d) return VT_AN_ENOMEM;
     if (ev->res_null || ev->res != 0) {          /* failed allocation */
         p->failed_allocs++;
-        add_error(p, ev->api, ev->res, ev->t);
+        vt_an_add_error(p, ev->api, ev->res, ev->t);
         /* Only an out-of-memory result is an OOM (CUDA_ERROR_OUT_OF_MEMORY and
          * cudaErrorMemoryAllocation are both 2): no driver (35, 100), a bad argument (1), a call
          * that never returned, are failed calls, not memory the device lacked. */
@@ -361,7 +306,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
 static int on_free(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    if (!ev->res_null && ev->res != 0) { add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (!ev->res_null && ev->res != 0) { vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
     int by_handle = (ev->has & VT_F_HANDLE) && !(ev->has & VT_F_ADDR);
     struct vtr_hmap *map = by_handle ? &a->by_handle : &a->by_addr;
     uint64_t key = by_handle ? ev->handle : ev->addr;
@@ -380,7 +325,7 @@ static int on_free(struct vt_proc *p, const struct vt_event *ev)
 static int on_reset(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    if (ev->res_null || ev->res) { if (!ev->res_null) add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (ev->res_null || ev->res) { if (!ev->res_null) vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
     uint64_t count = ev->count, bytes = ev->size;
     for (size_t i = 0; i < a->nlives; i++) {
         struct live *l = &a->lives[i];
@@ -404,7 +349,7 @@ static int on_reset(struct vt_proc *p, const struct vt_event *ev)
 static int on_map(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    if (!ev->res_null && ev->res) { add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (!ev->res_null && ev->res) { vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
     if (ev->res_null || !ev->size) return 0;
     uint64_t *li = vtr_hmap_get(&a->by_handle, ev->handle);
     if (vtr_hmap_get(&a->map_size, ev->addr)) return 0;   /* mapped twice at one address: CUDA refuses it */
@@ -419,7 +364,7 @@ static int on_map(struct vt_proc *p, const struct vt_event *ev)
 static int on_unmap(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    if (!ev->res_null && ev->res) { add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (!ev->res_null && ev->res) { vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
     if (ev->res_null) return 0;
     uint64_t at = ev->addr, end = ev->addr + ev->size;
     while (at < end) {
@@ -534,7 +479,7 @@ static int on_finding(struct vt_proc *p, const struct vt_event *ev, const char *
             x->cls = vt_an_keep(p, ev->cls); x->mapping = vt_an_keep(p, ev->mapping);
             x->value = ev->value;
             if (ev->nbt && x->site < 0) {
-                int st = intern_stack(p, ev->bt, ev->nbt);
+                int st = vt_an_intern_stack(p, ev->bt, ev->nbt);
                 if (st < 0) return st;
                 x->site = st;
             }
@@ -547,7 +492,7 @@ static int on_finding(struct vt_proc *p, const struct vt_event *ev, const char *
     }
     p->finding_count += count;
     int st = -1;
-    if (ev->nbt && (st = intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
+    if (ev->nbt && (st = vt_an_intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
     GROW(p->findings, p->nfindings, a->capfindings, 16);
     if (repeated && vtr_hmap_put(&a->finding_by_id, (uint64_t)ev->id, p->nfindings) < 0) return VT_AN_ENOMEM;
     p->findings[p->nfindings++] = (struct vt_finding){
@@ -584,28 +529,9 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     }
     case VT_EV_ALLOC: return on_alloc(p, ev);
     case VT_EV_FREE: return on_free(p, ev);
-    case VT_EV_COPY: {
-        if (ev->res_null || ev->res) { add_error(p, ev->api, ev->res, ev->t); return 0; }
-        if (ev->captured) { p->captured_ops++; return 0; }
-        if (ev->graph) p->graph_copies++;
-        int st = intern_stack(p, ev->bt, ev->nbt);
-        if (st < 0) return st;
-        if (ev->nbt) p->backtraces_seen = 1;
-        struct stack *cs = &a->stacks[st];
-        vt_sat_add(&cs->copy_bytes, ev->size); cs->copy_count++;
-        if (!ev->async) cs->copy_ns += ev->dur;
-        if (!ev->async && ev->dir == VT_DIR_D2H) cs->d2h_sync_count++;
-        if (stage_check(p, ev)) cs->staged_count++;
-        if (ev->host == VT_HOST_PAGEABLE) { vt_sat_add(&cs->pageable_bytes[ev->dir == VT_DIR_D2H], ev->size); cs->pageable_count++; }
-        p->copy_hist[ev->dir][ev->size ? 63 - __builtin_clzll(ev->size) : 64]++;
-        struct vt_xfer *x = &p->xfer[ev->dir][ev->host];
-        vt_sat_add(&x->bytes, ev->size); x->count++;
-        if (ev->async) x->async_count++;
-        else { vt_sat_add(&x->sync_bytes, ev->size); x->sync_count++; x->sync_ns += ev->dur; }
-        return 0;
-    }
+    case VT_EV_COPY: return vt_an_on_copy(p, ev);
     case VT_EV_SET:
-        if (ev->res_null || ev->res) add_error(p, ev->api, ev->res, ev->t);
+        if (ev->res_null || ev->res) vt_an_add_error(p, ev->api, ev->res, ev->t);
         else if (ev->captured) p->captured_ops++;
         else { p->set_count++; vt_sat_add(&p->set_bytes, ev->size); p->graph_sets += ev->graph != 0; }
         return 0;
@@ -623,7 +549,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         p->launches++;
         p->graph_launches += ev->graph != 0;
         if (k) { k->launches++; k->ns += ev->dur; *kname = k->name; }
-        if (ev->res_null || ev->res) add_error(p, ev->api, ev->res, ev->t);
+        if (ev->res_null || ev->res) vt_an_add_error(p, ev->api, ev->res, ev->t);
         return 0;
     }
     case VT_EV_MAP: return on_map(p, ev);
@@ -631,7 +557,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_UNMAP: return on_unmap(p, ev);
     case VT_EV_MEMINFO: return on_meminfo(p, ev);
     case VT_EV_SYNC: case VT_EV_POOL_TRIM: case VT_EV_POOL_ATTR: {
-        if (ev->res_null || ev->res) { if (!ev->res_null) add_error(p, ev->api, ev->res, ev->t); return 0; }
+        if (ev->res_null || ev->res) { if (!ev->res_null) vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
         struct vt_device *d = device(p, ev->dev);
         if (!d) return VT_AN_ENOMEM;
         if (ev->type == VT_EV_SYNC) vt_an_pool_sync(d);

@@ -76,6 +76,13 @@ static inline const char *vt_an_keep(struct vt_proc *p, const char *s)
     return id < 0 ? "" : vtr_strtab_get(&p->priv->strs, id);
 }
 
+/* Shared by the feed's parts (analysis_stacks.c): the id of call stack PCS[N] (interned; <0 out
+ * of memory), and a failed call counted by (api, result). */
+int vt_an_intern_stack(struct vt_proc *p, const uint64_t *pcs, size_t n);
+void vt_an_add_error(struct vt_proc *p, const char *api, int64_t res, int64_t t);
+/* A copy record (analysis_copy.c): 0, or VT_AN_ENOMEM. */
+int vt_an_on_copy(struct vt_proc *p, const struct vt_event *ev);
+
 /* Stream-ordered pool model (analysis_pool.c), per device. */
 void vt_an_pool_alloc(struct vt_device *d, uint64_t size, int64_t t);
 void vt_an_pool_free(struct vt_device *d, uint64_t size);

@@ -1,0 +1,54 @@
+/* analysis_copy.c - a process's copies: totals by direction and host memory kind, a size
+ * histogram, per-stack counts for the copy sites and their verdicts, and device-to-device data
+ * staged through host memory (docs/report.md, "Transfers"). */
+#include "report/analysis_priv.h"
+
+/* The device an allocation starting at ADDR lives on, else FALLBACK (an interior pointer, or memory
+ * the trace did not see allocated). */
+static int64_t device_of(const struct vt_an_private *a, uint64_t addr, int64_t fallback)
+{
+    uint64_t *li = vtr_hmap_get(&a->by_addr, addr);
+    return li ? a->lives[*li].dev : fallback;
+}
+
+/* A device-to-device transfer staged through host memory: a d2h copy from device A into a host
+ * buffer, then an h2d copy of the same bytes from that buffer to device B != A (a peer copy
+ * would skip the host). Remembers d2h destinations; 1 when EV is such a forwarding h2d copy. */
+static int stage_check(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    if (ev->size >= (1ull << 52)) return 0;
+    if (ev->dir == VT_DIR_D2H) {
+        int64_t dev = device_of(a, ev->src, ev->dev);
+        vtr_hmap_put(&a->staged, ev->dst, ev->size << 12 | (uint64_t)(dev + 1)); /* out of memory: not seen */
+        return 0;
+    }
+    if (ev->dir != VT_DIR_H2D) return 0;
+    uint64_t *v = vtr_hmap_get(&a->staged, ev->src);
+    if (!v || *v >> 12 != ev->size) return 0;
+    int64_t from = (int64_t)(*v & 0xfff) - 1, to = device_of(a, ev->dst, ev->dev);
+    return from >= 0 && to >= 0 && from != to;
+}
+
+int vt_an_on_copy(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    if (ev->res_null || ev->res) { vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (ev->captured) { p->captured_ops++; return 0; }
+    if (ev->graph) p->graph_copies++;
+    int st = vt_an_intern_stack(p, ev->bt, ev->nbt);
+    if (st < 0) return st;
+    if (ev->nbt) p->backtraces_seen = 1;
+    struct stack *cs = &a->stacks[st];
+    vt_sat_add(&cs->copy_bytes, ev->size); cs->copy_count++;
+    if (!ev->async) cs->copy_ns += ev->dur;
+    if (!ev->async && ev->dir == VT_DIR_D2H) cs->d2h_sync_count++;
+    if (stage_check(p, ev)) cs->staged_count++;
+    if (ev->host == VT_HOST_PAGEABLE) { vt_sat_add(&cs->pageable_bytes[ev->dir == VT_DIR_D2H], ev->size); cs->pageable_count++; }
+    p->copy_hist[ev->dir][ev->size ? 63 - __builtin_clzll(ev->size) : 64]++;
+    struct vt_xfer *x = &p->xfer[ev->dir][ev->host];
+    vt_sat_add(&x->bytes, ev->size); x->count++;
+    if (ev->async) x->async_count++;
+    else { vt_sat_add(&x->sync_bytes, ev->size); x->sync_count++; x->sync_ns += ev->dur; }
+    return 0;
+}
