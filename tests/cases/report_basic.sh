@@ -136,7 +136,7 @@ else skip "error names: no CUDA headers to compare the table with"; fi
 out=$("$VT" report "$D/repeat_rows.jsonl")
 check "durations in a readable unit: the trace's 1.4 ms" sh -c 'printf "%s\n" "$1" | grep -q "^  trace .*repeat_rows.jsonl: 9 events, 1.4 ms$"' _ "$out"
 check "identical largest rows once with their count, at the first one's time (+1 us)" sh -c 'printf "%s\n" "$1" | grep -q "^  5 × 160.00 MiB device   cudaMalloc         first 12:53:20.000 (+1 µs)  (no backtrace)$"' _ "$out"
-check "a single row as it is (+92 us)" sh -c 'printf "%s\n" "$1" | grep -q "^    4.00 KiB async    cudaMallocAsync    12:53:20.000 (+92 µs)  0x1234$"' _ "$out"
+check "a single row as it is (+92 us), its size and time under the others'" sh -c 'printf "%s\n" "$1" | grep -q "^        4.00 KiB async    cudaMallocAsync          12:53:20.000 (+92 µs)  0x1234$"' _ "$out"
 check_eq "1 alloc, 5 allocs" "$(printf '%s\n' "$out" | grep -c -e '^         5 allocs 800.00 MiB total  (no backtrace)$' -e '^         1 alloc    4.00 KiB total  0x1234$')" 2
 
 # ---- leaks: stream-ordered memory never freed is a leak; leaks[] lists leaks, not peak sites ----

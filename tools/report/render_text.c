@@ -251,21 +251,29 @@ static void sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
     if (p->npeak_sites > (size_t)o->top) fprintf(f, "  ... %zu more sites\n", p->npeak_sites - (size_t)o->top);
 
     fputs("\nLargest allocations:\n", f);
-    /* identical rows (size, kind, call, site) once, with their count: "5 x 160.00 MiB" */
+    /* identical rows (size, kind, call, site) once, with their count: "5 x 160.00 MiB"; the
+     * counts padded to one width so the sizes stay in a column */
     uint8_t seen[VT_AN_MAX_LARGEST] = { 0 };
-    for (size_t i = 0, rows = 0; i < p->nlargest && rows < (size_t)o->top; i++) {
+    size_t first[VT_AN_MAX_LARGEST], same[VT_AN_MAX_LARGEST], rows = 0;
+    int cw = 0;
+    for (size_t i = 0; i < p->nlargest && rows < (size_t)o->top; i++) {
         if (seen[i]) continue;
-        char w[64], cnt[32] = "";
         const struct vt_largest *l = &p->largest[i];
-        size_t same = 1;
+        size_t k = 1;
         for (size_t j = i + 1; j < p->nlargest; j++) {
             const struct vt_largest *m = &p->largest[j];
-            if (m->size == l->size && m->mem == l->mem && m->site == l->site && !strcmp(m->api, l->api)) { seen[j] = 1; same++; }
+            if (m->size == l->size && m->mem == l->mem && m->site == l->site && !strcmp(m->api, l->api)) { seen[j] = 1; k++; }
         }
-        if (same > 1) snprintf(cnt, sizeof cnt, "%zu \xc3\x97 ", same);
-        fprintf(f, "  %s%10s %-8s %-18s %s%s  %s\n", cnt, B(l->size), vt_rd_mem_name(l->mem), l->api, same > 1 ? "first " : "",
+        if (k > 1) { int w = snprintf(NULL, 0, "%zu \xc3\x97 ", k) - 1; cw = w > cw ? w : cw; }   /* x is 2 bytes, 1 column */
+        first[rows] = i; same[rows++] = k;
+    }
+    for (size_t r = 0; r < rows; r++) {
+        const struct vt_largest *l = &p->largest[first[r]];
+        char w[64], cnt[32] = "";
+        if (same[r] > 1) snprintf(cnt, sizeof cnt, "%zu \xc3\x97 ", same[r]);
+        int pad = cw - (same[r] > 1 ? (int)strlen(cnt) - 1 : 0);
+        fprintf(f, "  %*s%s%10s %-8s %-18s %s%s  %s\n", pad, "", cnt, B(l->size), vt_rd_mem_name(l->mem), l->api, same[r] > 1 ? "first " : cw ? "      " : "",
                 vt_fmt_when(w, sizeof w, p, l->t), vt_site_label(p, l->site));
-        rows++;
     }
 
     /* churn: sites by number of allocations */
@@ -402,8 +410,9 @@ static void copy_sites(FILE *f, const struct vt_proc *p, const struct vt_render_
             char d[32];
             fprintf(f, "  %10s %6llu cop%s %9s", B(s->copy_bytes), (unsigned long long)s->copy_count, s->copy_count == 1 ? "y  " : "ies",
                     s->copy_ns ? vt_fmt_dur(d, sizeof d, (double)s->copy_ns / 1e9) : "async");
-            if (s->pageable_count) fprintf(f, "  %llu pageable", (unsigned long long)s->pageable_count);
-            fprintf(f, "  %s\n", s->label);
+            char pg[40] = "";
+            if (s->pageable_count) snprintf(pg, sizeof pg, "%llu pageable", (unsigned long long)s->pageable_count);
+            fprintf(f, "  %-14s  %s\n", pg, s->label);
         }
         free(idx);
     }
