@@ -24,6 +24,35 @@ if command -v python3 >/dev/null; then
     sz=$(wc -c <"$TMP/big.html")
     check "page size bounded for 100k events ($sz bytes)" test "$sz" -lt 3000000
 fi
+# ---- what the text says, the page says too: transfer verdicts, copy sites, notes --------------
+# examples/transfers.cu against a reference where pinned copies reach 1000 GB/s: its pageable
+# copies (main's first two calls of time_copy) get the pin verdict; four copy sites of 4 copies
+# each. examples/host_pointer_bug.cu's cudaDeviceSynchronize fails with the illegal address (700).
+if [ -f "$SIM/libcudart.so.13" ] && [ -x "$EXAMPLES/transfers" ]; then
+    TS="$ROOT/examples/transfers.cu"
+    CL=$(grep -n 'cudaMemcpy(dst, src, n, kind)' "$TS" | cut -d: -f1)
+    L1=$(grep -n 'report("pageable host->device"' "$TS" | cut -d: -f1)
+    "$VT" run --sim -o "$TMP/tr.jsonl" -- "$EXAMPLES/transfers" >/dev/null 2>&1
+    printf '{"results":[{"name":"h2d_pinned","gbps":1000},{"name":"d2h_pinned","gbps":1000}]}\n' >"$TMP/ref.json"
+    "$VT" report --html "$TMP/tr.html" --bandwidth "$TMP/ref.json" "$TMP/tr.jsonl" >/dev/null
+    check_eq "page: the pin verdict for both directions, each at its line" \
+        "$(grep -o '<div class="verdict"><b>Verdict:</b> pageable [a-z2]* copies run at [0-9]*% of pinned (1000.0 GB/s, the reference): pin the host buffer (cudaHostAlloc, or cudaHostRegister on the existing one)<br>at <code>[^<]*</code>' "$TMP/tr.html" |
+           sed 's/ at [0-9]*% / at N% /; s/time_copy([^)]*)/time_copy/')" \
+"<div class=\"verdict\"><b>Verdict:</b> pageable h2d copies run at N% of pinned (1000.0 GB/s, the reference): pin the host buffer (cudaHostAlloc, or cudaHostRegister on the existing one)<br>at <code>time_copy (transfers.cu:$CL) &lt;- main (transfers.cu:$L1)</code>
+<div class=\"verdict\"><b>Verdict:</b> pageable d2h copies run at N% of pinned (1000.0 GB/s, the reference): pin the host buffer (cudaHostAlloc, or cudaHostRegister on the existing one)<br>at <code>time_copy (transfers.cu:$CL) &lt;- main (transfers.cu:$((L1 + 1)))</code>"
+    check_eq "page: four copy sites of 256 MiB in 4 copies, 4 pageable for the first two" \
+        "$(sed 's/<tr>/\n<tr>/g' "$TMP/tr.html" | sed -n '/<h2>Copy sites/,/<\/table>/p' | grep -o '^<tr><td class="n">[^<]*</td><td class="n">[0-9]*</td><td class="n">[^<]*</td><td class="n">[0-9]*</td>' |
+           sed 's/<td class="n">[0-9.]* [µm]*s<\/td>/T/; s/<[^>]*>/ /g; s/  */ /g')" \
+" 256.00 MiB 4 T 4 
+ 256.00 MiB 4 T 4 
+ 256.00 MiB 4 T 0 
+ 256.00 MiB 4 T 0 "
+    check "page: the rows say how far from the reference" grep -q '<td>h2d</td><td>pinned</td>.*<td>[0-9]*% of h2d_pinned 1000.0 GB/s</td>' "$TMP/tr.html"
+    "$VT" run --sim -o "$TMP/hp.jsonl" -- "$EXAMPLES/host_pointer_bug" >/dev/null 2>&1
+    "$VT" report --html "$TMP/hp.html" "$TMP/hp.jsonl" >/dev/null
+    check "page: failed calls by name in the notes" grep -qF '<li><b>Failed calls (1):</b> <code>cudaDeviceSynchronize</code> → cudaErrorIllegalAddress (700) ×1</li>' "$TMP/hp.html"
+else skip "page verdicts: simulated device or examples not built"; fi
+
 CHROME=$(command -v chromium || command -v chromium-browser)
 if [ -z "$CHROME" ]; then skip "chromium not installed: HTML rendering"; exit 0; fi
 for page in h o; do

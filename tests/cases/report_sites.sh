@@ -115,6 +115,9 @@ check_eq "... 1 GiB in 16 h2d copies" "$("$VT" report --json "$TMP/transfers.jso
 check_eq "verdicts in JSON: batch (count, median range) and the synchronous read-back (count, line)" \
     "$("$VT" report --json "$TMP/small.jsonl" | jq -c '[.transfer_verdicts[]|[.kind,.dir,.count,.median_min_bytes,.median_max_bytes,.sites]]')" \
     "[[\"batch_copies\",\"h2d\",201,4096,8192,[]],[\"sync_copy_in_loop\",\"d2h\",32,null,null,[\"main (small_copies.cu:$LR)\"]]]"
+check_eq "verdicts in JSON carry the text's sentence" \
+    "$("$VT" report --json "$TMP/small.jsonl" | jq -r '.transfer_verdicts[1].text')" \
+    "32 synchronous d2h copies from one line, each waiting for the GPU to finish its work: copy with cudaMemcpyAsync into pinned memory and synchronize once after the loop"
 check_eq "verdicts in JSON: pin, against the reference, both directions, with their sites" \
     "$("$VT" report --json --bandwidth "$TMP/ref.json" "$TMP/transfers.jsonl" | jq -c '[.transfer_verdicts[]|[.kind,.dir,.count,.pinned_from,(.sites|map(sub("time_copy\\([^)]*\\)";"time_copy")))]]')" \
     "[[\"pin_host_buffer\",\"h2d\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$L1)\"]],[\"pin_host_buffer\",\"d2h\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 1)))\"]]]"

@@ -48,6 +48,12 @@ struct vt_verdict {
 /* The verdicts on the copies of PROCS (summed), against reference R (may be NULL): at most MAX. */
 size_t vt_transfer_verdicts(struct vt_proc *const *procs, size_t np, const struct vt_refbw *r, struct vt_verdict *out, size_t max);
 
+/* The reference (enum vt_ref_id) copies in DIR through host memory kind HOST compare with (all
+ * kinds: pinned's); -1 none. */
+int vt_transfer_ref(enum vt_dir dir, int host);
+/* The verdict as one sentence, what and the fix: "pageable h2d copies run at 26% of pinned
+ * (...): pin the host buffer (...)" (its sites not included). In BUF. */
+char *vt_verdict_text(char *buf, size_t n, const struct vt_verdict *x);
 /* The sites that copied, by bytes, or BY_TIME by host time of their synchronous copies (sites
  * with none left out), as indices into p->sites in *OUT (malloc'd, the caller frees); their
  * count, -1 when out of memory. */

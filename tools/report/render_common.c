@@ -212,3 +212,50 @@ size_t vt_transfer_verdicts(struct vt_proc *const *procs, size_t np, const struc
         }
     return n;
 }
+
+char *vt_verdict_text(char *buf, size_t n, const struct vt_verdict *x)
+{
+    char lo[32], hi[32], per[48] = "";
+    unsigned long long c = (unsigned long long)x->count;
+    const char *dir = vt_rd_dir_name(x->dir);
+    switch (x->kind) {
+    case VT_V_PIN:
+        snprintf(buf, n, "pageable %s copies run at %.0f%% of pinned (%.1f GB/s%s): pin the host buffer (cudaHostAlloc, or "
+                 "cudaHostRegister on the existing one)", dir, 100.0 * x->share, x->pinned_gbps,
+                 x->from_ref ? ", the reference" : ", this trace's pinned copies");
+        break;
+    case VT_V_BATCH:
+        snprintf(lo, sizeof lo, "%s", vtr_bytes_tmp(x->median_lo));
+        snprintf(hi, sizeof hi, "%s", vtr_bytes_tmp(x->median_hi));
+        if (x->per_copy_s > 0) {
+            char d[32];
+            snprintf(per, sizeof per, " (%s per synchronous copy)", vt_fmt_dur(d, sizeof d, x->per_copy_s));
+        }
+        if (x->median_hi == 0) snprintf(buf, n, "%llu %s copies, median size 0 B%s: per-call latency dominates; batch them into fewer, "
+                                        "larger copies", c, dir, per);
+        else snprintf(buf, n, "%llu %s copies, median size %s to %s%s: per-call latency dominates; batch them into fewer, larger copies",
+                      c, dir, lo, hi, per);
+        break;
+    case VT_V_STAGED:
+        snprintf(buf, n, "%llu %s another GPU's data through host memory (d2h from one device, then h2d to this one): copy device "
+                 "to device (cudaMemcpyPeer, with cudaDeviceEnablePeerAccess where the GPUs can reach each other)", c,
+                 c == 1 ? "copy carries" : "copies carry");
+        break;
+    case VT_V_SYNC_LOOP:
+        snprintf(buf, n, "%llu synchronous d2h copies from one line, each waiting for the GPU to finish its work: copy with "
+                 "cudaMemcpyAsync into pinned memory and synchronize once after the loop", c);
+        break;
+    }
+    return buf;
+}
+
+int vt_transfer_ref(enum vt_dir dir, int host)
+{
+    switch (dir) {
+    case VT_DIR_H2D: return host == VT_HOST_PAGEABLE ? VT_REF_H2D_PAGEABLE : VT_REF_H2D_PINNED;
+    case VT_DIR_D2H: return host == VT_HOST_PAGEABLE ? VT_REF_D2H_PAGEABLE : VT_REF_D2H_PINNED;
+    case VT_DIR_D2D: return VT_REF_D2D;
+    case VT_DIR_H2H: return VT_REF_HOST_DDR;
+    default: return -1;
+    }
+}

@@ -1,6 +1,7 @@
 /* render_html.c - `--html FILE`: one self-contained page (inline CSS and SVG, no scripts, no
  * network): summary cards, the pictures of render_svg.c, and the tables.  Every trace string
  * goes through vt_html_str(). */
+#include "report/cuda_errors.h"
 #include "report/render_svg.h"
 
 #include <stdlib.h>
@@ -30,6 +31,7 @@ static const char css[] =
     "th{background:#f0f2f5;font-weight:600}th.n{text-align:right;width:1%;white-space:nowrap}td.n{text-align:right;width:1%;font-variant-numeric:tabular-nums;white-space:nowrap}"
     "code{font:12px ui-monospace,SFMono-Regular,Menlo,monospace;word-break:break-all}"
     ".oom{border-left:4px solid #d0463a;padding:8px 12px;margin:8px 0;background:#fdf3f2}"
+    ".verdict{border-left:4px solid #e0a030;padding:8px 12px;margin:8px 0;background:#fff8ea}ul.notes{margin:0;padding-left:20px}"
     "details summary{cursor:pointer}svg text{font-family:system-ui,sans-serif}.muted{color:#778}";
 
 static void card(FILE *f, const char *cls, const char *label, const char *value)
@@ -41,28 +43,141 @@ static void card(FILE *f, const char *cls, const char *label, const char *value)
     fputs("</div></div>", f);
 }
 
+/* A call site: its label (with the stack to unfold when STACKS) and its NVTX range. */
+static void site_cell(FILE *f, const struct vt_site *s, int stacks)
+{
+    if (stacks && s->nframes) {
+        fputs("<details><summary><code>", f);
+        H(s->label);
+        fputs("</code></summary>", f);
+        for (size_t j = 0; j < s->nframes; j++) { fputs("<div><code class=\"muted\">", f); H(s->frames[j]->label); fputs("</code></div>", f); }
+        fputs("</details>", f);
+    } else { fputs("<code>", f); H(s->label); fputs("</code>", f); }
+    if (s->nvtx && s->nvtx[0]) { fputs(" <span class=\"muted\">NVTX: ", f); H(s->nvtx); fputs("</span>", f); }
+}
+
 static void table_sites(FILE *f, const struct vt_proc *p, const struct vt_holding *h, size_t n, uint64_t total, int top, int stacks)
 {
     fputs("<table><tr><th class=\"n\">bytes</th><th class=\"n\">share</th><th class=\"n\">allocs</th><th>call site</th></tr>", f);
     for (size_t i = 0; i < n && i < (size_t)top; i++) {
         vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td class=\"n\">%.1f%%</td><td class=\"n\">%llu</td><td>", B(h[i].bytes),
                 total ? 100.0 * (double)h[i].bytes / (double)total : 0, (unsigned long long)h[i].count);
-        const struct vt_site *s = &p->sites[h[i].site];
-        if (stacks && s->nframes) {
-            fputs("<details><summary><code>", f);
-            H(s->label);
-            fputs("</code></summary>", f);
-            for (size_t j = 0; j < s->nframes; j++) { fputs("<div><code class=\"muted\">", f); H(s->frames[j]->label); fputs("</code></div>", f); }
-            fputs("</details>", f);
-        } else { fputs("<code>", f); H(s->label); fputs("</code>", f); }
+        site_cell(f, &p->sites[h[i].site], stacks);
         fputs("</td></tr>", f);
     }
     fputs("</table>", f);
 }
 
+/* What to know before trusting the figures (the text summary's warnings and notes), and the
+ * failed calls by name. */
+static void notes(FILE *f, const struct vt_proc *p)
+{
+    char why[400];
+    const char *inc = vt_incomplete_reason(why, sizeof why, p);
+    if (!inc && !p->stale_modules && !p->missing_modules && !p->caching_allocator && !p->duplicate_allocs && !p->nerrors) return;
+    fputs("<section><h2>Notes</h2><ul class=\"notes\">", f);
+    if (inc) { fputs("<li><b>Trace incomplete:</b> ", f); H(inc); fputs("; the figures cover what was written.</li>", f); }
+    if (p->stale_modules) {
+        fputs("<li><b>Changed since the trace:</b> <code>", f); H(p->stale_modules);
+        fputs("</code> is not the build that ran and no matching file was found (VRAMTRACE_DEBUGINFO_DIR or /usr/lib/debug/.build-id): "
+              "its frames are shown as offsets.</li>", f);
+    }
+    if (p->missing_modules) {
+        fputs("<li><b>Not found:</b> <code>", f); H(p->missing_modules);
+        fputs("</code> was moved or deleted since the trace and no file with its build-id was found: its frames are shown as offsets.</li>", f);
+    }
+    if (p->caching_allocator) {
+        fputs("<li><b>Caching allocator:</b> ", f); H(p->caching_allocator);
+        fputs(" allocated here: the tracer sees the segments it reserves from CUDA, not the tensors inside them.</li>", f);
+    }
+    if (p->duplicate_allocs)
+        vt_esc_printf(f, VT_ESC_HTML, "<li><b>%llu allocation%s recorded where one was still live</b> (first: line %ld): a free missing "
+                      "from the trace; the older allocation is not counted after it.</li>", (unsigned long long)p->duplicate_allocs,
+                      p->duplicate_allocs == 1 ? "" : "s", p->duplicate_line);
+    if (p->nerrors) {
+        vt_esc_printf(f, VT_ESC_HTML, "<li><b>Failed calls (%llu):</b> ", (unsigned long long)p->error_count);
+        for (size_t i = 0; i < p->nerrors; i++) {
+            const char *nm = vt_cuda_error_name(p->errors[i].api, p->errors[i].res);
+            fputs(i ? ", <code>" : "<code>", f);
+            H(p->errors[i].api);
+            fputs("</code> \xe2\x86\x92 ", f);
+            H(nm ? nm : "error");
+            vt_esc_printf(f, VT_ESC_HTML, " (%lld) \xc3\x97%llu", (long long)p->errors[i].res, (unsigned long long)p->errors[i].count);
+        }
+        fputs("</li>", f);
+    }
+    fputs("</ul></section>", f);
+}
+
+/* Where the process copies from, by bytes (the text's "Copy sites"). */
+static void copy_sites(FILE *f, const struct vt_proc *p, int top)
+{
+    size_t *idx = NULL;
+    long n = vt_copy_sites(p, 0, &idx);
+    if (n > 0) {
+        fputs("<section><h2>Copy sites</h2><table><tr><th class=\"n\">bytes</th><th class=\"n\">copies</th><th class=\"n\">host time</th>"
+              "<th class=\"n\">pageable</th><th>call site</th></tr>", f);
+        for (long k = 0; k < n && k < top; k++) {
+            const struct vt_site *s = &p->sites[idx[k]];
+            char d[32];
+            vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td class=\"n\">%llu</td><td>",
+                          B(s->copy_bytes), (unsigned long long)s->copy_count,
+                          s->copy_ns ? vt_fmt_dur(d, sizeof d, (double)s->copy_ns / 1e9) : "async", (unsigned long long)s->pageable_count);
+            site_cell(f, s, 1);
+            fputs("</td></tr>", f);
+        }
+        fputs("</table><p class=\"muted\">Host time: of the synchronous copies. Pageable: copies through pageable host memory "
+              "(the driver stages them through a pinned buffer).</p></section>", f);
+    }
+    free(idx);
+}
+
+/* Achieved bandwidth by direction and host memory kind against the reference, and the verdicts. */
+static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const struct vt_refbw *r)
+{
+    static const enum vt_dir dirs[] = { VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D, VT_DIR_H2H };
+    fputs("<section><h2>Transfers: host DDR \xe2\x86\x94 PCIe \xe2\x86\x94 VRAM</h2>", f);
+    vt_svg_flow(f, procs, np, r);
+    int rows = 0;
+    for (int i = 0; i < 4; i++)
+        for (int h = VT_HOST_NONE + 1; h <= VT_HOST__COUNT; h++) {
+            struct vt_dirstat d = vt_dirstat_all(procs, np, dirs[i], h);
+            if (!d.count || (h != VT_HOST__COUNT && (dirs[i] == VT_DIR_D2D || dirs[i] == VT_DIR_H2H))) continue;
+            if (!rows++)
+                fputs("<table><tr><th>direction</th><th>host memory</th><th class=\"n\">bytes</th><th class=\"n\">copies</th>"
+                      "<th class=\"n\">host time</th><th class=\"n\">achieved</th><th>against the reference</th></tr>", f);
+            char ds[32];
+            vt_esc_printf(f, VT_ESC_HTML, "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%llu</td>",
+                          vt_rd_dir_name(dirs[i]), h == VT_HOST__COUNT ? "all" : vt_rd_host_name((enum vt_host)h), B(d.bytes),
+                          (unsigned long long)d.count);
+            if (d.gbps >= 0) vt_esc_printf(f, VT_ESC_HTML, "<td class=\"n\">%s</td><td class=\"n\">%.2f GB/s</td>", vt_fmt_dur(ds, sizeof ds, d.seconds), d.gbps);
+            else fputs("<td class=\"n\">-</td><td class=\"n\">asynchronous only</td>", f);
+            int ref = vt_transfer_ref(dirs[i], h);
+            fputs("<td>", f);
+            if (r && ref >= 0 && r->gbps[ref] > 0) {
+                if (d.gbps >= 0) vt_esc_printf(f, VT_ESC_HTML, "%.0f%% of ", 100.0 * d.gbps / r->gbps[ref]);
+                vt_esc_printf(f, VT_ESC_HTML, "%s %.1f GB/s", vt_ref_name((enum vt_ref_id)ref), r->gbps[ref]);
+            }
+            fputs("</td></tr>", f);
+        }
+    if (rows) fputs("</table><p class=\"muted\">Achieved: bytes over the host time of the synchronous copies.</p>", f);
+    struct vt_verdict vs[16];
+    size_t nv = vt_transfer_verdicts(procs, np, r, vs, 16);
+    for (size_t v = 0; v < nv; v++) {
+        char tb[512];
+        fputs("<div class=\"verdict\"><b>Verdict:</b> ", f);
+        H(vt_verdict_text(tb, sizeof tb, &vs[v]));
+        for (size_t k = 0; k < vs[v].nsites; k++) { fputs(k ? "<br>" : "<br>at ", f); fputs("<code>", f); H(vs[v].sites[k]->label); fputs("</code>", f); }
+        fputs("</div>", f);
+    }
+    if (!r) fputs("<p class=\"muted\">Run <code>vramtrace bandwidth --json &gt; bw.json</code> on this machine and pass <code>--bandwidth bw.json</code> to compare with its reference bandwidths.</p>", f);
+    fputs("</section>", f);
+}
+
 static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o, int multi)
 {
     char buf[128], w[64];
+    notes(f, p);
     fputs("<section><h2>", f);
     if (multi) { H(base(p->path)); fputs(": ", f); }
     fputs("Live device memory</h2>", f);
@@ -174,6 +289,7 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         }
         fputs("</table></section>", f);
     }
+    copy_sites(f, p, o->top);
 }
 
 int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o)
@@ -234,10 +350,7 @@ int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct
         fputs("</table></section>", f);
     }
     for (size_t i = 0; i < n; i++) process(f, procs[i], o, n > 1);
-    fputs("<section><h2>Data flow: host DDR \xe2\x86\x94 PCIe \xe2\x86\x94 VRAM</h2>", f);
-    vt_svg_flow(f, procs, n, o->ref);
-    if (!o->ref) fputs("<p class=\"muted\">Run <code>vramtrace bandwidth --json &gt; bw.json</code> and pass <code>--bandwidth bw.json</code> to compare with this machine's reference bandwidths.</p>", f);
-    fputs("</section>", f);
+    transfers(f, procs, n, o->ref);
     fputs("<p class=\"muted\">Generated by vramtrace report. Static page: no scripts, no network.</p></main></body></html>\n", f);
     return ferror(f) ? -1 : 0;
 }

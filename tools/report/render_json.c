@@ -258,6 +258,9 @@ static void verdicts(FILE *f, struct vt_proc *const *procs, size_t n, const stru
         if (v->kind == VT_V_BATCH)
             vt_esc_printf(f, VT_ESC_JSON, ",\"median_min_bytes\":%llu,\"median_max_bytes\":%llu,\"seconds_per_copy\":%.9f",
                           U(v->median_lo), U(v->median_hi), v->per_copy_s);
+        char tb[512];
+        fputs(",\"text\":", f);
+        vt_json_str(f, vt_verdict_text(tb, sizeof tb, v));
         fputs(",\"sites\":[", f);
         for (size_t k = 0; k < v->nsites; k++) { if (k) fputc(',', f); vt_json_str(f, v->sites[k]->label); }
         fputs("]}", f);

@@ -340,6 +340,7 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
     if (!any) return;
     const struct vt_refbw *r = o->ref;
     struct vt_verdict vs[16];
+    char vb[512];
     size_t nv = vt_transfer_verdicts(procs, np, r, vs, 16);
     fputs("\nTransfers (achieved = bytes / host time of synchronous copies):\n", f);
     for (int i = 0; i < 4; i++) {
@@ -353,19 +354,13 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
             char ds[32];
             if (d.gbps >= 0) fprintf(f, ", %s, %.2f GB/s", vt_fmt_dur(ds, sizeof ds, d.seconds), d.gbps);
             else fputs(", asynchronous only", f);
-            int ref = -1;
-            if (dirs[i] == VT_DIR_H2D) ref = h == VT_HOST_PAGEABLE ? VT_REF_H2D_PAGEABLE : VT_REF_H2D_PINNED;
-            if (dirs[i] == VT_DIR_D2H) ref = h == VT_HOST_PAGEABLE ? VT_REF_D2H_PAGEABLE : VT_REF_D2H_PINNED;
-            if (dirs[i] == VT_DIR_D2D) ref = VT_REF_D2D;
-            if (dirs[i] == VT_DIR_H2H) ref = VT_REF_HOST_DDR;
+            int ref = vt_transfer_ref(dirs[i], h);
             if (ref >= 0) ref_line(f, r, ref, d.gbps);
             fputc('\n', f);
             for (size_t v = 0; v < nv; v++) {
                 const struct vt_verdict *x = &vs[v];
                 if (x->kind != VT_V_PIN || x->dir != dirs[i] || h != VT_HOST_PAGEABLE) continue;
-                fprintf(f, "       -> verdict: pageable %s copies run at %.0f%% of pinned (%.1f GB/s%s): pin the host buffer "
-                           "(cudaHostAlloc, or cudaHostRegister on the existing one)", vt_rd_dir_name(x->dir), 100.0 * x->share,
-                        x->pinned_gbps, x->from_ref ? ", the reference" : ", this trace's pinned copies");
+                fprintf(f, "       -> verdict: %s", vt_verdict_text(vb, sizeof vb, x));
                 for (size_t k = 0; k < x->nsites; k++) fprintf(f, "%s%s", k ? "\n            " : "\n       at:  ", x->sites[k]->label);
                 fputc('\n', f);
             }
@@ -373,23 +368,9 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
     }
     for (size_t v = 0; v < nv; v++) {
         const struct vt_verdict *x = &vs[v];
-        char lo[32], hi[32], per[32];
-        if (x->kind == VT_V_BATCH) {
-            snprintf(lo, sizeof lo, "%s", B(x->median_lo));
-            snprintf(hi, sizeof hi, "%s", B(x->median_hi));
-            if (x->median_hi == 0) fprintf(f, "  -> verdict: %llu %s copies, median size 0 B", (unsigned long long)x->count, vt_rd_dir_name(x->dir));
-            else fprintf(f, "  -> verdict: %llu %s copies, median size %s to %s", (unsigned long long)x->count, vt_rd_dir_name(x->dir), lo, hi);
-            if (x->per_copy_s > 0) fprintf(f, " (%s per synchronous copy)", vt_fmt_dur(per, sizeof per, x->per_copy_s));
-            fputs(": per-call latency dominates; batch them into fewer, larger copies\n", f);
-        } else if (x->kind == VT_V_STAGED) {
-            fprintf(f, "  -> verdict: %llu %s another GPU's data through host memory (d2h from one device, then h2d to this "
-                       "one): copy device to device (cudaMemcpyPeer, with cudaDeviceEnablePeerAccess where the GPUs can reach each other)\n"
-                       "       at:  %s\n", (unsigned long long)x->count, x->count == 1 ? "copy carries" : "copies carry", x->sites[0]->label);
-        } else if (x->kind == VT_V_SYNC_LOOP) {
-            fprintf(f, "  -> verdict: %llu synchronous d2h copies from one line, each waiting for the GPU to finish its work: "
-                       "copy with cudaMemcpyAsync into pinned memory and synchronize once after the loop\n       at:  %s\n",
-                    (unsigned long long)x->count, x->sites[0]->label);
-        }
+        if (x->kind == VT_V_PIN) continue;   /* under its row above */
+        fprintf(f, "  -> verdict: %s\n", vt_verdict_text(vb, sizeof vb, x));
+        if (x->kind != VT_V_BATCH) fprintf(f, "       at:  %s\n", x->sites[0]->label);
     }
     if (r && r->pcie_gbps > 0)
         fprintf(f, "  PCIe gen %d x%d: theoretical %.1f GB/s per direction\n", r->pcie_gen, r->pcie_width, r->pcie_gbps);
