@@ -98,6 +98,13 @@ struct vt_oom {
     const char *ranges;                /* NVTX context ("" when none) */
     struct vt_holding *holders;        /* NULL past VT_AN_MAX_OOM_HOLDERS */
     size_t nholders;
+    /* The same thread later allocated the same size and kind successfully (the retry of a caching
+     * allocator that emptied its cache, or of a program that freed memory and tried again): when,
+     * from where, and how much less VRAM was live then than at the failure. */
+    int recovered;
+    int64_t recovered_t;
+    int recovered_site;
+    uint64_t freed_before_retry;
 };
 
 /* vramtrace_snapshot(LABEL): live VRAM at that instant and the sites holding it. */
@@ -193,6 +200,7 @@ struct vt_proc {
     struct vt_oom *ooms;
     size_t nooms;                      /* kept */
     uint64_t oom_count;                /* all */
+    uint64_t oom_recovered;            /* of them, retried successfully later (vt_oom.recovered) */
 
     struct vt_reset resets[VT_AN_MAX_RESETS];
     size_t nresets;                    /* kept */

@@ -212,6 +212,33 @@ static int on_meminfo(struct vt_proc *p, const struct vt_event *ev)
     return 0;
 }
 
+/* An OOM (index OOM in p->ooms, UINT32_MAX past the detail kept) waits for its thread's retry. */
+static int note_pending(struct vt_an_private *a, const struct vt_event *ev, size_t oom, uint64_t live)
+{
+    if (a->npending == 4096) memmove(a->pending, a->pending + 1, --a->npending * sizeof *a->pending);
+    GROW(a->pending, a->npending, a->cappending, 16);
+    a->pending[a->npending++] = (struct oom_pending){ ev->tid, ev->size, live, (uint32_t)oom, (uint8_t)ev->mem };
+    return 0;
+}
+
+/* EV, a successful allocation from call stack ST, is the retry of every OOM of its thread that
+ * asked for the same size and kind: they are recovered. */
+static void retried(struct vt_proc *p, const struct vt_event *ev, int st)
+{
+    struct vt_an_private *a = p->priv;
+    for (size_t i = 0; i < a->npending;) {
+        struct oom_pending *w = &a->pending[i];
+        if (w->tid != ev->tid || w->size != ev->size || w->mem != (uint8_t)ev->mem) { i++; continue; }
+        p->oom_recovered++;
+        if (w->oom != UINT32_MAX) {
+            struct vt_oom *o = &p->ooms[w->oom];
+            o->recovered = 1; o->recovered_t = ev->t; o->recovered_site = st;
+            o->freed_before_retry = w->live > p->live ? w->live - p->live : 0;
+        }
+        memmove(w, w + 1, (--a->npending - i) * sizeof *w);
+    }
+}
+
 static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
@@ -228,7 +255,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
          * that never returned, are failed calls, not memory the device lacked. */
         if (ev->res_null || ev->res != 2) return 0;
         p->oom_count++;
-        if (p->nooms == VT_AN_MAX_OOM_DETAIL) return 0;
+        if (p->nooms == VT_AN_MAX_OOM_DETAIL) return note_pending(a, ev, UINT32_MAX, p->live);
         GROW(p->ooms, p->nooms, a->capooms, 16);
         struct vt_oom *o = &p->ooms[p->nooms];
         memset(o, 0, sizeof *o);
@@ -242,12 +269,15 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
             o->unattributed = d->driver.last_unattributed;
         }
         o->site = st;
+        o->recovered_site = -1;
+        if (note_pending(a, ev, p->nooms, p->live) < 0) return VT_AN_ENOMEM;
         uint64_t *node = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
         o->ranges = vt_an_ranges_string(p, node ? (uint32_t)*node : 0);
         if (p->nooms < VT_AN_MAX_OOM_HOLDERS && live_holders(a, &o->holders, &o->nholders) < 0) return VT_AN_ENOMEM;
         p->nooms++;
         return 0;
     }
+    if (a->npending) retried(p, ev, st);
     uint64_t key = ev->mem == VT_MEM_VMM && (ev->has & VT_F_HANDLE) ? ev->handle : ev->addr;
     struct vtr_hmap *map = ev->mem == VT_MEM_VMM && (ev->has & VT_F_HANDLE) ? &a->by_handle : &a->by_addr;
     uint64_t *old = vtr_hmap_get(map, key);

@@ -243,6 +243,7 @@ void vt_proc_free(struct vt_proc *p)
         vtr_hmap_free(&a->kernel_by_id);
         vtr_hmap_free(&a->finding_by_id);
         free(a->changes);
+        free(a->pending);
         vtr_hmap_free(&a->staged);
         vt_sym_free(a->sym);
         free(a);

@@ -60,6 +60,10 @@ struct vt_an_private {
     struct vram_change *changes;         /* every VRAM alloc (+) and free (-), in trace order */
     size_t nchanges, capchanges;
     int changes_lost;                    /* out of memory for the log: no time-combined view */
+    /* OOMs not yet retried: their thread has not since allocated the same size and kind (a
+     * caching allocator's retry after emptying its cache); the oldest dropped past 4096 */
+    struct oom_pending { int64_t tid; uint64_t size, live; uint32_t oom; uint8_t mem; } *pending;
+    size_t npending, cappending;
 };
 
 #define GROW(arr, n, cap, init) do { if ((n) == (cap)) {                               \

@@ -206,7 +206,9 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
               "allocations in nested ranges also count in the enclosing ones.</p></section>", f);
     }
     if (p->nooms) {
-        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Failed allocations (%llu)</h2>", (unsigned long long)p->oom_count);
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Failed allocations (%llu", (unsigned long long)p->oom_count);
+        if (p->oom_recovered) vt_esc_printf(f, VT_ESC_HTML, ", %llu retried successfully", (unsigned long long)p->oom_recovered);
+        fputs(")</h2>", f);
         for (size_t i = 0; i < p->nooms && i < (size_t)o->top; i++) {
             const struct vt_oom *x = &p->ooms[i];
             fputs("<div class=\"oom\"><b>", f);
@@ -218,6 +220,12 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
             H(vt_site_label(p, x->site));
             fputs("</code>", f);
             if (x->ranges[0]) { fputs(" in range <code>", f); H(x->ranges); fputs("</code>", f); }
+            if (x->recovered) {
+                vt_esc_printf(f, VT_ESC_HTML, "<br><b>recovered:</b> the same size succeeded from this thread at %s with %s less live, at <code>",
+                              vt_fmt_when(w, sizeof w, p, x->recovered_t), B(x->freed_before_retry));
+                H(vt_site_label(p, x->recovered_site));
+                fputs("</code>", f);
+            } else if (p->oom_recovered) fputs("<br><b>not recovered:</b> no later allocation of this size from this thread succeeded", f);
             if (x->nholders) {
                 fputs("<h3>held by</h3>", f);
                 table_sites(f, p, x->holders, x->nholders, x->live, o->top, 0);

@@ -80,6 +80,12 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
         if (p->rank >= 0) vt_esc_printf(f, VT_ESC_JSON, "%lld", I(p->rank)); else fputs("null", f);
         fputs(",\"held_by\":", f);
         holdings(f, p, o->holders, o->nholders, 0);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"recovered\":%s,\"recovered_time_ns\":", o->recovered ? "true" : "false");
+        if (o->recovered) {
+            vt_esc_printf(f, VT_ESC_JSON, "%lld,\"recovered_site\":", I(o->recovered_t));
+            vt_json_str(f, vt_site_label(p, o->recovered_site));
+            vt_esc_printf(f, VT_ESC_JSON, ",\"freed_before_retry_bytes\":%llu", U(o->freed_before_retry));
+        } else fputs("null,\"recovered_site\":null,\"freed_before_retry_bytes\":null", f);
         fputc('}', f);
     }
 }
@@ -187,9 +193,9 @@ static void process(FILE *f, const struct vt_proc *p)
     vt_esc_printf(f, VT_ESC_JSON, ",\"complete\":%s,\"incomplete_reason\":", reason ? "false" : "true");
     if (reason) vt_json_str(f, reason); else fputs("null", f);
     vt_esc_printf(f, VT_ESC_JSON, ",\"dropped_events\":%lld,\"events\":%llu,\"warnings\":%ld,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
-            "\"peak_pool_kept_free_bytes\":%llu,\"oom_count\":%llu,\"finding_count\":%llu,\"leaked_bytes\":%llu,\"devices\":[",
+            "\"peak_pool_kept_free_bytes\":%llu,\"oom_count\":%llu,\"oom_recovered_count\":%llu,\"finding_count\":%llu,\"leaked_bytes\":%llu,\"devices\":[",
             I(p->footer_dropped), U(p->events), p->warnings, U(p->peak), I(p->peak_t), U(p->peak_pool_kept_free),
-            U(p->oom_count), U(p->finding_count), U(p->leak_bytes));
+            U(p->oom_count), U(p->oom_recovered), U(p->finding_count), U(p->leak_bytes));
     int first = 1;
     for (size_t i = 0; i < p->ndevices; i++) {
         const struct vt_device *d = &p->devices[i];
@@ -294,7 +300,9 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     holdings(f, pk, pk->peak_sites, pk->npeak_sites, 1);
     fputs(",\"ranges\":", f);
     ranges(f, pk);
-    vt_esc_printf(f, VT_ESC_JSON, ",\"oom_count\":%llu,\"oom_events\":[", U(oomc));
+    uint64_t recovered = 0;
+    for (size_t i = 0; i < n; i++) recovered += procs[i]->oom_recovered;
+    vt_esc_printf(f, VT_ESC_JSON, ",\"oom_count\":%llu,\"oom_recovered_count\":%llu,\"oom_events\":[", U(oomc), U(recovered));
     int first = 1;
     for (size_t i = 0; i < n; i++) ooms(f, procs[i], &first);
     fputs("],\"snapshots\":[", f);

@@ -121,6 +121,8 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         }
     }
     fprintf(f, "  OOM           %llu allocation%s failed for lack of memory", (unsigned long long)p->oom_count, p->oom_count == 1 ? "" : "s");
+    if (p->oom_recovered)
+        fprintf(f, ", %llu of them retried successfully", (unsigned long long)p->oom_recovered);
     if (p->failed_allocs > p->oom_count)
         fprintf(f, " (%llu more failed otherwise: see failed calls)", (unsigned long long)(p->failed_allocs - p->oom_count));
     fputc('\n', f);
@@ -196,6 +198,11 @@ static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *
         if (x->pool_kept_free) fprintf(f, "; stream-ordered pools kept %s free", B(x->pool_kept_free));
         fputc('\n', f);
         fprintf(f, "  requested at: %s\n", vt_site_label(p, x->site));
+        if (x->recovered)
+            fprintf(f, "  recovered:    the same size succeeded from this thread at %s with %s less live, at %s\n",
+                    vt_fmt_when(w, sizeof w, p, x->recovered_t), B(x->freed_before_retry), vt_site_label(p, x->recovered_site));
+        else if (p->oom_recovered)
+            fputs("  not recovered: no later allocation of this size from this thread succeeded\n", f);
         if (x->ranges[0]) fprintf(f, "  in range:     %s\n", x->ranges);
         for (size_t j = 0; j < x->nholders && j < (size_t)o->top; j++)
             fprintf(f, "  %s %10s %s [%llu alloc%s]%s\n", j ? "        " : "held by:", B(x->holders[j].bytes),

@@ -1,0 +1,46 @@
+#!/bin/sh
+# report_oom_retry.sh - an OOM the program survives is told apart from the one it does not.
+# tests/progs/oom_retry.cu behaves like PyTorch's caching allocator on a 1 GiB device: with a cache
+# of 900 MiB, 512 MiB fails (FIRST_TRY, 900 MiB live) and fails again after one 300 MiB block is
+# given back (SECOND, 600 MiB live); with the cache empty the same 512 MiB succeeds (RETRY, 0 B
+# live before it): both failures are recovered, 900 and 600 MiB less live. 2 GiB then fails for
+# good (FATAL, 512 MiB live): not recovered. Numbers and lines come from the program.
+. tests/lib.sh
+need_sim
+SRC="$ROOT/tests/progs/oom_retry.cu"
+line() { grep -n "// $1\$" "$SRC" | cut -d: -f1; }
+RA=$(grep -n '// RAW_ALLOC' "$SRC" | cut -d: -f1); F=$(line FIRST_TRY); S=$(line SECOND); R=$(line RETRY); X=$(line FATAL)
+VRAMTRACE_SIM_MEM=1G "$VT" run --sim -o "$TMP/r.jsonl" -- "$PROGS/oom_retry" >"$TMP/out" 2>"$TMP/err"
+check_eq "the program saw what its comments say" "$(cat "$TMP/out")" "rc=0 big=1 huge=0"
+site() { echo "raw_alloc(unsigned long) (oom_retry.cu:$RA) <- main (oom_retry.cu:$1)"; }
+out=$("$VT" report "$TMP/r.jsonl")
+check "summary: 3 OOMs, 2 retried successfully" sh -c 'printf "%s\n" "$1" | grep -q "^  OOM           3 allocations failed for lack of memory, 2 of them retried successfully$"' _ "$out"
+check_eq "each OOM: requested where, and recovered or not" \
+    "$(printf '%s\n' "$out" | grep -A2 '^OOM: ' | grep -e '^OOM: ' -e '^  requested at' -e '^  recovered' -e '^  not recovered' |
+       sed 's/ at [0-9:.]* (+[^)]*)/ at T/; s/ failed at T.*; live / live /; s/; driver.*//')" \
+"OOM: cudaMalloc of 512.00 MiB live 900.00 MiB
+  requested at: $(site "$F")
+  recovered:    the same size succeeded from this thread at T with 900.00 MiB less live, at $(site "$R")
+OOM: cudaMalloc of 512.00 MiB live 600.00 MiB
+  requested at: $(site "$S")
+  recovered:    the same size succeeded from this thread at T with 600.00 MiB less live, at $(site "$R")
+OOM: cudaMalloc of 2.00 GiB live 512.00 MiB
+  requested at: $(site "$X")
+  not recovered: no later allocation of this size from this thread succeeded"
+j=$("$VT" report --json "$TMP/r.jsonl")
+check_eq "JSON: counts" "$(printf '%s' "$j" | jq -c '[.oom_count, .oom_recovered_count, .processes[0].oom_recovered_count]')" "[3,2,2]"
+check_eq "JSON: per OOM recovered, freed before the retry, the retry's site" \
+    "$(printf '%s' "$j" | jq -r '.oom_events[]|"\(.requested_bytes) \(.recovered) \(.freed_before_retry_bytes) \(.recovered_site)"')" \
+"536870912 true 943718400 $(site "$R")
+536870912 true 629145600 $(site "$R")
+2147483648 false null null"
+check "JSON: the retry comes after its failure" sh -c 'printf "%s" "$1" | jq -e "[.oom_events[]|select(.recovered)|.recovered_time_ns > .time_ns]|all" >/dev/null' _ "$j"
+"$VT" report --html "$TMP/r.html" "$TMP/r.jsonl" >/dev/null
+check "HTML: the heading counts the recovered ones" grep -q '<h2>Failed allocations (3, 2 retried successfully)</h2>' "$TMP/r.html"
+check_eq "HTML: two recovered, one not" "$(grep -o '<b>recovered:</b>\|<b>not recovered:</b>' "$TMP/r.html" | sort | uniq -c | sed 's/^ *//')" \
+"1 <b>not recovered:</b>
+2 <b>recovered:</b>"
+# examples/oom.cu stops at its first failure: one OOM, not recovered, and no retry wording at all
+VRAMTRACE_SIM_MEM=4G "$VT" run --sim -o "$TMP/o.jsonl" -- "$EXAMPLES/oom" >/dev/null 2>&1
+check_eq "oom.cu: one OOM, none recovered, nothing said of retries" \
+    "$("$VT" report --json "$TMP/o.jsonl" | jq -c '[.oom_count, .oom_recovered_count, .oom_events[0].recovered]'),$("$VT" report "$TMP/o.jsonl" | grep -c 'recovered\|retried')" "[1,0,false],0"
