@@ -426,12 +426,15 @@ void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, u
     VT_RESTORE_ERRNO;
 }
 
-void vt_ev_sync(const struct vt_call *c)
+void vt_ev_sync(const struct vt_call *c, int has_stream, uint64_t stream)
 {
     VT_SAVE_ERRNO;
     if (vt_trace_ready() && !vt_traffic_paused()) {
-        struct vt_rec_call r;
-        vt_fill_call(&r, c);
+        struct vt_rec_sync r;
+        memset(&r, 0, sizeof r);
+        vt_fill_call(&r.c, c);
+        r.stream = stream;
+        r.has_stream = has_stream != 0;
         vt_emit_record(VT_R_SYNC, &r, sizeof r);
     }
     VT_RESTORE_ERRNO;

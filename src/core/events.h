@@ -60,7 +60,8 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
 void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value, int async, uint64_t stream, uint64_t elem);
 void vt_ev_map(const struct vt_call *c, int map, uint64_t addr, uint64_t size, uint64_t handle);
 
-void vt_ev_sync(const struct vt_call *c);
+/* A device/context synchronisation, or (HAS_STREAM) of STREAM. */
+void vt_ev_sync(const struct vt_call *c, int has_stream, uint64_t stream);
 /* Device memory usable by kernels but not this process's VRAM (an opened IPC handle, a graph
  * allocation's address before the graph runs): a record of type `ev` (ipc_open, graph_alloc) and,
  * on success, the range in the registry as `mem` (VT_MEM_IPC / VT_MEM_GRAPH), never counted. */

@@ -458,7 +458,7 @@ static CUresult ctx_sync_impl(void *real, const char *api, int unused)
     VT_CALL_BEGIN(c, api);
     CUresult r = ((ctx_sync_fn)real)();
     VT_CALL_END(c, r);
-    vt_ev_sync(&c);
+    vt_ev_sync(&c, 0, 0);
     return r;
 }
 DRV_HOOK(cuCtxSynchronize, ctx_sync_impl, (void), 0)
@@ -470,7 +470,7 @@ static CUresult stream_sync_impl(void *real, const char *api, CUstream s)
     VT_CALL_BEGIN(c, api);
     CUresult r = ((stream_sync_fn)real)(s);
     VT_CALL_END(c, r);
-    vt_ev_sync(&c);
+    vt_ev_sync(&c, 1, (uint64_t)(uintptr_t)s);
     return r;
 }
 DRV_HOOK(cuStreamSynchronize, stream_sync_impl, (CUstream s), s)

@@ -191,7 +191,7 @@ cudaError_t cudaDeviceSynchronize(void)
     cudaError_t r = real();
     vt_ts.rt_depth--;
     VT_CALL_END(c, r);
-    vt_ev_sync(&c);
+    vt_ev_sync(&c, 0, 0);
     return r;
 }
 
@@ -204,7 +204,7 @@ static cudaError_t stream_sync_impl(void *real, const char *api, cudaStream_t s)
     cudaError_t r = ((stream_sync_fn)real)(s);
     vt_ts.rt_depth--;
     VT_CALL_END(c, r);
-    vt_ev_sync(&c);
+    vt_ev_sync(&c, 1, (uint64_t)(uintptr_t)s);
     return r;
 }
 VT_REAL_SLOT(cudaStreamSynchronize);

@@ -233,7 +233,13 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
     }
     case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, names, rec); break;
     case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, names, rec); break;
-    case VT_R_SYNC: if (len < sizeof(struct vt_rec_call)) return 0; vt_record_begin(&l, VT_EVN_SYNC, rec, names, 0); break;
+    case VT_R_SYNC: {
+        const struct vt_rec_sync *y = rec;
+        if (len < sizeof *y) return 0;
+        vt_record_begin(&l, VT_EVN_SYNC, rec, names, 0);
+        if (y->has_stream) { vt_put_key(&l, "stream"); vt_put_hex(&l, y->stream); }
+        break;
+    }
     case VT_R_MEMINFO: if (len < sizeof(struct vt_rec_meminfo)) return 0; fmt_meminfo(&l, names, rec); break;
     default: return 0;
     }

@@ -61,6 +61,14 @@ struct vt_rec_launch {
     uint64_t shmem, stream;
 };
 
+/* A synchronisation: of one stream (has_stream; 0 is the legacy default stream), else of the
+ * device or context. */
+struct vt_rec_sync {
+    struct vt_rec_call c;
+    uint64_t stream;
+    uint8_t has_stream;
+};
+
 struct vt_rec_meminfo {
     struct vt_rec_call c;
     uint64_t free_b, total_b;

@@ -103,7 +103,7 @@ rm -f "$TMP/small.jsonl"
 check_eq "small copies: the program ran" "$(grep -c '^rc=0 ' "$TMP/small.out")" 1
 check "small copies: verdict with the count and the median's range" sh -c '"$1" report "$2" | grep -q "^  -> verdict: 201 h2d copies, median size 4.00 KiB to 8.00 KiB (.* per synchronous copy): per-call latency dominates; batch them into fewer, larger copies$"' _ "$VT" "$TMP/small.jsonl"
 LR=$(grep -n 'LOSS_READ' "$ROOT/tests/progs/small_copies.cu" | cut -d: -f1)
-check "a synchronous d2h copy per step: 32 from one line, the fix and the line" sh -c '"$1" report "$2" | grep -A1 "^  -> verdict: 32 synchronous d2h copies from one line, each waiting for the GPU to finish its work: copy with cudaMemcpyAsync into pinned memory and synchronize once after the loop$" | grep -q "^       at:  main (small_copies.cu:$3)$"' _ "$VT" "$TMP/small.jsonl" "$LR"
+check "a synchronous d2h copy per step: 32 from one line, the fix and the line" sh -c '"$1" report "$2" | grep -A1 "^  -> verdict: 32 d2h copies from one line that the host waits for, each until the GPU has finished its work: keep the values on the GPU and read them back once after the loop, or copy with cudaMemcpyAsync into pinned memory and synchronize once after it$" | grep -q "^       at:  main (small_copies.cu:$3)$"' _ "$VT" "$TMP/small.jsonl" "$LR"
 check_eq "... and no batching verdict for 32 d2h copies (fewer than 64)" "$("$VT" report "$TMP/small.jsonl" | grep -c 'd2h copies, median size')" 0
 check_eq "no small-copies verdict for transfers.cu's 64 MiB copies" "$("$VT" report "$TMP/transfers.jsonl" | grep -c 'per-call latency')" 0
 # transfers summed over traces: the same program twice is twice the bytes, copies and time
@@ -117,7 +117,24 @@ check_eq "verdicts in JSON: batch (count, median range) and the synchronous read
     "[[\"batch_copies\",\"h2d\",201,4096,8192,[]],[\"sync_copy_in_loop\",\"d2h\",32,null,null,[\"main (small_copies.cu:$LR)\"]]]"
 check_eq "verdicts in JSON carry the text's sentence" \
     "$("$VT" report --json "$TMP/small.jsonl" | jq -r '.transfer_verdicts[1].text')" \
-    "32 synchronous d2h copies from one line, each waiting for the GPU to finish its work: copy with cudaMemcpyAsync into pinned memory and synchronize once after the loop"
+    "32 d2h copies from one line that the host waits for, each until the GPU has finished its work: keep the values on the GPU and read them back once after the loop, or copy with cudaMemcpyAsync into pinned memory and synchronize once after it"
+# tests/progs/item_loop.cu reads a value back as PyTorch's .item() does (cudaMemcpyAsync d2h, then
+# cudaStreamSynchronize of its stream): 24 such copies into pinned memory, 20 async copies into
+# pageable memory (CUDA returns from those when done), 40 with one synchronisation after the loop
+# (the last waited for), 20 each followed by a synchronisation of another stream (none).
+IL="$ROOT/tests/progs/item_loop.cu"
+il() { grep -n "// $1\$" "$IL" | cut -d: -f1; }
+rm -f "$TMP/item.jsonl"
+"$VT" run --sim -o "$TMP/item.jsonl" -- "$PROGS/item_loop" >"$TMP/item.out" 2>&1
+check_eq "item loop: the program ran" "$(grep -c '^rc=0$' "$TMP/item.out")" 1
+check_eq "item loop: copies the host waited for, per line" \
+    "$("$VT" report --json "$TMP/item.jsonl" | jq -r '.processes[0].copy_sites[]|"\(.site) \(.count) \(.d2h_waited_count)"' | sort)" \
+    "$(printf '%s\n' "main (item_loop.cu:$(il ITEM_PINNED)) 24 24" "main (item_loop.cu:$(il ITEM_PAGEABLE)) 20 20" \
+        "main (item_loop.cu:$(il NO_WAIT)) 40 1" "main (item_loop.cu:$(il OTHER_STREAM)) 20 0" | sort)"
+check_eq "item loop: read-back verdicts for the two lines that wait every step" \
+    "$("$VT" report --json "$TMP/item.jsonl" | jq -r '.transfer_verdicts[]|select(.kind=="sync_copy_in_loop")|"\(.count) \(.sites[0])"' | sort)" \
+    "$(printf '%s\n' "20 main (item_loop.cu:$(il ITEM_PAGEABLE))" "24 main (item_loop.cu:$(il ITEM_PINNED))")"
+check "item loop: the sync records name their stream" sh -c 'grep "\"ev\":\"sync\"" "$1" | grep -q "\"api\":\"cudaStreamSynchronize\".*\"stream\":\"0x[0-9a-f]*\""' _ "$TMP/item.jsonl"
 check_eq "verdicts in JSON: pin, against the reference, both directions, with their sites" \
     "$("$VT" report --json --bandwidth "$TMP/ref.json" "$TMP/transfers.jsonl" | jq -c '[.transfer_verdicts[]|[.kind,.dir,.count,.pinned_from,(.sites|map(sub("time_copy\\([^)]*\\)";"time_copy")))]]')" \
     "[[\"pin_host_buffer\",\"h2d\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$L1)\"]],[\"pin_host_buffer\",\"d2h\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 1)))\"]]]"

@@ -117,12 +117,20 @@ int main(void)
     VT_CHECK(o && num(o, "value") == -1 && num(o, "size") == 10, "set: value and size");
     json_object_put(o);
 
-    struct vt_rec_call sy;
-    call(&sy, "cudaDeviceSynchronize");
-    sy.res = 700;
+    struct vt_rec_sync sy;
+    memset(&sy, 0, sizeof sy);
+    call(&sy.c, "cudaDeviceSynchronize");
+    sy.c.res = 700;
     o = format(VT_R_SYNC, &sy, sizeof sy, &n);
     VT_CHECK(o && num(o, "res") == 700 && !strcmp(str(o, "api"), "cudaDeviceSynchronize"), "sync: sticky error code");
+    VT_CHECK(o && !json_object_object_get_ex(o, "stream", NULL), "sync: a device synchronisation names no stream");
     json_object_put(o);
+    call(&sy.c, "cudaStreamSynchronize");
+    sy.has_stream = 1; sy.stream = 0;
+    o = format(VT_R_SYNC, &sy, sizeof sy, &n);
+    VT_CHECK(o && !strcmp(str(o, "stream"), "0x0"), "sync: the legacy default stream is stream 0x0");
+    json_object_put(o);
+    VT_CHECK(!format(VT_R_SYNC, &sy, sizeof sy.c, &n), "sync: a record without its stream fields is refused");
 
     char text[64];
     struct vt_rec_text *t = (struct vt_rec_text *)text;

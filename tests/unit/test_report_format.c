@@ -192,9 +192,13 @@ int main(int argc, char **argv)
     mi.free_b = 100; mi.total_b = 200;
     VT_CHECK(round_trip(VT_R_MEMINFO, &mi, sizeof mi, &ev) && ev.type == VT_EV_MEMINFO && ev.free_bytes == 100 &&
              ev.total_bytes == 200, "meminfo (%s)", err);
-    struct vt_rec_call sy;
-    call(&sy, "cudaDeviceSynchronize");
-    VT_CHECK(round_trip(VT_R_SYNC, &sy, sizeof sy, &ev) && ev.type == VT_EV_SYNC, "sync (%s)", err);
+    struct vt_rec_sync sy;
+    memset(&sy, 0, sizeof sy);
+    call(&sy.c, "cudaStreamSynchronize");
+    sy.has_stream = 1; sy.stream = 0x5000;
+    VT_CHECK(round_trip(VT_R_SYNC, &sy, sizeof sy, &ev) && ev.type == VT_EV_SYNC && ev.has_stream && ev.stream == 0x5000, "sync of a stream (%s)", err);
+    sy.has_stream = 0; sy.stream = 0;
+    VT_CHECK(round_trip(VT_R_SYNC, &sy, sizeof sy, &ev) && ev.type == VT_EV_SYNC && !ev.has_stream, "device sync (%s)", err);
 
     vt_reader_close(rd);
     return vt_test_finish();

@@ -40,7 +40,8 @@ struct vt_site {
     /* copies done from here (captured ones not): bytes, count, host time of the synchronous ones;
      * of them, host<->device copies through pageable memory ([0] h2d, [1] d2h bytes) */
     uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count;
-    uint64_t d2h_sync_count;           /* synchronous device-to-host copies (each waits for the GPU) */
+    uint64_t d2h_sync_count;           /* device-to-host copies the host waited for (each waits for the GPU):
+                                        * synchronous, async into pageable memory, or async then synchronised */
     uint64_t staged_count;             /* host-to-device copies forwarding what a d2h copy brought from another device */
     int64_t copy_ns;
 };

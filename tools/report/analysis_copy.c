@@ -30,6 +30,23 @@ static int stage_check(struct vt_proc *p, const struct vt_event *ev)
     return from >= 0 && to >= 0 && from != to;
 }
 
+/* PyTorch's .item() and .cpu(): cudaMemcpyAsync device-to-host, then cudaStreamSynchronize of
+ * that stream. The host waits for the copy (and all the GPU work before it) as with cudaMemcpy;
+ * such a copy counts with the synchronous ones for the "read back once" verdict when the
+ * thread's next call synchronises its stream, the device or the context. */
+void vt_an_await_call(struct vt_proc *p, const struct vt_event *ev)
+{
+    struct vt_an_private *a = p->priv;
+    uint64_t tid = (uint64_t)ev->tid, *st = vtr_hmap_get(&a->await_stack, tid);
+    if (!st) return;
+    if (ev->type == VT_EV_SYNC && !ev->res_null && !ev->res) {
+        uint64_t *s = vtr_hmap_get(&a->await_stream, tid);
+        if (!ev->has_stream || (s && *s == ev->stream)) a->stacks[*st - 1].d2h_sync_count++;
+    }
+    vtr_hmap_del(&a->await_stack, tid);
+    vtr_hmap_del(&a->await_stream, tid);
+}
+
 int vt_an_on_copy(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
@@ -42,7 +59,14 @@ int vt_an_on_copy(struct vt_proc *p, const struct vt_event *ev)
     struct stack *cs = &a->stacks[st];
     vt_sat_add(&cs->copy_bytes, ev->size); cs->copy_count++;
     if (!ev->async) cs->copy_ns += ev->dur;
-    if (!ev->async && ev->dir == VT_DIR_D2H) cs->d2h_sync_count++;
+    if (ev->dir == VT_DIR_D2H) {
+        /* CUDA's "API synchronization behavior": an async copy from device to pageable host memory
+         * returns only once the copy has completed */
+        if (!ev->async || ev->host == VT_HOST_PAGEABLE) cs->d2h_sync_count++;
+        else if (ev->host == VT_HOST_PINNED &&
+                 (vtr_hmap_put(&a->await_stack, (uint64_t)ev->tid, (uint64_t)st + 1) < 0 ||
+                  vtr_hmap_put(&a->await_stream, (uint64_t)ev->tid, ev->stream) < 0)) return VT_AN_ENOMEM;
+    }
     if (stage_check(p, ev)) cs->staged_count++;
     if (ev->host == VT_HOST_PAGEABLE) { vt_sat_add(&cs->pageable_bytes[ev->dir == VT_DIR_D2H], ev->size); cs->pageable_count++; }
     p->copy_hist[ev->dir][ev->size ? 63 - __builtin_clzll(ev->size) : 64]++;

@@ -537,6 +537,13 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     struct vt_an_private *a = p->priv;
     int64_t end = ev->t + ev->dur;
     if (end > p->t_end) p->t_end = end;
+    if (a->await_stack.len) {
+        switch (ev->type) {
+        case VT_EV_ALLOC: case VT_EV_FREE: case VT_EV_COPY: case VT_EV_SET: case VT_EV_LAUNCH: case VT_EV_SYNC:
+        case VT_EV_MAP: case VT_EV_UNMAP: case VT_EV_RESET: vt_an_await_call(p, ev); break;
+        default: break;
+        }
+    }
     switch (ev->type) {
     case VT_EV_HEADER:
         p->program = vt_an_keep(p, ev->program); p->hostname = vt_an_keep(p, ev->hostname);

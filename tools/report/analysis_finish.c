@@ -245,6 +245,8 @@ void vt_proc_free(struct vt_proc *p)
         free(a->changes);
         free(a->pending);
         vtr_hmap_free(&a->staged);
+        vtr_hmap_free(&a->await_stack);
+        vtr_hmap_free(&a->await_stream);
         vt_sym_free(a->sym);
         free(a);
     }

@@ -57,6 +57,9 @@ struct vt_an_private {
     size_t capkernels, capooms, capfindings, capsnapshots;
     struct vt_observer obs;
     struct vtr_hmap staged;              /* host address a d2h copy wrote -> (size << 12 | device + 1) */
+    /* thread -> stack + 1 and stream of its async d2h copy into pinned memory, until its next
+     * call: a synchronisation then makes the host wait for the copy (analysis_copy.c) */
+    struct vtr_hmap await_stack, await_stream;
     struct vram_change *changes;         /* every VRAM alloc (+) and free (-), in trace order */
     size_t nchanges, capchanges;
     int changes_lost;                    /* out of memory for the log: no time-combined view */
@@ -86,6 +89,8 @@ int vt_an_intern_stack(struct vt_proc *p, const uint64_t *pcs, size_t n);
 void vt_an_add_error(struct vt_proc *p, const char *api, int64_t res, int64_t t);
 /* A copy record (analysis_copy.c): 0, or VT_AN_ENOMEM. */
 int vt_an_on_copy(struct vt_proc *p, const struct vt_event *ev);
+/* EV is a call of a thread that may have an async d2h copy waiting (before vt_an_on_copy). */
+void vt_an_await_call(struct vt_proc *p, const struct vt_event *ev);
 
 /* Stream-ordered pool model (analysis_pool.c), per device. */
 void vt_an_pool_alloc(struct vt_device *d, uint64_t size, int64_t t);

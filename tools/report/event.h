@@ -51,6 +51,7 @@ struct vt_event {
     int64_t t, dur, tid, res, dev;
     const char *api;                /* "" when absent */
     uint64_t addr, size, handle, free_bytes, total_bytes, stream, value;
+    int has_stream;                 /* "stream" present (0 is the legacy default stream) */
     uint64_t src, dst;              /* copy */
     enum vt_mem mem;
     enum vt_dir dir;

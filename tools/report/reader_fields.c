@@ -199,7 +199,7 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
         if (!rc && (ev->dev < -1 || ev->dev > 4095))
             return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "field 'dev' is out of range (%lld)", (long long)ev->dev);
     } else if (KEY("k")) I64(ev->k, 1, VT_F_K);
-    else if (KEY("stream")) HEX(ev->stream, 0);
+    else if (KEY("stream")) { HEX(ev->stream, 0); ev->has_stream = 1; }
     else if (KEY("addr")) HEX(ev->addr, VT_F_ADDR);
     else if (KEY("src")) HEX(ev->src, 0);
     else if (KEY("dst")) HEX(ev->dst, 0);

@@ -242,8 +242,9 @@ char *vt_verdict_text(char *buf, size_t n, const struct vt_verdict *x)
                  c == 1 ? "copy carries" : "copies carry");
         break;
     case VT_V_SYNC_LOOP:
-        snprintf(buf, n, "%llu synchronous d2h copies from one line, each waiting for the GPU to finish its work: copy with "
-                 "cudaMemcpyAsync into pinned memory and synchronize once after the loop", c);
+        snprintf(buf, n, "%llu d2h copies from one line that the host waits for, each until the GPU has finished its work: "
+                 "keep the values on the GPU and read them back once after the loop, or copy with cudaMemcpyAsync into pinned "
+                 "memory and synchronize once after it", c);
         break;
     }
     return buf;

@@ -170,8 +170,9 @@ static void copy_sites(FILE *f, const struct vt_proc *p)
         fputs(k ? ",{\"site\":" : "{\"site\":", f);
         vt_json_str(f, s->label);
         vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu,\"count\":%llu,\"sync_seconds\":%.9f,\"pageable_count\":%llu,"
-                      "\"pageable_h2d_bytes\":%llu,\"pageable_d2h_bytes\":%llu,\"stack\":[", U(s->copy_bytes), U(s->copy_count),
-                      (double)s->copy_ns / 1e9, U(s->pageable_count), U(s->pageable_bytes[0]), U(s->pageable_bytes[1]));
+                      "\"pageable_h2d_bytes\":%llu,\"pageable_d2h_bytes\":%llu,\"d2h_waited_count\":%llu,\"stack\":[", U(s->copy_bytes),
+                      U(s->copy_count), (double)s->copy_ns / 1e9, U(s->pageable_count), U(s->pageable_bytes[0]), U(s->pageable_bytes[1]),
+                      U(s->d2h_sync_count));
         for (size_t j = 0; j < s->nframes; j++) { if (j) fputc(',', f); vt_json_str(f, s->frames[j]->label); }
         fputs("]}", f);
     }
