@@ -135,6 +135,22 @@ check_eq "item loop: read-back verdicts for the two lines that wait every step" 
     "$("$VT" report --json "$TMP/item.jsonl" | jq -r '.transfer_verdicts[]|select(.kind=="sync_copy_in_loop")|"\(.count) \(.sites[0])"' | sort)" \
     "$(printf '%s\n' "20 main (item_loop.cu:$(il ITEM_PAGEABLE))" "24 main (item_loop.cu:$(il ITEM_PINNED))")"
 check "item loop: the sync records name their stream" sh -c 'grep "\"ev\":\"sync\"" "$1" | grep -q "\"api\":\"cudaStreamSynchronize\".*\"stream\":\"0x[0-9a-f]*\""' _ "$TMP/item.jsonl"
+# tests/progs/to_device.cu: 8 asynchronous 4 MiB copies from pageable memory, each followed by a
+# stream synchronisation (PyTorch's .to("cuda") without pin_memory): untimed, so the reference's
+# own pageable/pinned ratio (6 against 24 GB/s: 25%) says what pinning gains; none without one,
+# none when the reference's pageable copies are as fast as pinned ones.
+TL=$(grep -n '// TO_DEVICE' "$ROOT/tests/progs/to_device.cu" | cut -d: -f1)
+rm -f "$TMP/td.jsonl"
+"$VT" run --sim -o "$TMP/td.jsonl" -- "$PROGS/to_device" >"$TMP/td.out" 2>&1
+check_eq "to_device: the program ran" "$(grep -c '^rc=0$' "$TMP/td.out")" 1
+printf '{"results":[{"name":"h2d_pinned","gbps":24},{"name":"h2d_pageable","gbps":6}]}\n' >"$TMP/ref_slow.json"
+printf '{"results":[{"name":"h2d_pinned","gbps":24},{"name":"h2d_pageable","gbps":22}]}\n' >"$TMP/ref_fast.json"
+check_eq "to_device: untimed pageable copies get the pin verdict from the reference's ratio, at their line" \
+    "$("$VT" report --json --bandwidth "$TMP/ref_slow.json" "$TMP/td.jsonl" | jq -c '[.transfer_verdicts[]|[.kind,.dir,.count,.share_of_pinned,.timed,.sites]]')" \
+    "[[\"pin_host_buffer\",\"h2d\",8,0.25,false,[\"main (to_device.cu:$TL)\"]]]"
+check "to_device: the text says they were not timed" sh -c '"$1" report --bandwidth "$2" "$3" | grep -q "^       -> verdict: pageable h2d copies (asynchronous, so not timed here) run at about 25% of pinned on this machine (the reference.s pageable against its pinned 24.0 GB/s): pin the host buffer"' _ "$VT" "$TMP/ref_slow.json" "$TMP/td.jsonl"
+check_eq "to_device: no verdict without a reference, nor when pageable is as fast" \
+    "$("$VT" report --json "$TMP/td.jsonl" | jq '.transfer_verdicts|length') $("$VT" report --json --bandwidth "$TMP/ref_fast.json" "$TMP/td.jsonl" | jq '.transfer_verdicts|length')" "0 0"
 check_eq "verdicts in JSON: pin, against the reference, both directions, with their sites" \
     "$("$VT" report --json --bandwidth "$TMP/ref.json" "$TMP/transfers.jsonl" | jq -c '[.transfer_verdicts[]|[.kind,.dir,.count,.pinned_from,(.sites|map(sub("time_copy\\([^)]*\\)";"time_copy")))]]')" \
     "[[\"pin_host_buffer\",\"h2d\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$L1)\"]],[\"pin_host_buffer\",\"d2h\",4,\"reference\",[\"time_copy (transfers.cu:$CL) <- main (transfers.cu:$((L1 + 1)))\"]]]"

@@ -40,6 +40,7 @@ struct vt_verdict {
     uint64_t count;                    /* PIN: pageable copies; BATCH: copies; SYNC_LOOP: synchronous copies; STAGED: forwarding h2d copies */
     double share, pinned_gbps;         /* PIN: achieved / pinned, and pinned's GB/s */
     int from_ref;                      /* PIN: pinned is the reference's (else the traces' own pinned copies) */
+    int untimed;                       /* PIN: the copies were all asynchronous: share is the reference's pageable/pinned */
     uint64_t median_lo, median_hi;     /* BATCH: the median size lies in [lo, hi) (both 0: size 0) */
     double per_copy_s;                 /* BATCH: host time per synchronous copy, 0 unknown */
     const struct vt_site *sites[3];    /* PIN: by pageable bytes; SYNC_LOOP, STAGED: the line */

@@ -260,8 +260,8 @@ static void verdicts(FILE *f, struct vt_proc *const *procs, size_t n, const stru
         vt_esc_printf(f, VT_ESC_JSON, "%s{\"kind\":\"%s\",\"dir\":\"%s\",\"count\":%llu", i ? "," : "", kinds[v->kind],
                       vt_rd_dir_name(v->dir), U(v->count));
         if (v->kind == VT_V_PIN)
-            vt_esc_printf(f, VT_ESC_JSON, ",\"share_of_pinned\":%.4f,\"pinned_gbps\":%.3f,\"pinned_from\":\"%s\"", v->share,
-                          v->pinned_gbps, v->from_ref ? "reference" : "trace");
+            vt_esc_printf(f, VT_ESC_JSON, ",\"share_of_pinned\":%.4f,\"pinned_gbps\":%.3f,\"pinned_from\":\"%s\",\"timed\":%s", v->share,
+                          v->pinned_gbps, v->from_ref ? "reference" : "trace", v->untimed ? "false" : "true");
         if (v->kind == VT_V_BATCH)
             vt_esc_printf(f, VT_ESC_JSON, ",\"median_min_bytes\":%llu,\"median_max_bytes\":%llu,\"seconds_per_copy\":%.9f",
                           U(v->median_lo), U(v->median_hi), v->per_copy_s);
