@@ -204,6 +204,74 @@ if cc -shared -fPIC -g -O0 -I"$CH/include" -o "$TMP/c10/libc10_cuda.so" "$TMP/c1
     check_eq "framework allocator: named as a caching allocator" "$("$VT" report --json "$TMP/c10.jsonl" | jq -r '.processes[0].caching_allocator')" "PyTorch (c10 CUDACachingAllocator)"
 else not_ok "framework allocator: could not build the test library: $(head -1 "$TMP/c10/cc.err")"; fi
 
+# ---- inside NVIDIA's libraries: the entry point the program called, and its line ----------------
+# Stand-ins named like NCCL and cuBLAS (the real ones need a GPU): libnccl's ncclCommInitRank
+# allocates through an inner helper; libcublas's cublasCreate_v2 calls into libcublasLt, which
+# allocates. The site is the library's entry point with the program's line, whatever the inner
+# functions (the stack keeps them).
+mkdir -p "$TMP/nv"
+cat >"$TMP/nv/nccl.c" <<'C'
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+__attribute__((noinline)) static void *nccl_buffers(size_t n)
+{
+    void *p = NULL;
+    cudaMalloc(&p, n); /* NCCL_INNER */
+    return p;
+}
+__attribute__((noinline)) void *ncclCommInitRank(size_t n)
+{
+    return nccl_buffers(n); /* NCCL_ENTRY */
+}
+C
+cat >"$TMP/nv/lt.c" <<'C'
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+__attribute__((noinline)) void *cublasLtWorkspace(size_t n)
+{
+    void *p = NULL;
+    cudaMalloc(&p, n);
+    return p;
+}
+C
+cat >"$TMP/nv/blas.c" <<'C'
+#include <stddef.h>
+void *cublasLtWorkspace(size_t n);
+__attribute__((noinline)) void *cublasCreate_v2(size_t n)
+{
+    return cublasLtWorkspace(n); /* BLAS_ENTRY */
+}
+C
+cat >"$TMP/nv/app.c" <<'C'
+#include <stdio.h>
+#include <stddef.h>
+void *ncclCommInitRank(size_t n);
+void *cublasCreate_v2(size_t n);
+int main(void)
+{
+    void *comm = ncclCommInitRank(6u << 20); /* APP_NCCL */
+    void *blas = cublasCreate_v2(3u << 20); /* APP_BLAS */
+    printf("%d\n", comm && blas);
+    return 0;
+}
+C
+if cc -shared -fPIC -g -O0 -I"$CH/include" -o "$TMP/nv/libnccl.so.2" "$TMP/nv/nccl.c" -L"$CH/lib64" -lcudart 2>"$TMP/nv/cc.err" &&
+   cc -shared -fPIC -g -O0 -I"$CH/include" -o "$TMP/nv/libcublasLt.so.13" "$TMP/nv/lt.c" -L"$CH/lib64" -lcudart 2>>"$TMP/nv/cc.err" &&
+   cc -shared -fPIC -g -O0 -o "$TMP/nv/libcublas.so.13" "$TMP/nv/blas.c" "$TMP/nv/libcublasLt.so.13" -Wl,-rpath,"$TMP/nv" 2>>"$TMP/nv/cc.err" &&
+   cc -g -O0 -o "$TMP/nv/app" "$TMP/nv/app.c" "$TMP/nv/libnccl.so.2" "$TMP/nv/libcublas.so.13" -Wl,-rpath,"$TMP/nv" 2>>"$TMP/nv/cc.err"; then
+    rm -f "$TMP/nv.jsonl"
+    "$VT" run --sim -o "$TMP/nv.jsonl" -- "$TMP/nv/app" >"$TMP/nv/out" 2>"$TMP/nv/err"
+    check_eq "NVIDIA libraries: the program allocated" "$(cat "$TMP/nv/out")" 1
+    nl() { grep -n "$1" "$TMP/nv/$2" | cut -d: -f1; }
+    check_eq "NVIDIA libraries: each allocation named by the entry point called and the program's line" \
+        "$("$VT" report --json "$TMP/nv.jsonl" | jq -r '.largest[]|"\(.bytes) \(.site)"')" \
+"6291456 ncclCommInitRank (nccl.c:$(nl NCCL_ENTRY nccl.c)) <- main (app.c:$(nl APP_NCCL app.c))
+3145728 cublasCreate_v2 (blas.c:$(nl BLAS_ENTRY blas.c)) <- main (app.c:$(nl APP_BLAS app.c))"
+    check_eq "NVIDIA libraries: the stack keeps the inner frames" \
+        "$("$VT" report --json "$TMP/nv.jsonl" | jq -r '.peak_sites[]|select(.bytes==6291456)|.stack[0:2]|join(" | ")')" \
+        "nccl_buffers (nccl.c:$(nl NCCL_INNER nccl.c)) | ncclCommInitRank (nccl.c:$(nl NCCL_ENTRY nccl.c))"
+else not_ok "NVIDIA libraries: could not build the stand-ins: $(head -1 "$TMP/nv/cc.err")"; fi
+
 # ---- repeated tails folded (issue 36) -------------------------------------------------------------
 # Three allocations in grab(), called from build() at three lines; build() runs once, from setup(),
 # from main(). Every peak site has setup and main under it: printed once below the sites, not

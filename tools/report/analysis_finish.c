@@ -45,11 +45,15 @@ static const struct vt_frame *next_frame(struct vt_sym *sym, const struct stack 
 }
 
 /* Label of a stack's site: its first source frame (inlined ones included) outside
- * vramtrace/CUDA plumbing and CUDA's headers (the innermost frame when all are); *CALLER gets the
- * label of the frame after it (not C start-up code), or NULL. */
-static const char *site_label(struct vt_sym *sym, const struct stack *s, const char **caller)
+ * vramtrace/CUDA plumbing and CUDA's headers (the innermost frame when all are); inside one of
+ * NVIDIA's libraries (vt_sym_is_vendor_module), the outermost frame of that run of library
+ * frames: the entry point the program called. *CALLER gets the label of the frame after it (not
+ * C start-up code), or NULL; *ALWAYS says the caller belongs in the label whatever other stacks
+ * say (a library entry point alone does not say which of the program's calls it was). */
+static const char *site_label(struct vt_sym *sym, const struct stack *s, const char **caller, int *always)
 {
     *caller = NULL;
+    *always = 0;
     if (!s->n) return "(no backtrace)";
     const struct vt_frame *pick = NULL;
     size_t j = 0, pj = 0;
@@ -61,6 +65,15 @@ static const char *site_label(struct vt_sym *sym, const struct stack *s, const c
         after_stub = f->func && !strncmp(f->func, "__device_stub__", 15);
     }
     if (!pick) return vt_sym_lookup(sym, s->pcs[0])->label;
+    if (vt_sym_is_vendor_module(pick->module)) {
+        *always = 1;
+        for (;;) {
+            size_t nj = pj;
+            const struct vt_frame *o = next_frame(sym, s, &nj, pick);
+            if (!o || !vt_sym_is_vendor_module(o->module)) break;
+            pick = o; pj = nj;
+        }
+    }
     const struct vt_frame *c = next_frame(sym, s, &pj, pick);
     if (c && !c->startup) *caller = c->label;
     return pick->label;
@@ -76,7 +89,8 @@ static int make_sites(struct vt_proc *p)
     size_t cap = 0;
     for (size_t i = 0; i < a->nstacks; i++) {
         const char *caller;
-        int64_t lid = vtr_strtab_intern(&a->strs, site_label(a->sym, &a->stacks[i], &caller));
+        int always;
+        int64_t lid = vtr_strtab_intern(&a->strs, site_label(a->sym, &a->stacks[i], &caller, &always));
         int64_t cid = caller ? vtr_strtab_intern(&a->strs, caller) : -1;
         if (lid < 0 || (caller && cid < 0)) goto oom;
         uint64_t *c = vtr_hmap_get(&callers, (uint64_t)lid);
@@ -85,11 +99,12 @@ static int make_sites(struct vt_proc *p)
     }
     for (size_t i = 0; i < a->nstacks; i++) {
         struct stack *s = &a->stacks[i];
-        const char *caller, *label = site_label(a->sym, s, &caller);
+        int always;
+        const char *caller, *label = site_label(a->sym, s, &caller, &always);
         char buf[2048];
         int64_t lid = vtr_strtab_intern(&a->strs, label);
         if (lid < 0) goto oom;
-        if (caller && *vtr_hmap_get(&callers, (uint64_t)lid) == UINT64_MAX) {
+        if (caller && (always || *vtr_hmap_get(&callers, (uint64_t)lid) == UINT64_MAX)) {
             snprintf(buf, sizeof buf, "%s <- %s", label, caller);
             if ((lid = vtr_strtab_intern(&a->strs, buf)) < 0) goto oom;
         }

@@ -98,6 +98,15 @@ int vt_sym_is_internal_module(const char *b)
     return 0;
 }
 
+int vt_sym_is_vendor_module(const char *b)
+{
+    static const char *const pre[] = { "libcublas", "libcudnn", "libcufft", "libcurand", "libcusparse", "libcusolver",
+                                       "libnccl", "libnvrtc", "libnvJitLink", "libcutensor", "libnpp", "libnvjpeg", NULL };
+    if (!b) return 0;
+    for (int i = 0; pre[i]; i++) if (!strncmp(b, pre[i], strlen(pre[i]))) return 1;
+    return 0;
+}
+
 char *vt_demangle(const char *name, char *buf, size_t n)
 {
     if (!name) { snprintf(buf, n, "?"); return buf; }

@@ -44,6 +44,10 @@ void vt_sym_free(struct vt_sym *s);
 
 /* True when a module basename is libvramtrace, libcudart, libcuda or similar CUDA plumbing. */
 int vt_sym_is_internal_module(const char *basename);
+/* NVIDIA's libraries a program calls (cuBLAS, cuDNN, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NCCL,
+ * NVRTC, nvJitLink, cuTENSOR, NPP, nvJPEG): what they allocate is named by the entry point the
+ * program called (ncclCommInitRank) and the program's line, not by their inner functions. */
+int vt_sym_is_vendor_module(const char *basename);
 /* Demangles a C++ (Itanium ABI) name into BUF; copies NAME unchanged when it is not mangled.
  * Returns BUF. */
 char *vt_demangle(const char *name, char *buf, size_t n);
