@@ -2,7 +2,8 @@
 # tools/gpu-check.sh - device check on a machine with a real NVIDIA GPU (a few minutes at most).
 # Builds everything, measures bandwidth (the kernels must reach >= 85% of the theoretical VRAM
 # peak), runs every example under the tracer on the real device and reports each trace, and runs
-# examples/pytorch_oom.py under the tracer when PyTorch is importable, and measures the tracer's
+# examples/pytorch_oom.py under the tracer when PyTorch is importable, checks the read-back
+# verdict's counts on the real runtime (tests/progs/item_loop.cu), and measures the tracer's
 # cost per call on the real device (reported, not judged). Prints one PASS/FAIL/SKIP
 # line per check and a summary; exit status 1 if anything failed. Logs go under $OUT (a temporary
 # directory when OUT is unset).
@@ -91,6 +92,23 @@ else
     else
         fail "run pytorch_oom.py: no trace (exit $rc; log $OUT/run-pytorch_oom.log)"
     fi
+fi
+
+# 4b. Transfer verdicts on the real runtime: tests/progs/item_loop.cu reads values back as PyTorch's
+#     .item() does; the copies the host waits for, per marked line, are what the program does
+#     (24, 20, 1, 0: see its header), whatever the GPU; to_device.cu's pageable async copies
+#     against this machine's own reference (reported: the ratio is the hardware's).
+if step build-item_loop make "build/tests/progs/item_loop" "build/tests/progs/to_device"; then
+    timeout "$TMO" "$VT" run -o "$OUT/item_loop.jsonl" -- build/tests/progs/item_loop >"$OUT/run-item_loop.log" 2>&1
+    got=$("$VT" report --json "$OUT/item_loop.jsonl" 2>/dev/null | jq -r '[.processes[0].copy_sites[]|.d2h_waited_count]|sort|map(tostring)|join(",")')
+    if [ "$got" = "0,1,20,24" ]; then pass "item_loop: copies the host waited for per line 0,1,20,24"
+    else fail "item_loop: copies the host waited for per line '$got', want 0,1,20,24 (log $OUT/run-item_loop.log)"; fi
+    timeout "$TMO" "$VT" run -o "$OUT/to_device.jsonl" -- build/tests/progs/to_device >"$OUT/run-to_device.log" 2>&1
+    if [ -s "$OUT/bandwidth.json" ]; then
+        "$VT" report --bandwidth "$OUT/bandwidth.json" "$OUT/to_device.jsonl" >"$OUT/report-to_device.log" 2>&1
+        grep -A1 'verdict' "$OUT/report-to_device.log" | sed 's/^/    /'
+        pass "to_device: reported against this machine's reference"
+    else skip "to_device: no bandwidth.json"; fi
 fi
 
 # 5. The tracer's cost per call on real hardware (docs/performance.md, issue 6): the bench's call
