@@ -1,5 +1,7 @@
 #!/bin/sh
-# report_oom_retry.sh - an OOM the program survives is told apart from the one it does not.
+# report_oom_retry.sh - what an OOM report must get right beyond its numbers: an OOM the program
+# survives is told apart from the one it does not, and one GPU's failure is held by that GPU's
+# allocations only.
 # tests/progs/oom_retry.cu behaves like PyTorch's caching allocator on a 1 GiB device: with a cache
 # of 900 MiB, 512 MiB fails (FIRST_TRY, 900 MiB live) and fails again after one 300 MiB block is
 # given back (SECOND, 600 MiB live); with the cache empty the same 512 MiB succeeds (RETRY, 0 B
@@ -44,3 +46,15 @@ check_eq "HTML: two recovered, one not" "$(grep -o '<b>recovered:</b>\|<b>not re
 VRAMTRACE_SIM_MEM=4G "$VT" run --sim -o "$TMP/o.jsonl" -- "$EXAMPLES/oom" >/dev/null 2>&1
 check_eq "oom.cu: one OOM, none recovered, nothing said of retries" \
     "$("$VT" report --json "$TMP/o.jsonl" | jq -c '[.oom_count, .oom_recovered_count, .oom_events[0].recovered]'),$("$VT" report "$TMP/o.jsonl" | grep -c 'recovered\|retried')" "[1,0,false],0"
+
+# ---- one process, two GPUs: device 1's OOM is held by device 1's allocations ----------------------
+# tests/progs/oom_two_gpus.cu: 900 MiB on device 0 (ON_DEV0), 600 MiB on device 1 (ON_DEV1), then
+# 512 MiB on device 1 fails (DEV1_OOM): 600 MiB live there, 1500 MiB in the process.
+S2="$ROOT/tests/progs/oom_two_gpus.cu"
+l2() { grep -n "// $1\$" "$S2" | cut -d: -f1; }
+VRAMTRACE_SIM_DEVICES=2 VRAMTRACE_SIM_MEM=1G "$VT" run --sim -o "$TMP/g2.jsonl" -- "$PROGS/oom_two_gpus" >"$TMP/g2.out" 2>/dev/null
+check_eq "two GPUs: the program saw the failure on device 1" "$(cat "$TMP/g2.out")" "rc=0 fail=2"
+check_eq "two GPUs: held by device 1's allocation only, with the device's and the process's live bytes" \
+    "$("$VT" report --json "$TMP/g2.jsonl" | jq -c '.oom_events[0]|[.dev, .live_device_bytes, .live_bytes, [.held_by[]|[.site,.bytes,.count]]]')" \
+    "[1,629145600,1572864000,[[\"main (oom_two_gpus.cu:$(l2 ON_DEV1))\",629145600,1]]]"
+check "two GPUs: the text says which live bytes it means" sh -c '"$1" report "$2" | grep -q "^OOM: cudaMalloc of 512.00 MiB failed at .* on dev 1 (cudaErrorMemoryAllocation 2); live 600.00 MiB on dev 1 (1.46 GiB in the process); "' _ "$VT" "$TMP/g2.jsonl"

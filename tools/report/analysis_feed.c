@@ -111,15 +111,37 @@ static void add_largest(struct vt_proc *p, const struct vt_event *ev, int stack)
     if (n < VT_AN_MAX_LARGEST) p->nlargest++;
 }
 
-/* Every call stack holding live VRAM now, with its bytes (stack ids; sites at finish): 0, or -1. */
-static int live_holders(const struct vt_an_private *a, struct vt_holding **out, size_t *n)
+/* Every call stack holding live VRAM now, with its bytes (stack ids; sites at finish). With DEV
+ * >= 0 only what lives on that device: an OOM is one device's, and another GPU's memory did not
+ * take its room. 0, or -1. */
+static int live_holders(const struct vt_proc *p, int64_t dev, struct vt_holding **out, size_t *n)
 {
-    size_t cnt = 0;
-    for (size_t i = 0; i < a->nstacks; i++) cnt += a->stacks[i].live_bytes > 0;
-    if (!(*out = calloc(cnt ? cnt : 1, sizeof **out))) return -1;
+    const struct vt_an_private *a = p->priv;
+    int others = 0;
+    if (dev >= 0)
+        for (size_t i = 0; i < p->ndevices; i++) others |= p->devices[i].dev != dev && p->devices[i].live > 0;
     *n = 0;
+    if (!others) {   /* the process's live VRAM is all on DEV: the stacks' own counts */
+        size_t cnt = 0;
+        for (size_t i = 0; i < a->nstacks; i++) cnt += a->stacks[i].live_bytes > 0;
+        if (!(*out = calloc(cnt ? cnt : 1, sizeof **out))) return -1;
+        for (size_t i = 0; i < a->nstacks; i++)
+            if (a->stacks[i].live_bytes) (*out)[(*n)++] = (struct vt_holding){ (int)i, a->stacks[i].live_bytes, a->stacks[i].live_count };
+        return 0;
+    }
+    uint64_t *sum = calloc(a->nstacks ? 2 * a->nstacks : 2, sizeof *sum);   /* bytes, count per stack */
+    if (!sum) return -1;
+    size_t cnt = 0;
+    for (size_t i = 0; i < a->nlives; i++) {
+        const struct live *l = &a->lives[i];
+        if (l->dead || !is_vram((enum vt_mem)l->mem) || l->dev != dev) continue;
+        cnt += !sum[2 * l->stack];
+        sum[2 * l->stack] += l->size; sum[2 * l->stack + 1]++;
+    }
+    if (!(*out = calloc(cnt ? cnt : 1, sizeof **out))) { free(sum); return -1; }
     for (size_t i = 0; i < a->nstacks; i++)
-        if (a->stacks[i].live_bytes) (*out)[(*n)++] = (struct vt_holding){ (int)i, a->stacks[i].live_bytes, a->stacks[i].live_count };
+        if (sum[2 * i]) (*out)[(*n)++] = (struct vt_holding){ (int)i, sum[2 * i], sum[2 * i + 1] };
+    free(sum);
     return 0;
 }
 
@@ -273,7 +295,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         if (note_pending(a, ev, p->nooms, p->live) < 0) return VT_AN_ENOMEM;
         uint64_t *node = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
         o->ranges = vt_an_ranges_string(p, node ? (uint32_t)*node : 0);
-        if (p->nooms < VT_AN_MAX_OOM_HOLDERS && live_holders(a, &o->holders, &o->nholders) < 0) return VT_AN_ENOMEM;
+        if (p->nooms < VT_AN_MAX_OOM_HOLDERS && live_holders(p, ev->dev, &o->holders, &o->nholders) < 0) return VT_AN_ENOMEM;
         p->nooms++;
         return 0;
     }
@@ -483,7 +505,7 @@ static int on_snapshot(struct vt_proc *p, const struct vt_event *ev)
     struct vt_snapshot *s = &p->snapshots[p->nsnapshots];
     *s = (struct vt_snapshot){ .t = ev->t, .label = vt_an_keep(p, ev->label), .live = p->live,
                                .pool_kept_free = pools_kept_free(p), .tracer_live = (uint64_t)ev->live_bytes };
-    if (live_holders(a, &s->holders, &s->nholders) < 0) return VT_AN_ENOMEM;
+    if (live_holders(p, -1, &s->holders, &s->nholders) < 0) return VT_AN_ENOMEM;
     p->nsnapshots++;
     return 0;
 }

@@ -214,7 +214,8 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
             fputs("<div class=\"oom\"><b>", f);
             H(x->api);
             vt_esc_printf(f, VT_ESC_HTML, " of %s failed</b> at %s", B(x->requested), vt_fmt_when(w, sizeof w, p, x->t));
-            vt_esc_printf(f, VT_ESC_HTML, "; live %s", B(x->live));
+            vt_esc_printf(f, VT_ESC_HTML, "; live %s", B(x->dev >= 0 ? x->live_dev : x->live));
+            if (x->dev >= 0 && x->live_dev != x->live) vt_esc_printf(f, VT_ESC_HTML, " on dev %d (%s in the process)", x->dev, B(x->live));
             if (x->has_free) vt_esc_printf(f, VT_ESC_HTML, "; driver free %s of %s", B(x->free_bytes), B(x->total_bytes));
             fputs("<br>requested at <code>", f);
             H(vt_site_label(p, x->site));

@@ -189,7 +189,8 @@ static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *
         fprintf(f, "\nOOM: %s of %s failed at %s", x->api, B(x->requested), vt_fmt_when(w, sizeof w, p, x->t));
         if (x->dev >= 0) fprintf(f, " on dev %d", x->dev);
         const char *nm = vt_cuda_error_name(x->api, x->res);
-        fprintf(f, " (%s %lld); live %s", nm ? nm : "error", (long long)x->res, B(x->live));
+        fprintf(f, " (%s %lld); live %s", nm ? nm : "error", (long long)x->res, B(x->dev >= 0 ? x->live_dev : x->live));
+        if (x->dev >= 0 && x->live_dev != x->live) fprintf(f, " on dev %d (%s in the process)", x->dev, B(x->live));
         if (x->has_free) {
             fprintf(f, "; driver free %s", B(x->free_bytes));
             if (x->total_bytes) fprintf(f, " of %s", B(x->total_bytes));
