@@ -60,6 +60,18 @@ check "moved: the text says so" sh -c '"$1" report "$2" | grep -q "^  warning: $
 check_eq "moved: found by build-id, the lines again and no warning" \
     "$(VRAMTRACE_DEBUGINFO_DIR="$TMP/dbg" "$VT" report --json "$TMP/app.jsonl" | jq -r '[(.largest[]|select(.bytes==4194304)|.site), (.processes[0].missing_modules|tostring)]|join(" / ")' | sed 's/make_buffer(unsigned long)/make_buffer/')" \
     "make_buffer (typed_sites.cu:$H) <- main (typed_sites.cu:$A) / null"
+# the warning names only files whose frames matter: one a recorded stack goes through, not the
+# tracer's or CUDA's own (never sites) and not one no stack touched. A trace from another machine:
+# none of its three files is here; its one allocation's stack is libcudart -> prog.
+cat >"$TMP/elsewhere.jsonl" <<'J'
+{"ev":"header","format":"vramtrace-trace","version":1,"tracer":"0.1.0","pid":5,"ppid":1,"program":"/opt/app/prog","argv":["prog"],"t":1000000000,"wall_time":1764680000,"hostname":"node7","rank":{},"page_size":4096,"backtraces":true,"checks":"record"}
+{"ev":"module","path":"/opt/app/prog","base":"0x555555554000","lo":"0x555555554000","hi":"0x555555600000"}
+{"ev":"module","path":"/opt/app/libunused.so","base":"0x7e8000000000","lo":"0x7e8000000000","hi":"0x7e8000100000"}
+{"ev":"module","path":"/opt/cuda/libcudart.so.13","base":"0x7f1000000000","lo":"0x7f1000000000","hi":"0x7f1000200000"}
+{"ev":"alloc","t":1000001000,"dur":100,"tid":5,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000000000","size":4096,"mem":"device","bt":["0x7f1000001234","0x555555555100"]}
+J
+check_eq "missing files: only the one whose frames are the program's" \
+    "$("$VT" report --json "$TMP/elsewhere.jsonl" | jq -c '[.processes[0].missing_modules, .largest[0].site]')" '["/opt/app/prog","prog+0x1100"]'
 
 # ---- copies have call sites too (issue 36) -------------------------------------------------------
 # examples/transfers.cu: time_copy() does 4 cudaMemcpy of 64 MiB; main calls it four times

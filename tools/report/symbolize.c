@@ -35,6 +35,7 @@ struct module {
     uint64_t file_size; /* what ran, 0 unknown */
     int64_t mtime;
     enum { MOD_OK, MOD_CHANGED, MOD_GONE } stale;   /* no matching file found: another build there, or none */
+    int used;           /* a recorded pc lies in it */
 };
 
 struct vt_sym {
@@ -230,7 +231,9 @@ size_t vt_sym_stale_modules(const struct vt_sym *s, int gone, char *buf, size_t 
     size_t count = 0, used = 0;
     if (n) buf[0] = 0;
     for (size_t i = 0; i < s->nmods; i++) {
-        if (s->mods[i].stale != (gone ? MOD_GONE : MOD_CHANGED)) continue;
+        /* only where it matters: a module some recorded stack goes through, other than the
+         * tracer's and CUDA's own (their frames are never sites) */
+        if (s->mods[i].stale != (gone ? MOD_GONE : MOD_CHANGED) || !s->mods[i].used || s->mods[i].internal) continue;
         int w = snprintf(buf + used, used < n ? n - used : 0, "%s%s", count ? ", " : "", s->mods[i].path);
         if (w > 0 && used + (size_t)w < n) used += (size_t)w;
         count++;
@@ -446,6 +449,7 @@ static struct vt_frame *resolve(struct vt_sym *s, struct vt_frame *f)
     if (m) {
         f->module = keep(s, m->base_name);
         f->offset = f->pc - m->base;
+        m->used = 1;
         f->internal = mod_internal = m->internal;
     }
     struct vt_frame *top = f;

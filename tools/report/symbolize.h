@@ -32,7 +32,8 @@ struct vt_sym *vt_sym_new(int enabled);
  * (build_id hex, "" or NULL when unknown; file_size 0 when unknown). */
 struct vt_sym_module { const char *path; uint64_t base, lo, hi; const char *build_id; uint64_t file_size; int64_t mtime; };
 int vt_sym_add_module(struct vt_sym *s, const struct vt_sym_module *mod);
-/* Modules whose file is not the one that ran (another build-id, or size and mtime), or with
+/* Modules a recorded stack goes through, other than internal ones (vt_sym_is_internal_module),
+ * whose file is not the one that ran (another build-id, or size and mtime), or with
  * GONE whose file is not there at all (moved or deleted since the trace), and for which no
  * matching file was found (/usr/lib/debug/.build-id/): their frames are shown as module+offset,
  * never with another build's lines. Writes "path, path" into BUF; the count. */
