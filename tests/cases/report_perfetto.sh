@@ -19,3 +19,18 @@ check "NVTX push/pop as B/E" jq -e '([.traceEvents[] | select(.ph=="B")] | lengt
 check "hostile names: still valid JSON" jq -e '[.traceEvents[] | select(.cat=="launch")][0].name == "</script><img src=x onerror=alert(1)>"' "$TMP/h.json"
 "$VT" report --perfetto "$TMP/m.json" "$D/ranks" >/dev/null
 check_eq "several traces: one process_name per trace" "$(jq '[.traceEvents[] | select(.name=="process_name")] | length' "$TMP/m.json")" 3
+# what a timeline reader needs to see .item()'s pair and a survived OOM: copies say async and
+# their stream, synchronisations their stream, OOMs whether the program recovered (both traces
+# made here on the simulated device; counts from tests/progs/item_loop.cu and oom_retry.cu)
+if [ -f "$SIM/libcudart.so.13" ] && [ -x "$PROGS/item_loop" ]; then
+    "$VT" run --sim -o "$TMP/il.jsonl" -- "$PROGS/item_loop" >/dev/null 2>&1
+    "$VT" report --perfetto "$TMP/il.json" "$TMP/il.jsonl" >/dev/null
+    check_eq "copies: 104 async d2h ones, each with its stream" \
+        "$(jq '[.traceEvents[] | select(.cat=="copy" and .args.dir=="d2h" and .args.async==true and (.args.stream|test("^0x[0-9a-f]+$")))] | length' "$TMP/il.json")" 104
+    check_eq "stream synchronisations name their stream (24 + 1 + 20 + 1)" \
+        "$(jq '[.traceEvents[] | select(.name=="cudaStreamSynchronize" and (.args.stream|type)=="string")] | length' "$TMP/il.json")" 46
+    VRAMTRACE_SIM_MEM=1G "$VT" run --sim -o "$TMP/or.jsonl" -- "$PROGS/oom_retry" >/dev/null 2>&1
+    "$VT" report --perfetto "$TMP/or.json" "$TMP/or.jsonl" >/dev/null
+    check_eq "OOM instants say whether the program recovered" \
+        "$(jq -c '[.traceEvents[] | select(.cat=="oom") | .args.recovered]' "$TMP/or.json")" "[true,true,false]"
+else skip "perfetto stream/recovered: simulated device or test programs not built"; fi

@@ -41,9 +41,11 @@ static void complete(struct vt_perfetto *pf, const struct vt_proc *p, const stru
     if (ev->res_null) fputs("null", f); else vt_esc_printf(f, VT_ESC_JSON, "%lld", (long long)ev->res);
     if (ev->has & VT_F_SIZE) vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu", (unsigned long long)ev->size);
     if (ev->type == VT_EV_COPY) {
-        vt_esc_printf(f, VT_ESC_JSON, ",\"dir\":\"%s\"", vt_rd_dir_name(ev->dir));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"dir\":\"%s\",\"async\":%s", vt_rd_dir_name(ev->dir), ev->async ? "true" : "false");
         if (ev->host) vt_esc_printf(f, VT_ESC_JSON, ",\"host\":\"%s\"", vt_rd_host_name(ev->host));
     }
+    /* which stream a copy went on and which one a synchronisation waited for: .item()'s pair */
+    if (ev->has_stream) vt_esc_printf(f, VT_ESC_JSON, ",\"stream\":\"0x%llx\"", (unsigned long long)ev->stream);
     if (ev->has & VT_F_MEM) vt_esc_printf(f, VT_ESC_JSON, ",\"mem\":\"%s\"", vt_rd_mem_name(ev->mem));
     if (ev->has & VT_F_ADDR) vt_esc_printf(f, VT_ESC_JSON, ",\"addr\":\"0x%llx\"", (unsigned long long)ev->addr);
     if (ev->dev >= 0) vt_esc_printf(f, VT_ESC_JSON, ",\"dev\":%lld", (long long)ev->dev);
@@ -134,9 +136,10 @@ int vt_perfetto_finish(struct vt_perfetto *pf, struct vt_proc *const *procs, siz
             const struct vt_oom *o = &p->ooms[j];
             sep(pf);
             vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"oom\",\"name\":\"OOM %s %s\",\"pid\":%lld,\"ts\":%.3f,"
-                    "\"args\":{\"requested_bytes\":%llu,\"live_bytes\":%llu,\"site\":", o->api,
-                    vtr_fmt_bytes(b1, sizeof b1, o->requested), pidof(p), us(o->t),
-                    (unsigned long long)o->requested, (unsigned long long)o->live);
+                    "\"args\":{\"requested_bytes\":%llu,\"live_bytes\":%llu,\"dev\":%d,\"live_device_bytes\":%llu,"
+                    "\"recovered\":%s,\"site\":", o->api, vtr_fmt_bytes(b1, sizeof b1, o->requested), pidof(p), us(o->t),
+                    (unsigned long long)o->requested, (unsigned long long)o->live, o->dev, (unsigned long long)o->live_dev,
+                    o->recovered ? "true" : "false");
             vt_json_str(f, vt_site_label(p, o->site));
             fputs(",\"held_by\":", f);
             vt_json_str(f, o->nholders ? vt_site_label(p, o->holders[0].site) : "");
