@@ -16,6 +16,9 @@ struct vt_render_opts {
 
 int vt_render_text(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o);
 int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o);
+/* `--diff`: run A (NA traces) against run B, as text (through vt_text_filter) or JSON. 0 or -1. */
+int vt_render_diff(FILE *f, struct vt_proc *const *a, size_t na, struct vt_proc *const *b, size_t nb,
+                   const struct vt_render_opts *o, int as_json);
 int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o);
 
 /* Perfetto / Chrome Trace Event JSON, streamed while the traces are read: open, install the

@@ -29,6 +29,8 @@ static void usage(FILE *f)
           "  --perfetto FILE    write Chrome Trace Event JSON (open in ui.perfetto.dev)\n"
           "  --bandwidth FILE   reference bandwidths from `vramtrace bandwidth --json`\n"
           "  --top N            rows per table (default 10)\n"
+          "  --diff BASE NEW    compare two runs (each a trace or a directory of traces): peak, sites\n"
+          "                     at the peak by change, transfers; text or --json\n"
           "  --no-symbols       do not read ELF/DWARF files to symbolize backtraces\n"
           "  -h, --help         this help\n", f);
 }
@@ -112,7 +114,8 @@ static int write_file(const char *path, const char *what, int (*fn)(FILE *, stru
 int vt_cmd_report(int argc, char **argv)
 {
     const char *html = NULL, *perfetto = NULL, *bw = NULL;
-    int json = 0, symbols = 1, status = 0;
+    int json = 0, symbols = 1, status = 0, diff = 0, npos = 0;
+    size_t split = 0;   /* --diff: paths[0..split) are the base run, the rest the new one */
     struct vt_render_opts opts = { 10, NULL };
     struct vt_refbw ref;
     char **paths = NULL;
@@ -121,6 +124,7 @@ int vt_cmd_report(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_files || a[0] != '-' || !a[1]) {
+            if (npos++ == 1) split = npaths;
             struct stat st;
             if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
                 int k = add_dir(a, &paths, &npaths, &cap);
@@ -141,6 +145,7 @@ int vt_cmd_report(int argc, char **argv)
         if (!strcmp(a, "--")) { only_files = 1; continue; }
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); goto out; }
         if (!strcmp(a, "--json")) { json = 1; continue; }
+        if (!strcmp(a, "--diff")) { diff = 1; continue; }
         if (!strcmp(a, "--no-symbols")) { symbols = 0; continue; }
         const char **dst = !strcmp(a, "--html") ? &html : !strcmp(a, "--perfetto") ? &perfetto
                          : !strcmp(a, "--bandwidth") ? &bw : NULL;
@@ -163,6 +168,14 @@ int vt_cmd_report(int argc, char **argv)
         goto out;
     }
     if (!npaths) { fputs("vramtrace report: no trace given (usage: vramtrace report [options] TRACE... | DIR)\n", stderr); status = 2; goto out; }
+    if (diff && npos != 2) {
+        fprintf(stderr, "vramtrace report: --diff takes two runs, BASE and NEW (each a trace or a directory), not %d\n", npos);
+        status = 2; goto out;
+    }
+    if (diff && (html || perfetto)) {
+        fputs("vramtrace report: --diff writes text or --json only (not --html or --perfetto)\n", stderr);
+        status = 2; goto out;
+    }
     if (bw) {
         char err[1024];
         if (vt_refbw_load(bw, &ref, err, sizeof err) < 0) { fprintf(stderr, "vramtrace report: %s\n", err); status = 2; goto out; }
@@ -193,7 +206,12 @@ int vt_cmd_report(int argc, char **argv)
         int rc = status ? vt_perfetto_finish(pf, procs, 0) : vt_perfetto_finish(pf, procs, done);
         if (fclose(pff) != 0 || rc < 0) { fprintf(stderr, "vramtrace report: writing %s failed\n", perfetto); if (!status) status = 1; }
     }
-    if (!status) {
+    if (!status && diff) {
+        FILE *text = json ? NULL : vt_text_filter(stdout);
+        int rc = vt_render_diff(text ? text : stdout, procs, split, procs + split, done - split, &opts, json);
+        if (text && fclose(text) != 0) rc = -1;
+        if (fflush(stdout) != 0 || rc < 0) { fputs("vramtrace report: writing the report failed\n", stderr); status = 1; }
+    } else if (!status) {
         int rc;
         if (json) rc = vt_render_json(stdout, procs, done, &opts);
         else { /* through the filter: a name cannot move the terminal's cursor or ring it */
