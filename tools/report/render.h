@@ -52,6 +52,11 @@ struct vt_verdict {
 /* The verdicts on the copies of PROCS (summed), against reference R (may be NULL): at most MAX. */
 size_t vt_transfer_verdicts(struct vt_proc *const *procs, size_t np, const struct vt_refbw *r, struct vt_verdict *out, size_t max);
 
+/* Row I (from 0) of a transfer table into *DIR, *HOST: h2d, then d2h, each by host memory kind
+ * and then all kinds (HOST == VT_HOST__COUNT); then d2d and h2h (all only). 0 past the last. */
+int vt_transfer_row(size_t i, enum vt_dir *dir, int *host);
+/* A row's host column: the kind's name, "all" for VT_HOST__COUNT. */
+const char *vt_transfer_host_name(int host);
 /* The reference (enum vt_ref_id) copies in DIR through host memory kind HOST compare with (all
  * kinds: pinned's); -1 none. */
 int vt_transfer_ref(enum vt_dir dir, int host);

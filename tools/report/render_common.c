@@ -272,3 +272,16 @@ int vt_transfer_ref(enum vt_dir dir, int host)
     default: return -1;
     }
 }
+
+int vt_transfer_row(size_t i, enum vt_dir *dir, int *host)
+{
+    const size_t kinds = VT_HOST__COUNT;   /* each host memory kind (1 ..), then all */
+    if (i < 2 * kinds) { *dir = i < kinds ? VT_DIR_H2D : VT_DIR_D2H; *host = (int)(i % kinds) + 1; return 1; }
+    if (i < 2 * kinds + 2) { *dir = i == 2 * kinds ? VT_DIR_D2D : VT_DIR_H2H; *host = VT_HOST__COUNT; return 1; }
+    return 0;
+}
+
+const char *vt_transfer_host_name(int host)
+{
+    return host == VT_HOST__COUNT ? "all" : vt_rd_host_name((enum vt_host)host);
+}

@@ -149,8 +149,6 @@ static void who(FILE *f, struct vt_proc *const *procs, size_t n)
     else fprintf(f, "%zu traces (%s ...)\n", n, procs[0]->path);
 }
 
-static const enum vt_dir dirs[] = { VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D, VT_DIR_H2H };
-
 static int text(FILE *f, struct vt_proc *const *a, size_t na, struct vt_proc *const *b, size_t nb, const struct vt_render_opts *o)
 {
     struct side_sum sa = summarize(a, na), sb = summarize(b, nb);
@@ -191,18 +189,18 @@ static int text(FILE *f, struct vt_proc *const *a, size_t na, struct vt_proc *co
     if (n > o->top) fprintf(f, "  ... %ld more sites\n", n - o->top);
     free(rows);
 
-    int head = 0;
-    for (int i = 0; i < 4; i++)
-        for (int h = VT_HOST_NONE + 1; h <= VT_HOST__COUNT; h++) {
-            struct vt_dirstat da = vt_dirstat_all(a, na, dirs[i], h), db = vt_dirstat_all(b, nb, dirs[i], h);
-            if ((!da.count && !db.count) || (h != VT_HOST__COUNT && (dirs[i] == VT_DIR_D2D || dirs[i] == VT_DIR_H2H))) continue;
-            if (!head++) fputs("\nTransfers (achieved = bytes / host time of synchronous copies):\n", f);
-            fprintf(f, "  %-4s %-9s %10s -> %10s", vt_rd_dir_name(dirs[i]), h == VT_HOST__COUNT ? "all" : vt_rd_host_name((enum vt_host)h),
-                    vtr_fmt_bytes(x, sizeof x, da.bytes), vtr_fmt_bytes(y, sizeof y, db.bytes));
-            if (da.gbps > 0 && db.gbps > 0)
-                fprintf(f, ", %.2f -> %.2f GB/s (%+.0f%%)", da.gbps, db.gbps, 100.0 * (db.gbps - da.gbps) / da.gbps);
-            fputc('\n', f);
-        }
+    int head = 0, h;
+    enum vt_dir dir;
+    for (size_t row = 0; vt_transfer_row(row, &dir, &h); row++) {
+        struct vt_dirstat da = vt_dirstat_all(a, na, dir, h), db = vt_dirstat_all(b, nb, dir, h);
+        if (!da.count && !db.count) continue;
+        if (!head++) fputs("\nTransfers (achieved = bytes / host time of synchronous copies):\n", f);
+        fprintf(f, "  %-4s %-9s %10s -> %10s", vt_rd_dir_name(dir), vt_transfer_host_name(h),
+                vtr_fmt_bytes(x, sizeof x, da.bytes), vtr_fmt_bytes(y, sizeof y, db.bytes));
+        if (da.gbps > 0 && db.gbps > 0)
+            fprintf(f, ", %.2f -> %.2f GB/s (%+.0f%%)", da.gbps, db.gbps, 100.0 * (db.gbps - da.gbps) / da.gbps);
+        fputc('\n', f);
+    }
     return ferror(f) ? -1 : 0;
 }
 
@@ -236,18 +234,18 @@ static int json(FILE *f, struct vt_proc *const *a, size_t na, struct vt_proc *co
     }
     free(rows);
     fputs("],\"transfers\":[", f);
-    int k = 0;
-    for (int i = 0; i < 4; i++)
-        for (int h = VT_HOST_NONE + 1; h <= VT_HOST__COUNT; h++) {
-            struct vt_dirstat da = vt_dirstat_all(a, na, dirs[i], h), db = vt_dirstat_all(b, nb, dirs[i], h);
-            if ((!da.count && !db.count) || (h != VT_HOST__COUNT && (dirs[i] == VT_DIR_D2D || dirs[i] == VT_DIR_H2H))) continue;
-            vt_esc_printf(f, VT_ESC_JSON, "%s{\"dir\":\"%s\",\"host\":\"%s\",\"base_bytes\":%llu,\"new_bytes\":%llu,\"base_gbps\":", k++ ? "," : "",
-                          vt_rd_dir_name(dirs[i]), h == VT_HOST__COUNT ? "all" : vt_rd_host_name((enum vt_host)h), U(da.bytes), U(db.bytes));
-            if (da.gbps > 0) vt_esc_printf(f, VT_ESC_JSON, "%.3f", da.gbps); else fputs("null", f);
-            fputs(",\"new_gbps\":", f);
-            if (db.gbps > 0) vt_esc_printf(f, VT_ESC_JSON, "%.3f", db.gbps); else fputs("null", f);
-            fputc('}', f);
-        }
+    int k = 0, h;
+    enum vt_dir dir;
+    for (size_t row = 0; vt_transfer_row(row, &dir, &h); row++) {
+        struct vt_dirstat da = vt_dirstat_all(a, na, dir, h), db = vt_dirstat_all(b, nb, dir, h);
+        if (!da.count && !db.count) continue;
+        vt_esc_printf(f, VT_ESC_JSON, "%s{\"dir\":\"%s\",\"host\":\"%s\",\"base_bytes\":%llu,\"new_bytes\":%llu,\"base_gbps\":", k++ ? "," : "",
+                      vt_rd_dir_name(dir), vt_transfer_host_name(h), U(da.bytes), U(db.bytes));
+        if (da.gbps > 0) vt_esc_printf(f, VT_ESC_JSON, "%.3f", da.gbps); else fputs("null", f);
+        fputs(",\"new_gbps\":", f);
+        if (db.gbps > 0) vt_esc_printf(f, VT_ESC_JSON, "%.3f", db.gbps); else fputs("null", f);
+        fputc('}', f);
+    }
     fputs("]}\n", f);
     return ferror(f) ? -1 : 0;
 }

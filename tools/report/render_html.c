@@ -135,31 +135,30 @@ static void copy_sites(FILE *f, const struct vt_proc *p, int top)
 /* Achieved bandwidth by direction and host memory kind against the reference, and the verdicts. */
 static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const struct vt_refbw *r)
 {
-    static const enum vt_dir dirs[] = { VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D, VT_DIR_H2H };
     fputs("<section><h2>Transfers: host DDR \xe2\x86\x94 PCIe \xe2\x86\x94 VRAM</h2>", f);
     vt_svg_flow(f, procs, np, r);
-    int rows = 0;
-    for (int i = 0; i < 4; i++)
-        for (int h = VT_HOST_NONE + 1; h <= VT_HOST__COUNT; h++) {
-            struct vt_dirstat d = vt_dirstat_all(procs, np, dirs[i], h);
-            if (!d.count || (h != VT_HOST__COUNT && (dirs[i] == VT_DIR_D2D || dirs[i] == VT_DIR_H2H))) continue;
-            if (!rows++)
-                fputs("<table><tr><th>direction</th><th>host memory</th><th class=\"n\">bytes</th><th class=\"n\">copies</th>"
-                      "<th class=\"n\">host time</th><th class=\"n\">achieved</th><th>against the reference</th></tr>", f);
-            char ds[32];
-            vt_esc_printf(f, VT_ESC_HTML, "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%llu</td>",
-                          vt_rd_dir_name(dirs[i]), h == VT_HOST__COUNT ? "all" : vt_rd_host_name((enum vt_host)h), B(d.bytes),
-                          (unsigned long long)d.count);
-            if (d.gbps >= 0) vt_esc_printf(f, VT_ESC_HTML, "<td class=\"n\">%s</td><td class=\"n\">%.2f GB/s</td>", vt_fmt_dur(ds, sizeof ds, d.seconds), d.gbps);
-            else fputs("<td class=\"n\">-</td><td class=\"n\">asynchronous only</td>", f);
-            int ref = vt_transfer_ref(dirs[i], h);
-            fputs("<td>", f);
-            if (r && ref >= 0 && r->gbps[ref] > 0) {
-                if (d.gbps >= 0) vt_esc_printf(f, VT_ESC_HTML, "%.0f%% of ", 100.0 * d.gbps / r->gbps[ref]);
-                vt_esc_printf(f, VT_ESC_HTML, "%s %.1f GB/s", vt_ref_name((enum vt_ref_id)ref), r->gbps[ref]);
-            }
-            fputs("</td></tr>", f);
+    int rows = 0, h;
+    enum vt_dir dir;
+    for (size_t row = 0; vt_transfer_row(row, &dir, &h); row++) {
+        struct vt_dirstat d = vt_dirstat_all(procs, np, dir, h);
+        if (!d.count) continue;
+        if (!rows++)
+            fputs("<table><tr><th>direction</th><th>host memory</th><th class=\"n\">bytes</th><th class=\"n\">copies</th>"
+                  "<th class=\"n\">host time</th><th class=\"n\">achieved</th><th>against the reference</th></tr>", f);
+        char ds[32];
+        vt_esc_printf(f, VT_ESC_HTML, "<tr><td>%s</td><td>%s</td><td class=\"n\">%s</td><td class=\"n\">%llu</td>",
+                      vt_rd_dir_name(dir), vt_transfer_host_name(h), B(d.bytes),
+                      (unsigned long long)d.count);
+        if (d.gbps >= 0) vt_esc_printf(f, VT_ESC_HTML, "<td class=\"n\">%s</td><td class=\"n\">%.2f GB/s</td>", vt_fmt_dur(ds, sizeof ds, d.seconds), d.gbps);
+        else fputs("<td class=\"n\">-</td><td class=\"n\">asynchronous only</td>", f);
+        int ref = vt_transfer_ref(dir, h);
+        fputs("<td>", f);
+        if (r && ref >= 0 && r->gbps[ref] > 0) {
+            if (d.gbps >= 0) vt_esc_printf(f, VT_ESC_HTML, "%.0f%% of ", 100.0 * d.gbps / r->gbps[ref]);
+            vt_esc_printf(f, VT_ESC_HTML, "%s %.1f GB/s", vt_ref_name((enum vt_ref_id)ref), r->gbps[ref]);
         }
+        fputs("</td></tr>", f);
+    }
     if (rows) fputs("</table><p class=\"muted\">Achieved: bytes over the host time of the synchronous copies.</p>", f);
     struct vt_verdict vs[16];
     size_t nv = vt_transfer_verdicts(procs, np, r, vs, 16);

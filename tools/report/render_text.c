@@ -342,36 +342,32 @@ static void ref_line(FILE *f, const struct vt_refbw *r, int id, double gbps)
 static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const struct vt_render_opts *o)
 {
     BUFS;
-    static const enum vt_dir dirs[] = { VT_DIR_H2D, VT_DIR_D2H, VT_DIR_D2D, VT_DIR_H2H };
-    int any = 0;
-    for (int i = 0; i < 4; i++) any |= vt_dirstat_all(procs, np, dirs[i], VT_HOST__COUNT).count != 0;
+    enum vt_dir dir;
+    int h, any = 0;
+    for (size_t row = 0; vt_transfer_row(row, &dir, &h); row++) any |= vt_dirstat_all(procs, np, dir, h).count != 0;
     if (!any) return;
     const struct vt_refbw *r = o->ref;
     struct vt_verdict vs[16];
     char vb[512];
     size_t nv = vt_transfer_verdicts(procs, np, r, vs, 16);
     fputs("\nTransfers (achieved = bytes / host time of synchronous copies):\n", f);
-    for (int i = 0; i < 4; i++) {
-        for (int h = VT_HOST_NONE; h <= VT_HOST__COUNT; h++) {
-            if (h == VT_HOST_NONE) continue;
-            struct vt_dirstat d = vt_dirstat_all(procs, np, dirs[i], h);
-            if (!d.count || (h != VT_HOST__COUNT && (dirs[i] == VT_DIR_D2D || dirs[i] == VT_DIR_H2H))) continue;
-            const char *hn = h == VT_HOST__COUNT ? "all" : vt_rd_host_name((enum vt_host)h);
-            fprintf(f, "  %-4s %-9s %10s in %6llu cop%s", vt_rd_dir_name(dirs[i]), hn, B(d.bytes), (unsigned long long)d.count,
-                    d.count == 1 ? "y" : "ies");
-            char ds[32];
-            if (d.gbps >= 0) fprintf(f, ", %s, %.2f GB/s", vt_fmt_dur(ds, sizeof ds, d.seconds), d.gbps);
-            else fputs(", asynchronous only", f);
-            int ref = vt_transfer_ref(dirs[i], h);
-            if (ref >= 0) ref_line(f, r, ref, d.gbps);
+    for (size_t row = 0; vt_transfer_row(row, &dir, &h); row++) {
+        struct vt_dirstat d = vt_dirstat_all(procs, np, dir, h);
+        if (!d.count) continue;
+        fprintf(f, "  %-4s %-9s %10s in %6llu cop%s", vt_rd_dir_name(dir), vt_transfer_host_name(h), B(d.bytes), (unsigned long long)d.count,
+                d.count == 1 ? "y" : "ies");
+        char ds[32];
+        if (d.gbps >= 0) fprintf(f, ", %s, %.2f GB/s", vt_fmt_dur(ds, sizeof ds, d.seconds), d.gbps);
+        else fputs(", asynchronous only", f);
+        int ref = vt_transfer_ref(dir, h);
+        if (ref >= 0) ref_line(f, r, ref, d.gbps);
+        fputc('\n', f);
+        for (size_t v = 0; v < nv; v++) {
+            const struct vt_verdict *x = &vs[v];
+            if (x->kind != VT_V_PIN || x->dir != dir || h != VT_HOST_PAGEABLE) continue;
+            fprintf(f, "       -> verdict: %s", vt_verdict_text(vb, sizeof vb, x));
+            for (size_t k = 0; k < x->nsites; k++) fprintf(f, "%s%s", k ? "\n            " : "\n       at:  ", x->sites[k]->label);
             fputc('\n', f);
-            for (size_t v = 0; v < nv; v++) {
-                const struct vt_verdict *x = &vs[v];
-                if (x->kind != VT_V_PIN || x->dir != dirs[i] || h != VT_HOST_PAGEABLE) continue;
-                fprintf(f, "       -> verdict: %s", vt_verdict_text(vb, sizeof vb, x));
-                for (size_t k = 0; k < x->nsites; k++) fprintf(f, "%s%s", k ? "\n            " : "\n       at:  ", x->sites[k]->label);
-                fputc('\n', f);
-            }
         }
     }
     for (size_t v = 0; v < nv; v++) {
