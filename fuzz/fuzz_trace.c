@@ -44,8 +44,9 @@ static void check_json(const char *buf, size_t n, const char *what)
 static void check_html(const char *buf, size_t n)
 {
     static const char *const tags[] = { "b", "body", "br", "circle", "code", "defs", "details", "div", "g", "h1", "h2", "h3",
-                                        "head", "header", "html", "line", "main", "marker", "meta", "p", "path", "rect",
-                                        "section", "style", "summary", "svg", "table", "td", "text", "th", "title", "tr", NULL };
+                                        "head", "header", "html", "li", "line", "main", "marker", "meta", "p", "path", "rect",
+                                        "section", "span", "style", "summary", "svg", "table", "td", "text", "th", "title", "tr",
+                                        "ul", NULL };
     for (size_t i = 0; i + 1 < n; i++) {
         if (buf[i] != '<') continue;
         size_t j = i + 1;

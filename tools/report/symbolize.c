@@ -141,6 +141,7 @@ int vt_sym_add_module(struct vt_sym *s, const struct vt_sym_module *mod)
         s->mods = nm; s->capmods = nc;
     }
     struct module *m = &s->mods[s->nmods];
+    memset(m, 0, sizeof *m);   /* every flag starts clear (used, stale, ...) */
     if (!(m->path = strdup(path))) return -1;
     if (!(m->build_id = strdup(mod->build_id ? mod->build_id : ""))) { free(m->path); return -1; }
     m->file_size = mod->file_size; m->mtime = mod->mtime; m->stale = MOD_OK;
