@@ -58,3 +58,23 @@ check_eq "two GPUs: held by device 1's allocation only, with the device's and th
     "$("$VT" report --json "$TMP/g2.jsonl" | jq -c '.oom_events[0]|[.dev, .live_device_bytes, .live_bytes, [.held_by[]|[.site,.bytes,.count]]]')" \
     "[1,629145600,1572864000,[[\"main (oom_two_gpus.cu:$(l2 ON_DEV1))\",629145600,1]]]"
 check "two GPUs: the text says which live bytes it means" sh -c '"$1" report "$2" | grep -q "^OOM: cudaMalloc of 512.00 MiB failed at .* on dev 1 (cudaErrorMemoryAllocation 2); live 600.00 MiB on dev 1 (1.46 GiB in the process); "' _ "$VT" "$TMP/g2.jsonl"
+
+# ---- one process, two GPUs: each device's own peak and what filled it ------------------------------
+# tests/progs/two_gpu_peaks.cu: dev 0 peaks at 800 MiB (A0 600 + B0 200, B0 freed before dev 1 is
+# used), dev 1 at 600 MiB (C1 500 + D1 100); the process peak, 1200 MiB, is A0 + C1 + D1.
+S3="$ROOT/tests/progs/two_gpu_peaks.cu"
+MiB=1048576
+l3() { echo "main (two_gpu_peaks.cu:$(grep -n "// $1\$" "$S3" | cut -d: -f1))"; }
+VRAMTRACE_SIM_DEVICES=2 VRAMTRACE_SIM_MEM=2G "$VT" run --sim -o "$TMP/tg.jsonl" -- "$PROGS/two_gpu_peaks" >"$TMP/tg.out" 2>/dev/null
+check_eq "two peaks: the program ran" "$(cat "$TMP/tg.out")" "rc=0"
+j=$("$VT" report --json "$TMP/tg.jsonl")
+check_eq "two peaks: each device's peak and its sites" \
+    "$(printf '%s' "$j" | jq -c '[.processes[0].devices[]|[.dev,.peak_bytes,[.peak_sites[]|[.site,.bytes]]]]')" \
+    "[[0,$((800 * MiB)),[[\"$(l3 A0)\",$((600 * MiB))],[\"$(l3 B0)\",$((200 * MiB))]]],[1,$((600 * MiB)),[[\"$(l3 C1)\",$((500 * MiB))],[\"$(l3 D1)\",$((100 * MiB))]]]]"
+check_eq "two peaks: the process peak is A0 + C1 + D1" \
+    "$(printf '%s' "$j" | jq -c '[.peak_bytes,[.peak_sites[]|.bytes]]')" "[$((1200 * MiB)),[$((600 * MiB)),$((500 * MiB)),$((100 * MiB))]]"
+check "two peaks: the text shows dev 0's" sh -c '"$1" report "$2" | grep -A2 "^Peak on dev 0: 800.00 MiB at " | grep -q "200.00 MiB  25.0%      1 alloc   $3"' _ "$VT" "$TMP/tg.jsonl" "$(l3 B0)"
+check_eq "one GPU: the device's peak sites are the process's, and no per-device section" \
+    "$("$VT" report --json "$TMP/o.jsonl" | jq -c '(.processes[0].devices[0].peak_sites) == (.peak_sites|map(del(.stack)))') $("$VT" report "$TMP/o.jsonl" | grep -c '^Peak on dev')" "true 0"
+"$VT" report --html "$TMP/tg.html" "$TMP/tg.jsonl" >/dev/null
+check_eq "two peaks: the page has a table per device" "$(grep -o '<h3>Peak on dev [01]: [0-9.]* MiB' "$TMP/tg.html" | tr '\n' ';')" "<h3>Peak on dev 0: 800.00 MiB;<h3>Peak on dev 1: 600.00 MiB;"

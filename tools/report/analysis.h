@@ -82,6 +82,11 @@ struct vt_device {
     int64_t peak_t;
     struct vt_driver_view driver;
     struct vt_pool_view pool;
+    /* the sites holding this device's VRAM at its peak (by bytes): in a process using several
+     * GPUs, what filled this one; with one GPU, the process's peak sites */
+    struct vt_holding *peak_sites;
+    size_t npeak_sites;
+    int peak_pending;                  /* a new peak whose sites are not yet taken (analysis) */
 };
 
 struct vt_oom {

@@ -159,6 +159,48 @@ static void log_change(struct vt_an_private *a, int64_t t, int dev, int64_t delt
     a->changes[a->nchanges++] = (struct vram_change){ t, delta, dev };
 }
 
+/* The cell of (stack ST, device DEV) into *OUT, made when new: 0, or VT_AN_ENOMEM. */
+static int cell_of(struct vt_an_private *a, uint32_t st, int64_t dev, uint32_t *out)
+{
+    struct stack *s = &a->stacks[st];
+    if (s->cell_plus1 && s->cell_dev == dev) { *out = s->cell_plus1 - 1; return 0; }
+    uint64_t key = (uint64_t)st << 16 | ((uint64_t)dev & 0xffff), *ci = vtr_hmap_get(&a->cell_index, key);
+    if (!ci) {
+        GROW(a->cells, a->ncells, a->capcells, 64);
+        a->cells[a->ncells] = (struct cell){ .stack = st, .dev = (int32_t)dev };
+        if (vtr_hmap_put(&a->cell_index, key, a->ncells) < 0) return VT_AN_ENOMEM;
+        ci = vtr_hmap_get(&a->cell_index, key);
+        a->ncells++;
+    }
+    s->cell_plus1 = (uint32_t)*ci + 1; s->cell_dev = (int32_t)dev;
+    *out = (uint32_t)*ci;
+    return 0;
+}
+
+/* Cell CI changes (an allocation or free on its device). */
+static int cell_add(struct vt_an_private *a, uint32_t ci, uint64_t size, int free)
+{
+    struct cell *c = &a->cells[ci];
+    if (free) { c->live -= size; c->count--; } else { c->live += size; c->count++; }
+    if (c->touched) return 0;
+    GROW(a->ctouched, a->nctouched, a->capctouched, 64);
+    c->touched = 1;
+    a->ctouched[a->nctouched++] = ci;
+    return 0;
+}
+
+void vt_an_device_snapshot(struct vt_proc *p, struct vt_device *d)
+{
+    struct vt_an_private *a = p->priv;
+    for (size_t i = 0; i < a->nctouched;) {
+        struct cell *c = &a->cells[a->ctouched[i]];
+        if (c->dev != d->dev) { i++; continue; }
+        c->snap = c->live; c->snap_count = c->count; c->touched = 0;
+        a->ctouched[i] = a->ctouched[--a->nctouched];
+    }
+    d->peak_pending = 0;
+}
+
 /* The allocation at lives[LI] (KEY in MAP) is gone at EV's time: its bytes leave live. */
 static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hmap *map, uint64_t key, uint32_t li)
 {
@@ -175,6 +217,8 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
         p->live -= l.size; s->live_bytes -= l.size; s->live_count--;
         if (touch(a, l.stack) < 0) return VT_AN_ENOMEM;
         struct vt_device *d = device(p, l.dev);
+        if (d && d->peak_pending) vt_an_device_snapshot(p, d);   /* before it goes down from its peak */
+        if (cell_add(a, l.cell, l.size, 1) < 0) return VT_AN_ENOMEM;
         if (d) d->live -= l.size;
         if (d && l.mem == VT_MEM_ASYNC) vt_an_pool_free(d, l.size);
         log_change(a, ev->t, l.dev, -(int64_t)l.size);
@@ -329,10 +373,13 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         if (!s->range_seen) { s->range_seen = 1; s->range_node = range; }
         else if (s->range_node != range) s->range_mixed = 1;
         if (touch(a, (uint32_t)st) < 0) return VT_AN_ENOMEM;
+        uint32_t ci;
+        if (cell_of(a, (uint32_t)st, ev->dev, &ci) < 0 || cell_add(a, ci, ev->size, 0) < 0) return VT_AN_ENOMEM;
+        a->lives[li].cell = ci;
         vt_sat_add(&d->live, ev->size);
         log_change(a, ev->t, (int)ev->dev, (int64_t)ev->size);
         if (ev->mem == VT_MEM_ASYNC) vt_an_pool_alloc(d, ev->size, ev->t);
-        if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; d->pool.kept_free_at_peak = d->pool.kept_free; }
+        if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; d->pool.kept_free_at_peak = d->pool.kept_free; d->peak_pending = 1; }
         if (p->live > p->peak) {
             p->peak = p->live; p->peak_t = ev->t; p->peak_tid = (int)ev->tid;
             p->peak_pool_kept_free = pools_kept_free(p);

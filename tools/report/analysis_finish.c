@@ -207,6 +207,18 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
         if (o->holders) holdings_to_sites(p, o->holders, &o->nholders, scratch);
     }
     for (size_t i = 0; i < p->nsnapshots; i++) holdings_to_sites(p, p->snapshots[i].holders, &p->snapshots[i].nholders, scratch);
+    for (size_t i = 0; i < p->ndevices; i++) {   /* each device's own peak, from its cells */
+        struct vt_device *d = &p->devices[i];
+        if (d->peak_pending) vt_an_device_snapshot(p, d);
+        if (!d->peak) continue;
+        size_t k = 0;
+        for (size_t c = 0; c < a->ncells; c++) k += a->cells[c].dev == d->dev && a->cells[c].snap;
+        if (!(d->peak_sites = calloc(k ? k : 1, sizeof *d->peak_sites))) { free(scratch); goto oom; }
+        for (size_t c = 0; c < a->ncells; c++)
+            if (a->cells[c].dev == d->dev && a->cells[c].snap)
+                d->peak_sites[d->npeak_sites++] = (struct vt_holding){ (int)a->cells[c].stack, a->cells[c].snap, a->cells[c].snap_count };
+        holdings_to_sites(p, d->peak_sites, &d->npeak_sites, scratch);
+    }
     free(scratch);
     for (size_t i = 0; i < p->nlargest; i++) p->largest[i].site = a->stacks[p->largest[i].site].site;
     for (size_t i = 0; i < p->nfindings; i++)
@@ -235,6 +247,7 @@ void vt_proc_free(struct vt_proc *p)
     free(p->ooms);
     free(p->findings);
     free(p->kernels);
+    for (size_t i = 0; i < p->ndevices; i++) free(p->devices[i].peak_sites);
     free(p->devices);
     free(p->ranges);
     if (a) {
@@ -261,6 +274,9 @@ void vt_proc_free(struct vt_proc *p)
         free(a->pending);
         vtr_hmap_free(&a->staged);
         vtr_hmap_free(&a->await_stack);
+        free(a->cells);
+        vtr_hmap_free(&a->cell_index);
+        free(a->ctouched);
         vtr_hmap_free(&a->await_stream);
         vt_sym_free(a->sym);
         free(a);

@@ -9,6 +9,8 @@ struct stack {
     uint64_t *pcs;
     uint32_t n, next;
     uint64_t live_bytes, live_count, snap_bytes, snap_count, alloc_bytes, alloc_count;
+    uint32_t cell_plus1;                 /* its cell (+ 1; 0 none yet) on device cell_dev: most stacks use one */
+    int32_t cell_dev;
     uint64_t leak_bytes, leak_count, host_leak, managed_leak;
     uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count, d2h_sync_count, staged_count;
     int64_t copy_ns;
@@ -19,7 +21,10 @@ struct stack {
 /* A live allocation. A VMM handle's physical memory stays held after cuMemRelease while it is
  * still mapped (CUDA frees it at the last unmap): `maps` counts its mappings, `released` says
  * cuMemRelease already ran. `key`: its address (or handle) in by_addr (by_handle); `dead`: freed. */
-struct live { uint64_t size, key; uint32_t stack; uint8_t mem, released, dead; int16_t dev; uint32_t maps; };
+struct live { uint64_t size, key; uint32_t stack; uint8_t mem, released, dead; int16_t dev; uint32_t maps, cell; };
+/* VRAM live per (call stack, device): the sites at each device's own peak, snapshotted lazily as
+ * the stacks are for the process peak (live -> snap for the cells touched since). */
+struct cell { uint32_t stack; int32_t dev; uint64_t live, count, snap, snap_count; uint8_t touched; };
 struct rnode { uint32_t parent, name, stat; };   /* stat: index in rstats */
 struct open_range { int64_t id; uint32_t name, stat; };
 struct rstat { uint64_t hash, stamp; struct vt_range r; };
@@ -60,6 +65,11 @@ struct vt_an_private {
     /* thread -> stack + 1 and stream of its async d2h copy into pinned memory, until its next
      * call: a synchronisation then makes the host wait for the copy (analysis_copy.c) */
     struct vtr_hmap await_stack, await_stream;
+    struct cell *cells;
+    size_t ncells, capcells;
+    struct vtr_hmap cell_index;          /* stack << 16 | (device & 0xffff) -> cells index */
+    uint32_t *ctouched;                  /* cells changed since their device's last snapshot */
+    size_t nctouched, capctouched;
     struct vram_change *changes;         /* every VRAM alloc (+) and free (-), in trace order */
     size_t nchanges, capchanges;
     int changes_lost;                    /* out of memory for the log: no time-combined view */
@@ -98,6 +108,8 @@ void vt_an_pool_free(struct vt_device *d, uint64_t size);
 void vt_an_pool_sync(struct vt_device *d);
 void vt_an_pool_trim(struct vt_device *d, uint64_t keep, int has_after, uint64_t after);
 
+/* Device D's peak snapshot: its cells' live bytes -> snap (analysis_feed.c). */
+void vt_an_device_snapshot(struct vt_proc *p, struct vt_device *d);
 /* Copies live per-stack bytes into the peak snapshot (state == the peak) and fixes peak_ranges
  * (analysis_ranges.c: it names the ranges open at the peak). */
 void vt_an_snapshot(struct vt_proc *p);

@@ -188,6 +188,14 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     if (p->peak_ranges[0]) { fputs("<p>NVTX range: <code>", f); H(p->peak_ranges); fputs("</code></p>", f); }
     vt_svg_treemap(f, p);
     table_sites(f, p, p->peak_sites, p->npeak_sites, p->peak, o->top, 1);
+    size_t used = 0;
+    for (size_t i = 0; i < p->ndevices; i++) used += p->devices[i].peak > 0;
+    for (size_t i = 0; used > 1 && i < p->ndevices; i++) {   /* several GPUs: what filled each one */
+        const struct vt_device *d = &p->devices[i];
+        if (!d->peak) continue;
+        vt_esc_printf(f, VT_ESC_HTML, "<h3>Peak on dev %d: %s at %s</h3>", d->dev, B(d->peak), vt_fmt_when(w, sizeof w, p, d->peak_t));
+        table_sites(f, p, d->peak_sites, d->npeak_sites, d->peak, o->top, 0);
+    }
     fputs("</section>", f);
 
     if (p->nranges) {

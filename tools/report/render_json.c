@@ -204,8 +204,10 @@ static void process(FILE *f, const struct vt_proc *p)
         vt_esc_printf(f, VT_ESC_JSON, "%s{\"dev\":%d,\"name\":", first ? "" : ",", d->dev);
         first = 0;
         if (d->name) vt_json_str(f, d->name); else fputs("null", f);
-        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,\"sim\":%s,\"driver\":",
+        vt_esc_printf(f, VT_ESC_JSON, ",\"total_bytes\":%llu,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,\"sim\":%s,\"peak_sites\":",
                 U(d->total_bytes), U(d->peak), I(d->peak_t), d->sim ? "true" : "false");
+        holdings(f, p, d->peak_sites, d->npeak_sites, 0);
+        fputs(",\"driver\":", f);
         const struct vt_driver_view *v = &d->driver;
         if (v->samples)
             vt_esc_printf(f, VT_ESC_JSON, "{\"samples\":%llu,\"last\":{\"time_ns\":%lld,\"used_bytes\":%llu,\"live_bytes\":%llu,"
