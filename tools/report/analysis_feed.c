@@ -189,18 +189,6 @@ static int cell_add(struct vt_an_private *a, uint32_t ci, uint64_t size, int fre
     return 0;
 }
 
-void vt_an_device_snapshot(struct vt_proc *p, struct vt_device *d)
-{
-    struct vt_an_private *a = p->priv;
-    for (size_t i = 0; i < a->nctouched;) {
-        struct cell *c = &a->cells[a->ctouched[i]];
-        if (c->dev != d->dev) { i++; continue; }
-        c->snap = c->live; c->snap_count = c->count; c->touched = 0;
-        a->ctouched[i] = a->ctouched[--a->nctouched];
-    }
-    d->peak_pending = 0;
-}
-
 /* The allocation at lives[LI] (KEY in MAP) is gone at EV's time: its bytes leave live. */
 static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hmap *map, uint64_t key, uint32_t li)
 {

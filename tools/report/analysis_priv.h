@@ -108,7 +108,7 @@ void vt_an_pool_free(struct vt_device *d, uint64_t size);
 void vt_an_pool_sync(struct vt_device *d);
 void vt_an_pool_trim(struct vt_device *d, uint64_t keep, int has_after, uint64_t after);
 
-/* Device D's peak snapshot: its cells' live bytes -> snap (analysis_feed.c). */
+/* Device D's peak snapshot: its cells' live bytes -> snap (analysis_stacks.c). */
 void vt_an_device_snapshot(struct vt_proc *p, struct vt_device *d);
 /* Copies live per-stack bytes into the peak snapshot (state == the peak) and fixes peak_ranges
  * (analysis_ranges.c: it names the ranges open at the peak). */

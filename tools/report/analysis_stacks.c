@@ -1,6 +1,6 @@
 /* analysis_stacks.c - what every part of the feed shares: call stacks interned per process (one
- * id per distinct stack; sites are made from them at finish) and failed calls counted by (api,
- * result). */
+ * id per distinct stack; sites are made from them at finish), failed calls counted by (api,
+ * result), and a device's peak snapshot of its (stack, device) cells. */
 #include "report/analysis_priv.h"
 
 #include <stdlib.h>
@@ -32,4 +32,16 @@ void vt_an_add_error(struct vt_proc *p, const char *api, int64_t res, int64_t t)
         if (p->errors[i].res == res && !strcmp(p->errors[i].api, api)) { p->errors[i].count++; return; }
     if (p->nerrors == VT_AN_MAX_ERRORS) return;
     p->errors[p->nerrors++] = (struct vt_error){ vt_an_keep(p, api), res, 1, t };
+}
+
+void vt_an_device_snapshot(struct vt_proc *p, struct vt_device *d)
+{
+    struct vt_an_private *a = p->priv;
+    for (size_t i = 0; i < a->nctouched;) {
+        struct cell *c = &a->cells[a->ctouched[i]];
+        if (c->dev != d->dev) { i++; continue; }
+        c->snap = c->live; c->snap_count = c->count; c->touched = 0;
+        a->ctouched[i] = a->ctouched[--a->nctouched];
+    }
+    d->peak_pending = 0;
 }
