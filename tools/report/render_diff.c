@@ -112,9 +112,13 @@ static long pair_sites(struct vt_proc *const *a, size_t na, struct vt_proc *cons
         long ia[64], ib[64], on_a = 0, on_b = 0;
         for (long i = 0; i < ka && on_a < 64; i++)
             if (!used_a[i] && !strcmp(unlined(ma[i].label, x, sizeof x), y)) ia[on_a++] = i;
-        for (long k = j; k < kb && on_b < 64; k++)
+        for (long k = j; k < kb && on_b < 64; k++)   /* j is the first of its group: the rest come after */
             if (!used_b[k] && !strcmp(unlined(mb[k].label, x, sizeof x), y)) ib[on_b++] = k;
-        if (on_a != on_b) { used_b[j] = 2; continue; }   /* 2: looked at, left unmatched */
+        if (on_a != on_b || on_b == 64) {   /* 2: the whole group looked at and left unmatched */
+            for (long k = j; k < kb; k++)
+                if (!used_b[k] && !strcmp(unlined(mb[k].label, x, sizeof x), y)) used_b[k] = 2;
+            continue;
+        }
         sort_by_lines(ma, ia, on_a);
         sort_by_lines(mb, ib, on_b);
         for (long k = 0; k < on_a; k++) {
