@@ -53,10 +53,13 @@ check_eq "oom.cu: one OOM, none recovered, nothing said of retries" \
 S2="$ROOT/tests/progs/oom_two_gpus.cu"
 l2() { grep -n "// $1\$" "$S2" | cut -d: -f1; }
 VRAMTRACE_SIM_DEVICES=2 VRAMTRACE_SIM_MEM=1G "$VT" run --sim -o "$TMP/g2.jsonl" -- "$PROGS/oom_two_gpus" >"$TMP/g2.out" 2>/dev/null
-check_eq "two GPUs: the program saw the failure on device 1" "$(cat "$TMP/g2.out")" "rc=0 fail=2"
+check_eq "two GPUs: the program saw the failure on device 1, then the retry succeed" "$(cat "$TMP/g2.out")" "rc=0 fail=2 retry=0"
 check_eq "two GPUs: held by device 1's allocation only, with the device's and the process's live bytes" \
     "$("$VT" report --json "$TMP/g2.jsonl" | jq -c '.oom_events[0]|[.dev, .live_device_bytes, .live_bytes, [.held_by[]|[.site,.bytes,.count]]]')" \
     "[1,629145600,1572864000,[[\"main (oom_two_gpus.cu:$(l2 ON_DEV1))\",629145600,1]]]"
+check_eq "two GPUs: recovered by the retry, with what device 1 got back (600 MiB, not the process's 1500)" \
+    "$("$VT" report --json "$TMP/g2.jsonl" | jq -c '.oom_events[0]|[.recovered, .freed_before_retry_bytes, .recovered_site]')" \
+    "[true,629145600,\"main (oom_two_gpus.cu:$(l2 RETRY))\"]"
 check "two GPUs: the text says which live bytes it means" sh -c '"$1" report "$2" | grep -q "^OOM: cudaMalloc of 512.00 MiB failed at .* on dev 1 (cudaErrorMemoryAllocation 2); live 600.00 MiB on dev 1 (1.46 GiB in the process); "' _ "$VT" "$TMP/g2.jsonl"
 
 # ---- one process, two GPUs: each device's own peak and what filled it ------------------------------

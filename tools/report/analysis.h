@@ -106,7 +106,7 @@ struct vt_oom {
     size_t nholders;
     /* The same thread later allocated the same size and kind successfully (the retry of a caching
      * allocator that emptied its cache, or of a program that freed memory and tried again): when,
-     * from where, and how much less VRAM was live then than at the failure. */
+     * from where, and how much less VRAM the failing device held then than at the failure. */
     int recovered;
     int64_t recovered_t;
     int recovered_site;

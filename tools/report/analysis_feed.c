@@ -267,11 +267,11 @@ static int on_meminfo(struct vt_proc *p, const struct vt_event *ev)
 }
 
 /* An OOM (index OOM in p->ooms, UINT32_MAX past the detail kept) waits for its thread's retry. */
-static int note_pending(struct vt_an_private *a, const struct vt_event *ev, size_t oom, uint64_t live)
+static int note_pending(struct vt_an_private *a, const struct vt_event *ev, size_t oom, uint64_t dev_live)
 {
     if (a->npending == 4096) memmove(a->pending, a->pending + 1, --a->npending * sizeof *a->pending);
     GROW(a->pending, a->npending, a->cappending, 16);
-    a->pending[a->npending++] = (struct oom_pending){ ev->tid, ev->size, live, (uint32_t)oom, (uint8_t)ev->mem };
+    a->pending[a->npending++] = (struct oom_pending){ ev->tid, ev->size, dev_live, (uint32_t)oom, (uint8_t)ev->mem, (int32_t)ev->dev };
     return 0;
 }
 
@@ -287,7 +287,9 @@ static void retried(struct vt_proc *p, const struct vt_event *ev, int st)
         if (w->oom != UINT32_MAX) {
             struct vt_oom *o = &p->ooms[w->oom];
             o->recovered = 1; o->recovered_t = ev->t; o->recovered_site = st;
-            o->freed_before_retry = w->live > p->live ? w->live - p->live : 0;
+            const struct vt_device *d = device(p, w->dev);   /* what the failing device got back */
+            uint64_t now = d ? d->live : 0;
+            o->freed_before_retry = w->live > now ? w->live - now : 0;
         }
         memmove(w, w + 1, (--a->npending - i) * sizeof *w);
     }
@@ -309,7 +311,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
          * that never returned, are failed calls, not memory the device lacked. */
         if (ev->res_null || ev->res != 2) return 0;
         p->oom_count++;
-        if (p->nooms == VT_AN_MAX_OOM_DETAIL) return note_pending(a, ev, UINT32_MAX, p->live);
+        if (p->nooms == VT_AN_MAX_OOM_DETAIL) return note_pending(a, ev, UINT32_MAX, d->live);
         GROW(p->ooms, p->nooms, a->capooms, 16);
         struct vt_oom *o = &p->ooms[p->nooms];
         memset(o, 0, sizeof *o);
@@ -324,7 +326,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         }
         o->site = st;
         o->recovered_site = -1;
-        if (note_pending(a, ev, p->nooms, p->live) < 0) return VT_AN_ENOMEM;
+        if (note_pending(a, ev, p->nooms, d->live) < 0) return VT_AN_ENOMEM;
         uint64_t *node = vtr_hmap_get(&a->tid_node, (uint64_t)ev->tid);
         o->ranges = vt_an_ranges_string(p, node ? (uint32_t)*node : 0);
         if (p->nooms < VT_AN_MAX_OOM_HOLDERS && live_holders(p, ev->dev, &o->holders, &o->nholders) < 0) return VT_AN_ENOMEM;

@@ -75,7 +75,7 @@ struct vt_an_private {
     int changes_lost;                    /* out of memory for the log: no time-combined view */
     /* OOMs not yet retried: their thread has not since allocated the same size and kind (a
      * caching allocator's retry after emptying its cache); the oldest dropped past 4096 */
-    struct oom_pending { int64_t tid; uint64_t size, live; uint32_t oom; uint8_t mem; } *pending;
+    struct oom_pending { int64_t tid; uint64_t size, live; uint32_t oom; uint8_t mem; int32_t dev; } *pending;   /* live: the device's */
     size_t npending, cappending;
 };
 
