@@ -112,36 +112,26 @@ static void add_largest(struct vt_proc *p, const struct vt_event *ev, int stack)
 }
 
 /* Every call stack holding live VRAM now, with its bytes (stack ids; sites at finish). With DEV
- * >= 0 only what lives on that device: an OOM is one device's, and another GPU's memory did not
- * take its room. 0, or -1. */
+ * >= 0 only what lives on that device (its cells): an OOM is one device's, and another GPU's
+ * memory did not take its room. 0, or -1. */
 static int live_holders(const struct vt_proc *p, int64_t dev, struct vt_holding **out, size_t *n)
 {
     const struct vt_an_private *a = p->priv;
-    int others = 0;
-    if (dev >= 0)
-        for (size_t i = 0; i < p->ndevices; i++) others |= p->devices[i].dev != dev && p->devices[i].live > 0;
+    size_t cnt = 0;
     *n = 0;
-    if (!others) {   /* the process's live VRAM is all on DEV: the stacks' own counts */
-        size_t cnt = 0;
+    if (dev < 0) {
         for (size_t i = 0; i < a->nstacks; i++) cnt += a->stacks[i].live_bytes > 0;
         if (!(*out = calloc(cnt ? cnt : 1, sizeof **out))) return -1;
         for (size_t i = 0; i < a->nstacks; i++)
             if (a->stacks[i].live_bytes) (*out)[(*n)++] = (struct vt_holding){ (int)i, a->stacks[i].live_bytes, a->stacks[i].live_count };
         return 0;
     }
-    uint64_t *sum = calloc(a->nstacks ? 2 * a->nstacks : 2, sizeof *sum);   /* bytes, count per stack */
-    if (!sum) return -1;
-    size_t cnt = 0;
-    for (size_t i = 0; i < a->nlives; i++) {
-        const struct live *l = &a->lives[i];
-        if (l->dead || !is_vram((enum vt_mem)l->mem) || l->dev != dev) continue;
-        cnt += !sum[2 * l->stack];
-        sum[2 * l->stack] += l->size; sum[2 * l->stack + 1]++;
+    for (size_t i = 0; i < a->ncells; i++) cnt += a->cells[i].dev == dev && a->cells[i].live > 0;
+    if (!(*out = calloc(cnt ? cnt : 1, sizeof **out))) return -1;
+    for (size_t i = 0; i < a->ncells; i++) {
+        const struct cell *c = &a->cells[i];
+        if (c->dev == dev && c->live) (*out)[(*n)++] = (struct vt_holding){ (int)c->stack, c->live, c->count };
     }
-    if (!(*out = calloc(cnt ? cnt : 1, sizeof **out))) { free(sum); return -1; }
-    for (size_t i = 0; i < a->nstacks; i++)
-        if (sum[2 * i]) (*out)[(*n)++] = (struct vt_holding){ (int)i, sum[2 * i], sum[2 * i + 1] };
-    free(sum);
     return 0;
 }
 

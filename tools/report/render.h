@@ -60,6 +60,8 @@ const char *vt_transfer_host_name(int host);
 /* The reference (enum vt_ref_id) copies in DIR through host memory kind HOST compare with (all
  * kinds: pinned's); -1 none. */
 int vt_transfer_ref(enum vt_dir dir, int host);
+/* How many devices held VRAM of the process at some point (several: per-device peak sections). */
+size_t vt_vram_devices(const struct vt_proc *p);
 /* The verdict as one sentence, what and the fix: "pageable h2d copies run at 26% of pinned
  * (...): pin the host buffer (...)" (its sites not included). In BUF. */
 char *vt_verdict_text(char *buf, size_t n, const struct vt_verdict *x);

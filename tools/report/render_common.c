@@ -285,3 +285,10 @@ const char *vt_transfer_host_name(int host)
 {
     return host == VT_HOST__COUNT ? "all" : vt_rd_host_name((enum vt_host)host);
 }
+
+size_t vt_vram_devices(const struct vt_proc *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->ndevices; i++) n += p->devices[i].peak > 0;
+    return n;
+}

@@ -188,8 +188,7 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     if (p->peak_ranges[0]) { fputs("<p>NVTX range: <code>", f); H(p->peak_ranges); fputs("</code></p>", f); }
     vt_svg_treemap(f, p);
     table_sites(f, p, p->peak_sites, p->npeak_sites, p->peak, o->top, 1);
-    size_t used = 0;
-    for (size_t i = 0; i < p->ndevices; i++) used += p->devices[i].peak > 0;
+    size_t used = vt_vram_devices(p);
     for (size_t i = 0; used > 1 && i < p->ndevices; i++) {   /* several GPUs: what filled each one */
         const struct vt_device *d = &p->devices[i];
         if (!d->peak) continue;

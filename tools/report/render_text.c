@@ -241,24 +241,26 @@ static void snapshots(FILE *f, const struct vt_proc *p, const struct vt_render_o
         fprintf(f, "  ... and %llu more snapshots\n", (unsigned long long)(p->snapshot_count - p->nsnapshots));
 }
 
+/* One row of sites holding memory at a peak: bytes, share of TOTAL, allocations, site, NVTX range. */
+static void holding_row(FILE *f, const struct vt_proc *p, const struct vt_holding *h, uint64_t total)
+{
+    BUFS;
+    fprintf(f, "  %10s %5.1f%% %6llu alloc%s  %s%s\n", B(h->bytes), total ? 100.0 * (double)h->bytes / (double)total : 0,
+            (unsigned long long)h->count, h->count == 1 ? " " : "s", vt_site_label(p, h->site), nvtx_tag(p, h->site));
+}
+
 /* A process using several GPUs: what filled each one at its own peak (the process peak is the
  * sum over devices at one moment, which need not be any device's worst). */
 static void device_peaks(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
 {
     BUFS;
-    size_t used = 0;
-    for (size_t i = 0; i < p->ndevices; i++) used += p->devices[i].peak > 0;
-    if (used < 2) return;
+    if (vt_vram_devices(p) < 2) return;
     for (size_t i = 0; i < p->ndevices; i++) {
         const struct vt_device *d = &p->devices[i];
         if (!d->peak) continue;
         char w[64];
         fprintf(f, "\nPeak on dev %d: %s at %s; top call sites there:\n", d->dev, B(d->peak), vt_fmt_when(w, sizeof w, p, d->peak_t));
-        for (size_t k = 0; k < d->npeak_sites && k < (size_t)o->top; k++) {
-            const struct vt_holding *h = &d->peak_sites[k];
-            fprintf(f, "  %10s %5.1f%% %6llu alloc%s  %s%s\n", B(h->bytes), 100.0 * (double)h->bytes / (double)d->peak,
-                    (unsigned long long)h->count, h->count == 1 ? " " : "s", vt_site_label(p, h->site), nvtx_tag(p, h->site));
-        }
+        for (size_t k = 0; k < d->npeak_sites && k < (size_t)o->top; k++) holding_row(f, p, &d->peak_sites[k], d->peak);
         if (d->npeak_sites > (size_t)o->top) fprintf(f, "  ... %zu more sites\n", d->npeak_sites - (size_t)o->top);
     }
 }
@@ -272,10 +274,8 @@ static void sites(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
     size_t nshown = p->npeak_sites < (size_t)o->top ? p->npeak_sites : (size_t)o->top;
     size_t tail = common_tail(p, p->peak_sites, nshown, tails);   /* frames under every site: printed once */
     for (size_t i = 0; i < nshown; i++) {
-        const struct vt_holding *h = &p->peak_sites[i];
-        fprintf(f, "  %10s %5.1f%% %6llu alloc%s  %s%s\n", B(h->bytes), p->peak ? 100.0 * (double)h->bytes / (double)p->peak : 0,
-                (unsigned long long)h->count, h->count == 1 ? " " : "s", vt_site_label(p, h->site), nvtx_tag(p, h->site));
-        stack_lines(f, p, h->site, 4, tail);
+        holding_row(f, p, &p->peak_sites[i], p->peak);
+        stack_lines(f, p, p->peak_sites[i].site, 4, tail);
     }
     for (size_t i = 0; i < tail; i++) fprintf(f, "  %s %s\n", i ? "                            " : "every site above called from", tails[i]->label);
     if (p->npeak_sites > (size_t)o->top) fprintf(f, "  ... %zu more sites\n", p->npeak_sites - (size_t)o->top);
