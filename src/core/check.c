@@ -107,17 +107,40 @@ static void thread_stack(void)
     pthread_attr_destroy(&attr);
 }
 
-/* glibc serves large malloc()s from their own anonymous mapping: the chunk header sits 16 bytes
- * into it, its size field (at +8) has IS_MMAPPED (0x2) set and covers the mapping. */
-static int looks_like_mmapped_chunk(const struct hmap *m)
+/* glibc serves large malloc()s from their own anonymous mapping: the chunk header sits at its
+ * page-aligned start (prev_size, the alignment correction, at +0; size with IS_MMAPPED (0x2) at
+ * +8), and prev_size + size is whole pages. The kernel merges adjacent anonymous mappings with the
+ * same protection, so the chunk need not start where /proc/self/maps says the mapping does: walk
+ * back page by page from v (a bounded number: arguments point near their buffer's start). */
+#define VT_CHUNK_WALK_PAGES 1024
+static int looks_like_mmapped_chunk(const struct hmap *m, uint64_t v)
 {
     if (!m->readable || m->name[0] || m->hi - m->lo < 4096) return 0;
-    uint64_t size;
-    /* The map snapshot can be stale (two adjacent mappings merge in /proc/self/maps; the first
-     * may be unmapped since): read through the kernel, which fails with EFAULT, never SIGSEGV. */
-    struct iovec dst = { &size, sizeof size }, src = { (void *)(uintptr_t)(m->lo + 8), sizeof size };
-    if (process_vm_readv(getpid(), &dst, 1, &src, 1, 0) != (ssize_t)sizeof size) return 0;
-    return (size & 0x2) && (size & ~(uint64_t)7) <= m->hi - m->lo && (size & ~(uint64_t)7) + 4096 > m->hi - m->lo;
+    uint64_t page = v >= 16 ? (v - 16) & ~(uint64_t)4095 : 0;
+    enum { BATCH = 64 };
+    for (unsigned walked = 0; walked < VT_CHUNK_WALK_PAGES && page >= m->lo; walked += BATCH) {
+        uint64_t hdr[BATCH][2];
+        struct iovec dst[BATCH], src[BATCH];
+        int n = 0;
+        for (; n < BATCH && page - (uint64_t)n * 4096 >= m->lo && page >= (uint64_t)n * 4096; n++) {
+            dst[n] = (struct iovec){ hdr[n], sizeof hdr[n] };
+            src[n] = (struct iovec){ (void *)(uintptr_t)(page - (uint64_t)n * 4096), sizeof hdr[n] };
+        }
+        /* The snapshot can be stale (the mapping unmapped since): read through the kernel, which
+         * stops at the first page it cannot read (EFAULT), never SIGSEGV. */
+        ssize_t got = process_vm_readv(getpid(), dst, (unsigned long)n, src, (unsigned long)n, 0);
+        int full = got > 0 ? (int)(got / (ssize_t)sizeof hdr[0]) : 0;
+        for (int i = 0; i < full; i++) {
+            uint64_t p = page - (uint64_t)i * 4096, prev = hdr[i][0], size = hdr[i][1];
+            uint64_t csize = size & ~(uint64_t)7;
+            if ((size & 0x2) && prev < 4096 && csize >= 4096 && ((prev + csize) & 4095) == 0 &&
+                p + csize <= m->hi && p + csize > v)
+                return 1;
+        }
+        if (full < n || page < (uint64_t)n * 4096) return 0;
+        page -= (uint64_t)n * 4096;
+    }
+    return 0;
 }
 
 static int classify_host(uint64_t v, vt_ptr_info *out)
@@ -134,7 +157,7 @@ static int classify_host(uint64_t v, vt_ptr_info *out)
         m = NULL;
     if (m) {
         found = 1;
-        malloced = looks_like_mmapped_chunk(m);
+        malloced = looks_like_mmapped_chunk(m, v);
         snprintf(out->mapping, sizeof out->mapping, "%s", malloced ? "[malloc]" : m->name);
     }
     pthread_mutex_unlock(&maps_lock);

@@ -13,6 +13,9 @@
 //   host_beside   a host page mapped right after a device block, as host and device mappings
 //                 share one address range under UVA: host memory, not out of bounds
 //   host_big      a 4 MiB malloc (glibc serves it with its own mmap): heap memory
+//   host_big_merged  the same, with an anonymous mapping placed right below the chunk's so the
+//                 kernel merges them into one /proc/self/maps line, and a pointer 1 MiB into it:
+//                 still heap memory (the chunk is found by its header, not the mapping's start)
 //   past_end      one past a block's end (legal), 256 bytes past it (a warning: still inside the
 //                 page CUDA maps), 400 KiB past it (an error: memory no allocation covers)
 //   free_host_dev cudaFreeHost of device memory, then the right cudaFree
@@ -121,6 +124,25 @@ int main(int argc, char **argv)
         printf("expect host_pointer error touch 0 0 0x%llx - - -\n", u(h + 100));
         printf("class heap\n");
         touch<<<1, 32>>>((float *)(h + 100), 1);
+        rc = cudaDeviceSynchronize();
+    } else if (!strcmp(m, "host_big_merged")) {
+        char *h = (char *)malloc(4 << 20);
+        memset(h, 1, 4 << 20);
+        char *chunk = h - 16, *below = chunk - (1 << 20);
+        void *g = mmap(below, 1 << 20, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+        FILE *f = fopen("/proc/self/maps", "r");
+        char line[512];
+        int merged = 0;
+        while (f && fgets(line, sizeof line, f)) {
+            unsigned long long lo, hi;
+            if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo == u(below) && hi > u(h))
+                merged = 1;
+        }
+        if (f) fclose(f);
+        printf("merged %d\n", g == below && merged);
+        printf("expect host_pointer error touch 0 0 0x%llx - - -\n", u(h + (1 << 20)));
+        printf("class heap\n");
+        touch<<<1, 32>>>((float *)(h + (1 << 20)), 1);
         rc = cudaDeviceSynchronize();
     } else if (!strcmp(m, "past_end")) {
         char *d;
