@@ -62,7 +62,7 @@ $(BUILD)/obj/%.o: %.c | deps
 
 $(LIB_OBJS): CFLAGS += $(LTO_CFLAGS)
 $(BUILD)/libvramtrace.so: $(LIB_OBJS) src/libvramtrace.map
-	$(CC) -shared -o $@ $(LIB_OBJS) $(LDFLAGS) $(LTO_LDFLAGS) -Wl,--version-script=src/libvramtrace.map -Wl,-z,nodelete $(LIB_LIBS)
+	$(CC) -shared -o $@ $(LIB_OBJS) $(LDFLAGS) $(LTO_LDFLAGS) -Wl,--version-script=src/libvramtrace.map -Wl,-z,nodelete -Wl,-Bsymbolic-functions $(LIB_LIBS)
 
 # The same objects as a static archive, for unit tests and the CLI (only what they reference is linked).
 # Not interpose.o: its exported dlsym would replace libc's in the CLI (and crash the ASan build).

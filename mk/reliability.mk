@@ -102,3 +102,9 @@ ifneq ($(SAN),)
 export VRAMTRACE_PRELOAD_FIRST := $(shell $(CC) -print-file-name=libasan.so)
 export ASAN_OPTIONS ?= detect_leaks=0
 endif
+
+# A second CUDA interposer (tests/shim/vtshim.c) preloaded beside the tracer (rel_preloads.sh).
+$(BUILD)/tests/libvtshim.so: tests/shim/vtshim.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -shared -fPIC -o $@ $< -ldl
+TEST_DEPS += $(BUILD)/tests/libvtshim.so

@@ -15,11 +15,14 @@ $(SIM_DIR)/obj/%.o: tests/sim/%.c $(wildcard tests/sim/*.h tests/sim/*.def)
 	@mkdir -p $(dir $@)
 	$(CC) $(SIM_CFLAGS) -c $< -o $@
 
+# -Bsymbolic-functions: as in NVIDIA's libraries, the driver's own references (cuGetProcAddress's
+# table, calls between entry points) bind to its own functions, not to a preloaded library's
+# cuMemAlloc_v2 of the same name (tests/cases/rel_preloads.sh).
 $(SIM_DIR)/libcuda.so.1: $(SIM_DRV_OBJS)
-	$(CC) -shared -o $@ $(SIM_DRV_OBJS) $(LDFLAGS) -Wl,-soname,libcuda.so.1 -lzstd -llz4 -ldl -lpthread
+	$(CC) -shared -o $@ $(SIM_DRV_OBJS) $(LDFLAGS) -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic-functions -lzstd -llz4 -ldl -lpthread
 # --no-undefined: the runtime must reach the driver only through dlopen + cuGetProcAddress_v2
 $(SIM_DIR)/libcudart.so.13: $(SIM_RT_OBJS) tests/sim/libcudart.map
-	$(CC) -shared -o $@ $(SIM_RT_OBJS) $(LDFLAGS) -Wl,-soname,libcudart.so.13 \
+	$(CC) -shared -o $@ $(SIM_RT_OBJS) $(LDFLAGS) -Wl,-soname,libcudart.so.13 -Wl,-Bsymbolic-functions \
 	    -Wl,--version-script=tests/sim/libcudart.map $(if $(SAN),,-Wl,--no-undefined) -ldl -lpthread
 $(SIM_DIR)/libcuda.so: $(SIM_DIR)/libcuda.so.1
 	ln -sf libcuda.so.1 $@

@@ -73,12 +73,32 @@ VT_EARLY static void *next_after(const void *caller, const char *name)
     return NULL;
 }
 
+/* Is the caller another interposer of NAME loaded after us (a GPU-sharing, limiting or counting
+ * preload behind us in LD_PRELOAD) looking up the definition it forwards to? Our wrapper already
+ * ran before its own (we come first in the lookup order and call the next definition, its one):
+ * handing it our wrapper again would make the two call each other until the stack overflows. */
+static int interposer_after_us(const void *caller, const char *name)
+{
+    Dl_info info;
+    struct link_map *lm = NULL, *self = self_map(), *l;
+    if (!self || !dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm || lm == self) return 0;
+    for (l = self->l_next; l && l != lm; l = l->l_next) {}
+    if (!l || !lm->l_name || !lm->l_name[0]) return 0;
+    void *h = dlopen(lm->l_name, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h) return 0;
+    void *own = vt_real_dlsym(h, name);
+    dlclose(h);
+    struct link_map *owner = NULL;
+    return own && dladdr1(own, &info, (void **)&owner, RTLD_DL_LINKMAP) && owner == lm;
+}
+
 VT_EARLY void *dlsym(void *handle, const char *name)
 {
-    void *r = handle == RTLD_NEXT ? next_after(__builtin_return_address(0), name) : vt_real_dlsym(handle, name);
+    const void *caller = __builtin_return_address(0);
+    void *r = handle == RTLD_NEXT ? next_after(caller, name) : vt_real_dlsym(handle, name);
     if (!r || !wants_swap(name) || vt_ts.guard > 0) return r;
     int saved = errno;
-    r = swap_dlsym(name, r);
+    if (!interposer_after_us(caller, name)) r = swap_dlsym(name, r);
     errno = saved;
     return r;
 }
