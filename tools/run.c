@@ -100,6 +100,35 @@ static void put_shell_word(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* The loader splits LD_PRELOAD at spaces and colons and expands $ORIGIN-style tokens in it: a
+ * library whose path has one of those cannot be named there. */
+static int preload_unsafe(const char *path) { return path[strcspn(path, " :\t\n$")] != '\0'; }
+
+/* A private directory (mkdtemp, 0700, in $TMPDIR or else /tmp, whichever LD_PRELOAD can carry)
+ * holding a link to LIB: the name that goes into LD_PRELOAD when LIB's own path cannot. The link
+ * lives as long as `run` (processes the command starts after run has returned find no tracer). */
+static int preload_link(const char *lib, char *dir, size_t dirlen, char *link, size_t linklen, char *err, size_t errlen)
+{
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir || preload_unsafe(tmpdir)) tmpdir = "/tmp";
+    int made = snprintf(dir, dirlen, "%s/vramtrace-lib-XXXXXX", tmpdir) < (int)dirlen && mkdtemp(dir);
+    if (!made && strcmp(tmpdir, "/tmp")) {
+        tmpdir = "/tmp";
+        made = snprintf(dir, dirlen, "%s/vramtrace-lib-XXXXXX", tmpdir) < (int)dirlen && mkdtemp(dir);
+    }
+    if (!made) {
+        snprintf(err, errlen, "no private directory for a link to it in %s: %s", tmpdir, strerror(errno));
+        return -1;
+    }
+    snprintf(link, linklen, "%s/libvramtrace.so", dir);
+    if (symlink(lib, link) != 0) {
+        snprintf(err, errlen, "cannot link to it from %s: %s", dir, strerror(errno));
+        rmdir(dir);
+        return -1;
+    }
+    return 0;
+}
+
 /* At exit, from the list the tracer kept (VRAMTRACE_MANIFEST): each trace's ring converted (the
  * process died before the drain thread got there), where the traces are, and why a process has
  * none: with -q too (the process itself said it at once without -q), a lost trace is never silent. */
@@ -272,7 +301,17 @@ int vt_cmd_run(int argc, char **argv)
                                 "`vramtrace bandwidth --json -o ref.json` on the machine with the GPU and pass that to report --bandwidth\n");
         }
     }
-    prepend_env("LD_PRELOAD", lib, ':');
+    char link_dir[PATH_MAX] = "", link[PATH_MAX + 32];
+    if (preload_unsafe(lib)) {
+        char err[PATH_MAX + 128];
+        if (preload_link(lib, link_dir, sizeof link_dir, link, sizeof link, err, sizeof err) != 0) {
+            fprintf(stderr, "vramtrace run: cannot preload %s: its path has a space, colon or '$', which LD_PRELOAD "
+                            "cannot carry, and %s; not starting %s\n", lib, err, argv[i]);
+            if (manifest_ok) { unlink(manifest); rmdir(list_dir); }
+            return 1;
+        }
+    }
+    prepend_env("LD_PRELOAD", link_dir[0] ? link : lib, ':');
     /* A sanitizer runtime (libasan/libtsan) must come before everything else in LD_PRELOAD. */
     const char *first = getenv("VRAMTRACE_PRELOAD_FIRST");
     if (first && *first) prepend_env("LD_PRELOAD", first, ':');
@@ -300,6 +339,10 @@ int vt_cmd_run(int argc, char **argv)
     if (manifest_ok) {
         unlink(manifest);
         rmdir(list_dir);
+    }
+    if (link_dir[0]) {
+        unlink(link);
+        rmdir(link_dir);
     }
     return rc;
 }

@@ -57,6 +57,23 @@ if no_san cc -static -o "$TMP/static" "$TMP/static.c" 2>/dev/null; then
     check_eq "static program: exit 0, the tracer was never loaded" "$?:$(grep -c 'the tracer was never loaded' "$TMP/r6.err"):$(grep -c 'never used CUDA' "$TMP/r6.err")" 0:1:0
 else skip "static program: no static libc to link with"; fi
 
+# vramtrace installed under a path with a space: the loader splits LD_PRELOAD at spaces (and
+# colons), so run preloads it through a link in a private directory it removes at the end
+SP="$TMP/my tools"
+mkdir -p "$SP" "$TMP/tmpd" && cp "$VT" "$ROOT/$BUILD/libvramtrace.so" "$SP/" && cp -r "$SIM" "$SP/sim"
+TMPDIR="$TMP/tmpd" "$SP/vramtrace" run --sim -o "$W/space.jsonl" -- "$P" alloc >/dev/null 2>"$TMP/r8.err"
+check_eq "tracer under 'my tools/': exit 0, the program's 2 allocations traced" \
+    "$?:$(jqs "$W/space.jsonl" '[.[] | select(.ev == "alloc")] | length')" 0:2
+check_eq "tracer under 'my tools/': no loader error, no claim the tracer was never loaded" \
+    "$(grep -c 'cannot be preloaded' "$TMP/r8.err"):$(grep -c 'never loaded' "$TMP/r8.err")" 0:0
+check_eq "tracer under 'my tools/': the link's private directory is gone after the run" "$(ls "$TMP/tmpd" | wc -l | tr -d ' ')" 0
+# a library whose path has a colon and a '$' (VRAMTRACE_LIB), TMPDIR missing: the link goes to /tmp
+CO="$TMP/a:b\$ORIGIN"
+mkdir -p "$CO" && cp "$ROOT/$BUILD/libvramtrace.so" "$CO/"
+TMPDIR="$W/no-such-dir" VRAMTRACE_LIB="$CO/libvramtrace.so" "$VT" run --sim -o "$W/colon.jsonl" -- "$P" alloc >/dev/null 2>"$TMP/r9.err"
+check_eq "library under 'a:b\$ORIGIN/': exit 0, the program's 2 allocations traced, no loader error" \
+    "$?:$(jqs "$W/colon.jsonl" '[.[] | select(.ev == "alloc")] | length'):$(grep -c 'cannot be preloaded' "$TMP/r9.err")" 0:2:0
+
 # the list of traces cannot be made (TMPDIR missing): said up front; the trace is still written
 TMPDIR="$W/no-such-dir" "$VT" run --sim -o "$W/nolist.jsonl" -- "$P" alloc >/dev/null 2>"$TMP/r7.err"
 check_eq "no list of traces: exit 0, the trace still written" "$?:$(jqs "$W/nolist.jsonl" '.[0].ev')" 0:header
