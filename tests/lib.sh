@@ -32,7 +32,19 @@ jqs() { tr -d '\000' <"$1" | jq -s -r "$2"; }
 # loaded into uninstrumented programs: the ASan runtime must come first in every process
 # (VRAMTRACE_PRELOAD_FIRST, set by mk/reliability.mk). `preload LIB` gives the LD_PRELOAD value
 # for a script that preloads LIB itself. nvcc must not see the runtime (it crashes under it).
-preload() { echo "${VRAMTRACE_PRELOAD_FIRST:+$VRAMTRACE_PRELOAD_FIRST:}$1"; }
+# `preload LIB...` joins several with ':'. The loader splits LD_PRELOAD at spaces and colons: a
+# library whose path has one (a checkout under "my work/") is named through a link in $TMP.
+preload() {
+    list=${VRAMTRACE_PRELOAD_FIRST:-}
+    for lib in "$@"; do
+        case "$lib" in *[' :$']*)
+            d="$TMP/preload.$(printf %s "$lib" | cksum | cut -d' ' -f1)"
+            mkdir -p "$d" && ln -sf "$lib" "$d/$(basename "$lib")" && lib="$d/$(basename "$lib")" ;;
+        esac
+        list="${list:+$list:}$lib"
+    done
+    echo "$list"
+}
 if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
     export LD_PRELOAD="$VRAMTRACE_PRELOAD_FIRST${LD_PRELOAD:+:$LD_PRELOAD}"
 fi

@@ -45,7 +45,7 @@ for how in next handle; do
 done
 
 # the user's preload ahead of the tracer (LD_PRELOAD set by hand): the shim wraps the tracer
-env VTSHIM_HANDLE=0 LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$SHIM:$ROOT/$BUILD/libvramtrace.so")" \
+env VTSHIM_HANDLE=0 LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$SHIM" "$ROOT/$BUILD/libvramtrace.so")" \
     VRAMTRACE_OUTPUT="$TMP/first.jsonl" VRAMTRACE_QUIET=1 "$RT" roundtrip >"$TMP/first.out" 2>"$TMP/first.err"
 check_eq "shim first, tracer second: exits 0, the shim counts 2 and 3" "$?:$(counts "$TMP/first.err")" \
     "0:vtshim cudaMalloc=2 cudaFree=3 cuMemAlloc_v2=0 cuMemFree_v2=0"
