@@ -146,7 +146,7 @@ static int looks_like_mmapped_chunk(const struct hmap *m, uint64_t v)
 static int classify_host(uint64_t v, vt_ptr_info *out)
 {
     int found = 0, malloced = 0;
-    pthread_mutex_lock(&maps_lock);
+    vt_mutex_lock(&maps_lock);
     const struct hmap *m = find_map(v);
     if (!m) { refresh_maps(); m = find_map(v); }
     /* Not host data a kernel could be handed: inaccessible pages (guards, reservations), huge
@@ -160,7 +160,7 @@ static int classify_host(uint64_t v, vt_ptr_info *out)
         malloced = looks_like_mmapped_chunk(m, v);
         snprintf(out->mapping, sizeof out->mapping, "%s", malloced ? "[malloc]" : m->name);
     }
-    pthread_mutex_unlock(&maps_lock);
+    vt_mutex_unlock(&maps_lock);
     if (!found) return 0;
     thread_stack();
     if (!strcmp(out->mapping, "[heap]") || malloced) out->host_cls = "heap";

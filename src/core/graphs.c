@@ -45,7 +45,7 @@ static void free_nodes(struct vt_gnode *n, size_t cnt)
 static void gset_add(const void *key, struct vt_gnode *nd)
 {
     if (!key) { free(nd->args); return; }
-    pthread_mutex_lock(&g_lock);
+    vt_mutex_lock(&g_lock);
     struct gset *s = gset_find(key, 1);
     if (s && s->cnt == s->cap) {
         size_t nc = s->cap ? 2 * s->cap : 8;
@@ -54,15 +54,15 @@ static void gset_add(const void *key, struct vt_gnode *nd)
     }
     if (s && s->cnt < s->cap) s->n[s->cnt++] = *nd;
     else free(nd->args);
-    pthread_mutex_unlock(&g_lock);
+    vt_mutex_unlock(&g_lock);
 }
 
 void vt_graph_drop(const void *key)
 {
-    pthread_mutex_lock(&g_lock);
+    vt_mutex_lock(&g_lock);
     struct gset *s = gset_find(key, 0);
     if (s) { free_nodes(s->n, s->cnt); memset(s, 0, sizeof *s); }
-    pthread_mutex_unlock(&g_lock);
+    vt_mutex_unlock(&g_lock);
 }
 
 /* A copy of CNT nodes owning its own argument bytes (a node whose bytes cannot be copied replays
@@ -83,7 +83,7 @@ static struct vt_gnode *copy_nodes(const struct vt_gnode *n, size_t cnt)
 void vt_graph_transfer(const void *from, const void *to, int move)
 {
     if (!from || !to || from == to) return;
-    pthread_mutex_lock(&g_lock);
+    vt_mutex_lock(&g_lock);
     struct gset *s = gset_find(from, 0);
     if (s && s->cnt) {
         struct gset *d = gset_find(to, 1);
@@ -96,17 +96,17 @@ void vt_graph_transfer(const void *from, const void *to, int move)
         }
     }
     if (s && move) { free_nodes(s->n, s->cnt); memset(s, 0, sizeof *s); }
-    pthread_mutex_unlock(&g_lock);
+    vt_mutex_unlock(&g_lock);
 }
 
 void vt_graph_append_child(const void *graph, const void *child)
 {
     if (!graph || !child || graph == child) return;
-    pthread_mutex_lock(&g_lock);
+    vt_mutex_lock(&g_lock);
     struct gset *c = gset_find(child, 0);
     size_t n = c ? c->cnt : 0;
     struct vt_gnode *copy = n ? copy_nodes(c->n, n) : NULL;
-    pthread_mutex_unlock(&g_lock);
+    vt_mutex_unlock(&g_lock);
     for (size_t i = 0; copy && i < n; i++) {
         copy[i].node = NULL;          /* the child's node handles are not the parent's */
         gset_add(graph, &copy[i]);    /* takes over the argument bytes */
@@ -201,7 +201,7 @@ int vt_graph_set_kernel(const void *exec, const void *node, vt_kernel *k, int de
     if (!node) return -1;
     struct vt_gnode n = kernel_node(node, k, dev, args, buf, len, grid, block, shmem);
     int found = -1;
-    pthread_mutex_lock(&g_lock);
+    vt_mutex_lock(&g_lock);
     for (int i = 0; i < VT_GSETS && found < 0; i++) {
         struct gset *s = &gsets[i];
         if (!s->key || (exec ? s->key != exec : s->exec)) continue;
@@ -213,7 +213,7 @@ int vt_graph_set_kernel(const void *exec, const void *node, vt_kernel *k, int de
                 break;
             }
     }
-    pthread_mutex_unlock(&g_lock);
+    vt_mutex_unlock(&g_lock);
     if (found < 0) free(n.args);
     return found;
 }
@@ -234,8 +234,8 @@ void vt_graph_foreach(const void *key, void (*fn)(const struct vt_gnode *, void 
 {
     /* Held across the calls: a concurrent destroy of this set must not free the argument bytes
      * being checked. fn must not add to or drop a set. */
-    pthread_mutex_lock(&g_lock);
+    vt_mutex_lock(&g_lock);
     struct gset *s = gset_find(key, 0);
     for (size_t i = 0; s && i < s->cnt; i++) fn(&s->n[i], ctx);
-    pthread_mutex_unlock(&g_lock);
+    vt_mutex_unlock(&g_lock);
 }

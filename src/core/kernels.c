@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tracer.h"
 
 #define TABLE_BITS 18
 #define TABLE_SIZE (1u << TABLE_BITS)
@@ -49,7 +50,7 @@ static void put(const void *key, int kind, void *val)
 {
     uintptr_t k = (uintptr_t)key;
     if (!k) return;
-    pthread_mutex_lock(&table_lock);
+    vt_mutex_lock(&table_lock);
     for (uint32_t i = hash_ptr(k, kind), n = 0; n < TABLE_SIZE; i = (i + 1) & (TABLE_SIZE - 1), n++) {
         uintptr_t sk = atomic_load_explicit(&table[i].key, memory_order_relaxed);
         if (sk == k && atomic_load_explicit(&table[i].kind, memory_order_relaxed) == kind) {
@@ -63,7 +64,7 @@ static void put(const void *key, int kind, void *val)
             break;
         }
     }
-    pthread_mutex_unlock(&table_lock);
+    vt_mutex_unlock(&table_lock);
 }
 
 static vt_kernel *new_kernel(const char *name, const void *host_fun, const void *image, const vt_module_image *module,
@@ -150,7 +151,7 @@ void vt_kernels_module_unloaded(const void *module)
 {
     vt_module_image *m = get(module, K_MODULE);
     if (!m) return;
-    pthread_mutex_lock(&layout_lock);
+    vt_mutex_lock(&layout_lock);
     for (struct parsed **pp = &parsed_images; *pp;) {
         struct parsed *p = *pp;
         if (p->image == m) { *pp = p->next; vt_fatbin_free(p->fb); free(p); }
@@ -159,7 +160,7 @@ void vt_kernels_module_unloaded(const void *module)
     free((void *)m->bytes);
     m->bytes = NULL;
     m->len = 0;
-    pthread_mutex_unlock(&layout_lock);
+    vt_mutex_unlock(&layout_lock);
 }
 
 const vt_module_image *vt_kernels_module_lookup(const void *module) { return get(module, K_MODULE); }
@@ -225,7 +226,7 @@ static void plan_words(vt_kernel *k, const vt_addr_use *uses, int32_t nuses)
 vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigned sm)
 {
     if (atomic_load_explicit(&k->layout_state, memory_order_acquire)) return k;
-    pthread_mutex_lock(&layout_lock);
+    vt_mutex_lock(&layout_lock);
     if (!atomic_load_explicit(&k->layout_state, memory_order_relaxed)) {
         vt_param tmp[VT_FATBIN_MAX_PARAMS];
         uint32_t n = 0;
@@ -259,7 +260,7 @@ vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigne
         }
         atomic_store_explicit(&k->layout_state, 1, memory_order_release);
     }
-    pthread_mutex_unlock(&layout_lock);
+    vt_mutex_unlock(&layout_lock);
     return k;
 }
 

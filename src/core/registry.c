@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "tracer.h"
 
 /* Region sizes per level: 2 MiB (the driver's large-page granule: small allocations share one,
  * 2 MiB segments each get their own), then x32 each up to 64 TiB, then the whole address space.
@@ -132,6 +133,7 @@ static __attribute__((noinline)) void unlock_wake(_Atomic int *l)
 }
 static inline void lock_shard(int s)
 {
+    vt_ts.held++;
     int c = 0;
     if (__builtin_expect(!atomic_compare_exchange_strong_explicit(&shards[s].lock, &c, 1, memory_order_acquire, memory_order_relaxed), 0))
         lock_slow(&shards[s].lock, c);
@@ -139,6 +141,7 @@ static inline void lock_shard(int s)
 static inline void unlock_shard(int s)
 {
     if (__builtin_expect(atomic_exchange_explicit(&shards[s].lock, 0, memory_order_release) == 2, 0)) unlock_wake(&shards[s].lock);
+    vt_ts.held--;
 }
 void vt_registry_lock_shard(int s) { if (s >= 0 && s < NSHARDS) lock_shard(s); }
 void vt_registry_unlock_shard(int s) { if (s >= 0 && s < NSHARDS) unlock_shard(s); }
@@ -460,8 +463,8 @@ int vt_registry_remove(uint64_t base, vt_alloc_info *out)
     return rc;
 }
 
-void vt_registry_handle_lock(void) { pthread_mutex_lock(&handle_lock); }
-void vt_registry_handle_unlock(void) { pthread_mutex_unlock(&handle_lock); }
+void vt_registry_handle_lock(void) { vt_mutex_lock(&handle_lock); }
+void vt_registry_handle_unlock(void) { vt_mutex_unlock(&handle_lock); }
 
 int vt_registry_handle_insert_locked(uint64_t handle, uint64_t size, int dev)
 {
@@ -644,14 +647,14 @@ void vt_registry_foreach(void (*fn)(const vt_alloc_info *, void *), void *ctx)
         vt_rm_foreach(&shards[s].map, foreach_one, &f);
         vt_registry_unlock_shard(s);
     }
-    pthread_mutex_lock(&handle_lock);
+    vt_mutex_lock(&handle_lock);
     for (size_t i = 0; i < handles_cap; i++)
         if (handles[i].used) {
             vt_alloc_info info;
             handle_info(&handles[i], &info);
             fn(&info, ctx);
         }
-    pthread_mutex_unlock(&handle_lock);
+    vt_mutex_unlock(&handle_lock);
 }
 
 struct vram_sum { int dev; uint64_t bytes; };

@@ -257,7 +257,7 @@ static int open_trace(void)
     int s = atomic_load_explicit(&vt_trace_state, memory_order_acquire);
     if (s) return s > 0;
     vt_init();
-    pthread_mutex_lock(&open_lock);
+    vt_mutex_lock(&open_lock);
     if (!atomic_load(&vt_trace_state)) {
         char path[4096], err[512];
         expand_path(path, sizeof path);
@@ -294,7 +294,7 @@ static int open_trace(void)
         vt_ts.guard--;
         atomic_store_explicit(&vt_trace_state, rc == 0 ? 1 : -1, memory_order_release);
     }
-    pthread_mutex_unlock(&open_lock);
+    vt_mutex_unlock(&open_lock);
     return atomic_load(&vt_trace_state) > 0;
 }
 
@@ -320,6 +320,7 @@ static void child_after_fork(void)
     vt_trace_file[0] = '\0';
     vt_fork_gen++;
     vt_ts.tid = 0;
+    vt_ts.held = 0; /* the locks were all made anew */
     owner_pid = getpid();
     /* Re-armed last: other threads the child has started wait in reset_unseen_child until now. */
     atomic_store_explicit(atomic_load(&vt_live), 1, memory_order_release);
@@ -360,7 +361,16 @@ void vt_tracer_shutdown(void)
     if (atomic_load(&vt_live) != &not_yet) vt_init();
     reset_if_pid_changed();
     if (atomic_load(&vt_trace_state) <= 0) return;
-    vt_ts.guard++;
+    vt_ts.guard++; /* from here on, this thread's CUDA calls (later destructors) only forward */
+    if (vt_ts.held > 0) {
+        /* exit() from a signal handler that interrupted this thread inside the tracer, holding
+         * one of its locks: waiting for that lock would wait forever. Leave the trace as a crash
+         * leaves it (its ring is recovered by `vramtrace run` or `report`). */
+        static const char msg[] = "vramtrace: exit() called from a signal handler inside a CUDA call: the trace is "
+                                  "left as a crash leaves it (run and report recover its ring)\n";
+        if (!vt_cfg.quiet && write(2, msg, sizeof msg - 1) < 0) {}
+        return;
+    }
     vt_findings_flush();
     vt_journal_close(); /* every queued record reaches the file before the footer counts them */
     struct leak_sum leaks = { { 0 }, { 0 } };

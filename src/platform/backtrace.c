@@ -174,9 +174,9 @@ static int emit_cb(struct dl_phdr_info *info, size_t size, void *data)
 
 void vt_modules_emit_new(vt_module_fn sink)
 {
-    pthread_mutex_lock(&mod_lock);
+    vt_mutex_lock(&mod_lock);
     dl_iterate_phdr(emit_cb, &sink);
-    pthread_mutex_unlock(&mod_lock);
+    vt_mutex_unlock(&mod_lock);
 }
 
 void vt_modules_cover(const uint64_t *frames, int n, vt_module_fn sink)

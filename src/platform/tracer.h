@@ -8,10 +8,13 @@
  *    hooks seen with guard > 0 only forward. `rt_depth` > 0 while a runtime hook runs, so driver
  *    hooks reached from inside the runtime only forward (each call is recorded once).
  *  - Hooks preserve errno and return the real function's result untouched.
+ *  - `held` counts the tracer's locks this thread holds: a signal handler that calls exit() while
+ *    its thread is inside the tracer must not wait at shutdown for a lock only it can release.
  */
 #ifndef VT_TRACER_H
 #define VT_TRACER_H
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <time.h>
@@ -45,10 +48,20 @@ struct vt_thread_state {
     int guard;
     int rt_depth;
     int cur_dev;
+    int held;             /* tracer locks this thread holds (vt_mutex_lock, the registry's shard locks) */
 };
 extern VT_TLS struct vt_thread_state vt_ts;
 
 static inline struct vt_thread_state *vt_thread(void) { return &vt_ts; }
+/* Every tracer mutex is taken through these, so that vt_ts.held knows what this thread holds. */
+static inline void vt_mutex_lock(pthread_mutex_t *m) { vt_ts.held++; pthread_mutex_lock(m); }
+static inline int vt_mutex_trylock(pthread_mutex_t *m)
+{
+    int r = pthread_mutex_trylock(m);
+    if (r == 0) vt_ts.held++;
+    return r;
+}
+static inline void vt_mutex_unlock(pthread_mutex_t *m) { pthread_mutex_unlock(m); vt_ts.held--; }
 /* The kernel thread id, asked once per thread and again in a fork child (every record carries it). */
 extern unsigned vt_fork_gen;
 int vt_gettid_slow(void);

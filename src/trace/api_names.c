@@ -3,6 +3,7 @@
 
 #include <pthread.h>
 #include <string.h>
+#include "tracer.h"
 
 __thread __attribute__((tls_model("initial-exec"))) struct vt_api_memo vt_api_memo[1 << VT_API_MEMO_BITS];
 static __thread __attribute__((tls_model("initial-exec"))) uint64_t misses;
@@ -33,7 +34,7 @@ uint32_t vt_api_id_slow(const char *api, struct vt_api_memo *e)
     if (api) {
         char want[VT_API_NAME_MAX];
         cut_name(want, api);
-        pthread_mutex_lock(&lock);
+        vt_mutex_lock(&lock);
         struct vt_api_names *t = atomic_load_explicit(&cur, memory_order_relaxed);
         uint32_t n = atomic_load_explicit(&t->count, memory_order_relaxed);
         for (id = 1; id < n && memcmp(t->name[id], want, VT_API_NAME_MAX) != 0; id++) {}
@@ -43,7 +44,7 @@ uint32_t vt_api_id_slow(const char *api, struct vt_api_memo *e)
                 atomic_store_explicit(&t->count, n + 1, memory_order_release);
             } else id = 0; /* full: the record goes out unnamed rather than not at all */
         }
-        pthread_mutex_unlock(&lock);
+        vt_mutex_unlock(&lock);
     }
     e->name[1] = e->name[0]; /* the older way goes */
     e->id[1] = e->id[0];
@@ -57,7 +58,7 @@ const struct vt_api_names *vt_api_names_current(void) { return atomic_load_expli
 void vt_api_names_use(struct vt_api_names *dst)
 {
     if (!dst) dst = &own;
-    pthread_mutex_lock(&lock);
+    vt_mutex_lock(&lock);
     struct vt_api_names *t = atomic_load_explicit(&cur, memory_order_relaxed);
     if (t != dst) {
         uint32_t n = atomic_load_explicit(&t->count, memory_order_relaxed);
@@ -66,7 +67,7 @@ void vt_api_names_use(struct vt_api_names *dst)
         atomic_store_explicit(&dst->count, n, memory_order_release);
         atomic_store_explicit(&cur, dst, memory_order_release);
     }
-    pthread_mutex_unlock(&lock);
+    vt_mutex_unlock(&lock);
 }
 
 void vt_api_names_sanitize(struct vt_api_names *t)

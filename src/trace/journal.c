@@ -22,6 +22,7 @@
 #include <vramtrace/trace.h>
 #include "records.h"
 #include "trace_writer.h"
+#include "tracer.h"
 
 #define SLOT 64
 #define RING_SLOTS_DEFAULT (1u << 16) /* 4 MiB; a power of two (slot_at masks) */
@@ -163,9 +164,9 @@ static long drain_locked(int take_incomplete)
 
 static long drain_try(void)
 {
-    if (pthread_mutex_trylock(&J.drain_lock) != 0) return -1;
+    if (vt_mutex_trylock(&J.drain_lock) != 0) return -1;
     long n = drain_locked(0);
-    pthread_mutex_unlock(&J.drain_lock);
+    vt_mutex_unlock(&J.drain_lock);
     return n;
 }
 
@@ -317,9 +318,9 @@ void vt_journal_commit(void *payload)
     int sync = atomic_load(&J.sync);
     if (sync) {
         if (drain_try() < 0 && sync == 2) { /* no drainer will come after the one holding the lock */
-            pthread_mutex_lock(&J.drain_lock);
+            vt_mutex_lock(&J.drain_lock);
             drain_locked(0);
-            pthread_mutex_unlock(&J.drain_lock);
+            vt_mutex_unlock(&J.drain_lock);
         }
         return;
     }
@@ -357,7 +358,7 @@ void vt_journal_close(void)
     }
     /* A thread still inside a hook at exit may hold a claim: give it a moment, then write what it
      * had (a claimed record is complete but for the final store) rather than lose it. */
-    pthread_mutex_lock(&J.drain_lock);
+    vt_mutex_lock(&J.drain_lock);
     for (int i = 0; i < 50; i++) {
         drain_locked(0);
         if (atomic_load(&J.hdr->tail) == atomic_load(&J.hdr->head)) break;
@@ -365,7 +366,7 @@ void vt_journal_close(void)
         nanosleep(&ts, NULL);
     }
     drain_locked(1);
-    pthread_mutex_unlock(&J.drain_lock);
+    vt_mutex_unlock(&J.drain_lock);
     unlink(J.ring_path);
     /* The mapping stays: a late claim from another thread finds J.on == 0 before touching it. */
 }

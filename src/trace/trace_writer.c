@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tracer.h"
 
 #if defined(__SANITIZE_THREAD__)
 /* TSan kills a process whose mapping leaves its application ranges; 64 GiB near the libraries does. */
@@ -68,9 +69,9 @@ static void put_count(char *at, uint64_t n)
 static __attribute__((noinline)) void count_late_drop(size_t at)
 {
     int saved = errno;
-    pthread_mutex_lock(&W.footer_lock);
+    vt_mutex_lock(&W.footer_lock);
     put_count(W.map + at, atomic_load(&W.dropped));
-    pthread_mutex_unlock(&W.footer_lock);
+    vt_mutex_unlock(&W.footer_lock);
     errno = saved;
 }
 
@@ -212,7 +213,7 @@ int vt_file_allocate(int fd, uint64_t off, uint64_t len)
  * a chunk, what is needed exactly is tried before giving up. */
 static int grow_to(size_t need)
 {
-    pthread_mutex_lock(&W.grow_lock);
+    vt_mutex_lock(&W.grow_lock);
     size_t have = atomic_load(&W.file_size);
     int rc = 0;
     struct rlimit fl;
@@ -239,7 +240,7 @@ static int grow_to(size_t need)
         have = want;
         atomic_store(&W.file_size, have);
     }
-    pthread_mutex_unlock(&W.grow_lock);
+    vt_mutex_unlock(&W.grow_lock);
     return rc;
 }
 
@@ -314,10 +315,10 @@ void vt_writer_close(const char *footer, size_t len)
         /* Published first, then counted: a drop whose thread loads footer_count_at before this
          * store added to `dropped` before the load below (both seq_cst), and one after it
          * rewrites the count itself, under the lock. */
-        pthread_mutex_lock(&W.footer_lock);
+        vt_mutex_lock(&W.footer_lock);
         atomic_store(&W.footer_count_at, at);
         put_count(W.map + at, atomic_load(&W.dropped));
-        pthread_mutex_unlock(&W.footer_lock);
+        vt_mutex_unlock(&W.footer_lock);
         end += total;
     }
     /* Cut the pre-grown NUL tail; lines claimed before `end` stay inside the file. */
