@@ -20,6 +20,7 @@
 #define VT_MAP_RESERVE_MAX ((size_t)64 << 30) /* virtual span mapped once; the file grows inside it */
 #endif
 #define VT_MAP_RESERVE_MIN ((size_t)64 << 20) /* smallest span tried (ulimit -v, valgrind) */
+#define VT_MAP_RESERVE_FLOOR ((size_t)4 << 20) /* smallest span an address-space limit may leave */
 #define VT_CHUNK_MIN ((size_t)1 << 20)
 #define VT_CHUNK_MAX ((size_t)64 << 20)
 /* Written pages are unmapped from the process (MADV_DONTNEED) in steps of this size, one step
@@ -37,6 +38,7 @@ static struct {
     _Atomic int state;
     char *map;
     size_t span;              /* bytes mapped; the trace's size limit */
+    int span_limited;         /* the span was cut to fit RLIMIT_AS's headroom */
     _Atomic size_t off;       /* bytes claimed so far */
     _Atomic size_t file_size; /* bytes backed by the file (fallocated) */
     _Atomic size_t released;  /* [0, released) is unmapped from this process (VT_RELEASE_STEP) */
@@ -85,6 +87,44 @@ static void count_drop(void)
 static void set_error(const char *what, int e)
 {
     if (!W.error[0]) snprintf(W.error, sizeof W.error, "%s: %s", what, strerror(e));
+}
+
+/* The program's address space so far (/proc/self/statm's first field), 0 if unknown. Raw read():
+ * no stdio, no allocation. */
+static uint64_t vm_bytes(void)
+{
+    int fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buf[64];
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    uint64_t pages = 0;
+    for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) pages = pages * 10 + (uint64_t)(buf[i] - '0');
+    return pages * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The span the trace may map. Under an address-space limit (ulimit -v, RLIMIT_AS, as batch
+ * schedulers set) the span counts against the program's own allocations: taking the largest
+ * power of two that still mapped left a program with 10 GiB of headroom 2 GiB. At most a
+ * sixteenth of what is left is taken (down to VT_MAP_RESERVE_FLOOR); the trace then stops at that
+ * size and its footer says why. */
+static size_t span_allowed(void)
+{
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) != 0 || as.rlim_cur == RLIM_INFINITY) return VT_MAP_RESERVE_MAX;
+    uint64_t used = vm_bytes(), left = as.rlim_cur > used ? as.rlim_cur - used : 0;
+    size_t span = VT_MAP_RESERVE_MAX;
+    while (span > VT_MAP_RESERVE_FLOOR && span > left / 16) span /= 2;
+    return span;
+}
+
+static void set_size_error(void)
+{
+    if (!W.span_limited) { set_error("trace file reached its size limit", EFBIG); return; }
+    char what[160];
+    snprintf(what, sizeof what, "trace file reached %zu MiB, the most the address-space limit (RLIMIT_AS) left it",
+             W.span >> 20);
+    set_error(what, EFBIG);
 }
 
 /* The mapped file, opened again by name for one operation; -1 (error set) when it cannot be
@@ -160,8 +200,10 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
     }
     /* Address space can be limited (ulimit -v, valgrind): halve the span until it maps. */
     char *map = MAP_FAILED;
-    size_t span = VT_MAP_RESERVE_MAX;
-    for (; span >= VT_MAP_RESERVE_MIN; span /= 2) {
+    size_t span = span_allowed();
+    size_t least = span < VT_MAP_RESERVE_MIN ? span : VT_MAP_RESERVE_MIN;
+    W.span_limited = span < VT_MAP_RESERVE_MAX;
+    for (; span >= least; span /= 2) {
         map = mmap(NULL, span, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, fd, 0);
         if (map != MAP_FAILED) break;
     }
@@ -226,7 +268,7 @@ static int grow_to(size_t need)
         if (want < need) want = need + VT_CHUNK_MIN;
         if (want > limit) want = limit;
         if (want < need) { set_error("trace file reached the file size limit (RLIMIT_FSIZE)", EFBIG); rc = -1; break; }
-        if (want <= have) { set_error("trace file reached its size limit", EFBIG); rc = -1; break; }
+        if (want <= have) { set_size_error(); rc = -1; break; }
         int fd = reopen_mapped();
         if (fd < 0) { rc = -1; break; }
         int e = vt_file_allocate(fd, have, want - have);
@@ -260,7 +302,7 @@ static __attribute__((noinline)) void release_behind(size_t o)
 /* The first failure stops the writer (every later line is dropped and counted) and says so once. */
 static __attribute__((noinline)) void stop_on_failure(void)
 {
-    if (!W.error[0]) set_error("trace file reached its size limit", EFBIG);
+    if (!W.error[0]) set_size_error();
     int open_state = W_OPEN;
     if (atomic_compare_exchange_strong(&W.state, &open_state, W_FAILED) && W.on_fail) W.on_fail(W.error);
 }
