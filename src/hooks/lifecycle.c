@@ -191,6 +191,8 @@ static void write_header(void)
     vt_put_key(&l, "token"); vt_put_str(&l, ring_token);
     vt_put_key(&l, "pid"); vt_put_i64(&l, getpid());
     vt_put_key(&l, "ppid"); vt_put_i64(&l, getppid());
+    char place[VT_PLACE_LEN];
+    if (vt_journal_place(place, sizeof place) == 0) { vt_put_key(&l, "pidns"); vt_put_str(&l, place); }
     char exe[PATH_MAX] = "";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';

@@ -59,6 +59,8 @@ struct ring_file_hdr {
     _Atomic uint64_t line_done;
     /* The API names the records' ids refer to (api_names.h): written before any record using them. */
     _Alignas(64) struct vt_api_names names;
+    /* vt_journal_place() of the writer; "" in rings of tracers before it was kept */
+    char place[VT_PLACE_LEN];
 };
 _Static_assert(sizeof(struct ring_file_hdr) <= HDR_BYTES, "ring header outgrew its pages");
 
@@ -110,6 +112,33 @@ static uint64_t proc_stat(pid_t pid, char *state)
     return strtoull(p, NULL, 10);
 }
 static uint64_t proc_start_time(pid_t pid) { return proc_stat(pid, NULL); }
+
+int vt_journal_place(char *out, size_t len)
+{
+    char boot[64] = "", ns[64];
+    out[0] = '\0';
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? read(fd, boot, sizeof boot - 1) : -1;
+    if (fd >= 0) close(fd);
+    if (n <= 0) return -1;
+    boot[strcspn(boot, "\n")] = '\0';
+    ssize_t m = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+    if (m <= 0) return -1;
+    ns[m] = '\0';
+    if (snprintf(out, len, "%s/%s", boot, ns) >= (int)len) { out[0] = '\0'; return -1; }
+    return 0;
+}
+
+/* Can a pid the writer recorded be looked up here? Only on the same boot of the same machine and
+ * in the same PID namespace: elsewhere (a container, another host sharing the filesystem) the
+ * number names another process or none, and a live writer would be taken for dead. A writer that
+ * recorded no place (an older tracer) is taken to be local, as before. */
+static int writer_place_is_here(const char *place)
+{
+    if (!place[0]) return 1;
+    char here[VT_PLACE_LEN];
+    return vt_journal_place(here, sizeof here) == 0 && strcmp(here, place) == 0;
+}
 
 /* The ring's writer still runs: its pid alive with the start time it recorded, and not a zombie
  * (killed but not yet waited for by its parent: it writes nothing more). */
@@ -236,6 +265,7 @@ int vt_journal_open(const char *trace_path, int mode, const char *token, char *e
     hdr->nslots = nslots;
     hdr->pid = getpid();
     hdr->start_time = proc_start_time(getpid());
+    vt_journal_place(hdr->place, sizeof hdr->place);
     snprintf(hdr->token, sizeof hdr->token, "%s", token ? token : "");
     snprintf(hdr->trace_path, sizeof hdr->trace_path, "%s", trace_path);
     atomic_store(&hdr->head, 0);
@@ -405,7 +435,7 @@ static void trim_nul_tail(int fd)
 /* What the trace's header line says of its writer: the pid and the ring token (the first
  * "token", written before any string a program controls), and who owns the file. 0, or -1 when
  * the trace is not a regular file or has no header. */
-struct trace_facts { long pid; char token[VT_RING_TOKEN_LEN + 1]; uid_t uid; };
+struct trace_facts { long pid; char token[VT_RING_TOKEN_LEN + 1]; char place[VT_PLACE_LEN]; uid_t uid; };
 static int trace_header_facts(const char *trace_path, struct trace_facts *f)
 {
     char buf[4096];
@@ -425,6 +455,12 @@ static int trace_header_facts(const char *trace_path, struct trace_facts *f)
     f->pid = p ? strtol(p + 6, NULL, 10) : 0;
     if (t && strlen(t + 9) > VT_RING_TOKEN_LEN && t[9 + VT_RING_TOKEN_LEN] == '"')
         memcpy(f->token, t + 9, VT_RING_TOKEN_LEN);
+    /* written before "program", the first string a program controls */
+    const char *pl = strstr(buf, "\"pidns\":\""), *prog = strstr(buf, "\"program\":");
+    if (pl && (!prog || pl < prog)) {
+        size_t len = strcspn(pl + 9, "\"\\");
+        if (len < sizeof f->place) memcpy(f->place, pl + 9, len);
+    }
     f->uid = st.st_uid;
     return 0;
 }
@@ -438,7 +474,8 @@ static int discard_unborn_ring(const char *ring, const char *trace_path, const s
     const unsigned char *b = (const unsigned char *)h;
     for (size_t i = 0; i < sizeof *h; i++)
         if (b[i]) return 0;
-    if (tf->pid <= 0 || writer_alive((pid_t)tf->pid, proc_start_time((pid_t)tf->pid))) return 0;
+    if (tf->pid <= 0 || !writer_place_is_here(tf->place) || writer_alive((pid_t)tf->pid, proc_start_time((pid_t)tf->pid)))
+        return 0;
     int tfd = open(trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (tfd >= 0) {
         trim_nul_tail(tfd);
@@ -502,6 +539,14 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     if (!tf.token[0] || memcmp(h->token, tf.token, VT_RING_TOKEN_LEN) != 0 || h->pid != tf.pid) {
         snprintf(err, errlen, "%s: not this trace's ring (its token or pid is not the trace header's); left alone", ring);
         out = -EPERM;
+        goto done;
+    }
+    h->place[sizeof h->place - 1] = '\0';
+    if (!writer_place_is_here(h->place)) {
+        snprintf(err, errlen, "%s: process %lld wrote it on another machine or boot, or in another PID namespace (a "
+                 "container): whether it still runs cannot be told from here, so the trace is read as it is", ring,
+                 (long long)h->pid);
+        out = -EBUSY;
         goto done;
     }
     if (writer_alive((pid_t)h->pid, h->start_time)) {

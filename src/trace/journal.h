@@ -47,7 +47,14 @@ void vt_journal_forget(void);
  * Only a ring provably made for this trace is touched: a regular file (not a link) owned by the
  * trace's owner, whose token and pid are the ones in the trace's header. Returns the number of
  * lines recovered (>= 0), 0 when there is no ring, or a negative code with a message (-EBUSY
- * while the writing process still runs, -EPERM for a ring that is not this trace's). */
+ * while the writing process still runs, or when it ran where its life cannot be seen from here:
+ * another machine, boot or PID namespace; -EPERM for a ring that is not this trace's). */
 long vt_journal_recover(const char *trace_path, char *err, size_t errlen);
+
+/* Where this process runs, as recovery must match it before it asks whether a pid lives:
+ * "BOOT_ID/pid:[INODE]" (the kernel's boot id, this PID namespace). The trace header's "pidns"
+ * and the ring's header carry the writer's. 0, or -1 (out set to "") when /proc does not say. */
+#define VT_PLACE_LEN 96
+int vt_journal_place(char *out, size_t len);
 
 #endif

@@ -63,6 +63,14 @@ check_eq "record cut by NULs: exit 0" "$rc" 0
 check "record cut by NULs: warning" grep -q "nulmid.jsonl:3: warning: record cut off by a crash" "$TMP/err"
 check_eq "record cut by NULs: the record after the NULs is kept" "$(printf '%s' "$j" | jq .peak_bytes)" 3145728
 
+# a live writer's record whose tail was copied before its head (memcpy copies the ends first):
+# NULs, then the end of a record, then a whole one
+printf '%s\n%s\n\0\0\0\0\0\0"size":1048576,"mem":"device"}\n%s\n' "$H" "$A" "$A2" >"$TMP/nulhead.jsonl"
+j=$("$VT" report --json "$TMP/nulhead.jsonl" 2>"$TMP/err"); rc=$?
+check_eq "record whose head is still NULs: exit 0 (was 2: not valid JSON)" "$rc" 0
+check "record whose head is still NULs: warning names file:line" grep -q "nulhead.jsonl:3: warning: damaged record after NUL bytes, dropped" "$TMP/err"
+check_eq "record whose head is still NULs: the records around it are kept" "$(printf '%s' "$j" | jq .peak_bytes)" 3145728
+
 printf '%s\n%s\n{"ev":"free","t":30,"tid":1,"api":"cudaFree","res":null,"addr":"0x7e0000000000"}\n' "$H" "$A" >"$TMP/died.jsonl"
 j=$("$VT" report --json "$TMP/died.jsonl"); rc=$?
 check_eq "free with res null (died inside): accepted" "$rc" 0

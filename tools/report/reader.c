@@ -288,9 +288,10 @@ int vt_reader_next(struct vt_reader *r, struct vt_event *ev, char *err, size_t e
         r->line++;
         size_t len = (size_t)(nl - ln);
         r->start += len + 1;
-        int damaged = 0;
+        int damaged = 0, had_nul = 0;
         char *z = memrchr(ln, '\0', len);
         if (z) {
+            had_nul = 1;
             damaged = has_content(ln, (size_t)(z - ln));
             if (damaged) warnf(r, "record cut off by a crash (NUL bytes inside the line), dropped");
             len -= (size_t)(z + 1 - ln);
@@ -299,7 +300,9 @@ int vt_reader_next(struct vt_reader *r, struct vt_event *ev, char *err, size_t e
         while (len && (ln[len - 1] == '\r' || ln[len - 1] == ' ' || ln[len - 1] == '\t')) len--;
         if (len == 0) continue;
         int rc = vt_reader_parse_line(r, ln, len, !r->got_header, ev, err, errlen);
-        if (rc < 0 && damaged && rc != VT_RD_ENOMEM) {
+        /* NULs then the end of a record: one a live writer is still copying (its tail landed
+         * first), or one a crash cut, after the padding */
+        if (rc < 0 && had_nul && rc != VT_RD_ENOMEM) {
             warnf(r, "damaged record after NUL bytes, dropped (%s)", err);
             continue;
         }
