@@ -123,7 +123,7 @@
     /* findings */ X(severity) X(arg) X(offset) X(class) X(mapping) X(alloc) X(msg) X(count) X(first) \
     /* modules and devices */ X(path) X(base) X(lo) X(hi) X(build_id) X(file_size) X(mtime) X(cc) X(mem_clock_khz)              \
         X(bus_width_bits) X(pageable_access) X(sim) X(pci)                                            \
-    /* header */ X(format) X(version) X(tracer) X(token) X(pid) X(ppid) X(pidns) X(program) X(argv)    \
+    /* header */ X(format) X(version) X(tracer) X(token) X(pid) X(ppid) X(pidns) X(program) X(argv) X(argv_omitted) \
         X(wall_time) X(wall_time_ns) X(hostname) X(rank) X(page_size) X(backtraces) X(checks) \
     /* the program's own API */ X(label) X(depth) X(skipped)                                 \
     /* footer */ X(events) X(live_bytes) X(findings) X(dropped) X(error)

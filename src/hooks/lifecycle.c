@@ -197,25 +197,48 @@ static void write_header(void)
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     exe[n > 0 ? n : 0] = '\0';
     vt_put_key(&l, "program"); vt_put_str(&l, exe);
-    vt_put_key(&l, "argv"); VT_PUT_LIT(&l, "[");
+    /* argv, bounded: a command line can be megabytes (400 file arguments passed 16 KiB and the
+     * whole header line was dropped). Each argument keeps its first VT_ARG_KEEP bytes, the list
+     * what fits in `args`; the rest is counted in "argv_omitted". */
+    char args[8192];
+    vt_line a;
+    vt_line_init(&a, args, sizeof args);
+    uint64_t omitted = 0;
     FILE *f = fopen("/proc/self/cmdline", "re");
     if (f) {
-        char arg[4096];
+        enum { VT_ARG_KEEP = 2048 };
+        char arg[VT_ARG_KEEP + 4];
         size_t len = 0;
-        int c, first = 1;
+        int c, first = 1, cut = 0;
         while ((c = fgetc(f)) != EOF) {
-            if (c == 0 || len + 1 >= sizeof arg) {
-                arg[len] = '\0';
-                if (!first) VT_PUT_LIT(&l, ",");
-                vt_put_str(&l, arg);
-                first = 0;
-                len = 0;
-                if (c != 0) arg[len++] = (char)c;
-            } else arg[len++] = (char)c;
+            if (c != 0) {
+                if (len < VT_ARG_KEEP) arg[len++] = (char)c;
+                else cut = 1;
+                continue;
+            }
+            if (cut) { memcpy(arg + len, "...", 3); len += 3; }
+            arg[len] = '\0';
+            char *mark = a.p;
+            if (!omitted) {
+                if (!first) VT_PUT_LIT(&a, ",");
+                vt_put_str(&a, arg);
+            }
+            if (omitted || a.overflow) { /* roll back: the list stays whole */
+                a.p = mark;
+                a.end = args + sizeof args;
+                a.overflow = 0;
+                omitted++;
+            }
+            first = 0;
+            len = 0;
+            cut = 0;
         }
         fclose(f);
     }
+    vt_put_key(&l, "argv"); VT_PUT_LIT(&l, "[");
+    vt_put_raw(&l, args, vt_line_len(&a));
     VT_PUT_LIT(&l, "]");
+    if (omitted) { vt_put_key(&l, "argv_omitted"); vt_put_u64(&l, omitted); }
     vt_put_key(&l, "t"); vt_put_u64(&l, start_ns);
     vt_put_key(&l, "wall_time"); vt_put_u64(&l, (uint64_t)start_wall.tv_sec);
     vt_put_key(&l, "wall_time_ns"); vt_put_u64(&l, (uint64_t)start_wall.tv_sec * 1000000000ull + (uint64_t)start_wall.tv_nsec);

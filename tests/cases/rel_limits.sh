@@ -23,3 +23,16 @@ check "100 MiB headroom: the file is at most 4 MiB" [ "$(stat -c %s "$TMP/small.
 "$VT" run --sim -q -o "$TMP/roomy.jsonl" -- "$P" 1048576 50 20000 >/dev/null 2>&1
 check_eq "100 MiB headroom: lines written + dropped = the lines of a run with 1 TiB of headroom" \
     "$(jqs "$TMP/small.jsonl" '.[-1] | .events + .dropped')" "$(jqs "$TMP/roomy.jsonl" '.[-1] | .events + .dropped')"
+
+# --- a long command line: 400 file arguments (over 16 KiB) and one of 10000 bytes ------------------
+i=0; set --
+while [ $i -lt 400 ]; do set -- "$@" "$TMP/some/long/directory/input-file-number-$i.dat"; i=$((i + 1)); done
+long=$(printf '%010000d' 0)
+"$VT" run --sim -q -o "$TMP/argv.jsonl" -- "$PROGS/rel_crash" exit 2 "$long" "$@" >/dev/null 2>&1
+check_eq "long command line: the program exits 0 and report reads the trace (2 MiB peak)" \
+    "$?:$("$VT" report --json "$TMP/argv.jsonl" 2>/dev/null | jq .peak_bytes)" "0:2097152"
+check_eq "long command line: the header is the first line and counts every argument (recorded + omitted = 404)" \
+    "$(jqs "$TMP/argv.jsonl" '.[0] | "\(.ev) \((.argv | length) + .argv_omitted)"')" "header 404"
+check_eq "long command line: the first arguments are whole, the 10000-byte one cut to 2048 bytes and '...'" \
+    "$(jqs "$TMP/argv.jsonl" '.[0].argv | "\(.[1]) \(.[2]) \(.[3] | length) \(.[3] | endswith("0..."))"')" "exit 2 2051 true"
+check "long command line: the header line stays under 16 KiB" [ "$(head -1 "$TMP/argv.jsonl" | wc -c)" -lt 16384 ]
