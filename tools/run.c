@@ -12,6 +12,7 @@
 
 #include "bandwidth/bandwidth.h"
 #include "report/refbw.h"
+#include "report/util.h"
 #include "commands.h"
 #include "journal.h"
 #include "trace_writer.h"
@@ -164,6 +165,12 @@ static void report_traces(const char *manifest, int manifest_ok, const char *tmp
         if (got < 0) fprintf(stderr, "vramtrace: %s\n", err);
         else if (got > 0 && !quiet)
             fprintf(stderr, "vramtrace: recovered %ld events the program left in %s.ring\n", got, line);
+        if (vtr_trace_is_empty(line)) { /* said even with -q: a lost trace is never silent */
+            fprintf(stderr, "vramtrace: %s is empty: its process was killed as the tracer started, before anything "
+                            "was recorded\n", line);
+            failed++; /* not "never used CUDA" */
+            continue;
+        }
         if (!quiet) fprintf(stderr, "vramtrace: trace written to %s\n", line);
         if (ntraces == cap) {
             char **t = realloc(traces, (cap = cap ? 2 * cap : 8) * sizeof *t);

@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,8 +292,11 @@ static int open_trace(void)
         int rc = vt_writer_open(path, vt_trace_file, sizeof vt_trace_file, err, sizeof err);
         if (rc == 0) {
             make_ring_token();
+            vt_manifest_note("", vt_trace_file); /* first: `run` can name even a trace left empty */
+            /* Tests only: die between the trace's creation and its header (an empty trace). */
+            const char *kill_at_start = getenv("VRAMTRACE_TEST_KILL_AT_START");
+            if (kill_at_start && !strcmp(kill_at_start, "trace")) raise(SIGKILL);
             write_header();
-            vt_manifest_note("", vt_trace_file);
             char jerr[512];
             const char *sm = getenv("VRAMTRACE_SYNC");
             int mode = 0;

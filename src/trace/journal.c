@@ -263,6 +263,7 @@ int vt_journal_open(const char *trace_path, int mode, const char *token, char *e
     memcpy(hdr->magic, RING_MAGIC, sizeof RING_MAGIC);
     hdr->slot_size = SLOT;
     hdr->nslots = nslots;
+    if (kill_at_start && !strcmp(kill_at_start, "half")) raise(SIGKILL); /* tests: a header written in part */
     hdr->pid = getpid();
     hdr->start_time = proc_start_time(getpid());
     vt_journal_place(hdr->place, sizeof hdr->place);
@@ -471,9 +472,16 @@ static int trace_header_facts(const char *trace_path, struct trace_facts *f)
 static int discard_unborn_ring(const char *ring, const char *trace_path, const struct ring_file_hdr *h,
                                const struct trace_facts *tf)
 {
+    /* Never written (all zeros), or written in part: the fields go in order, magic first, so a
+     * part is the magic with zeros or this trace's own pid and token after it. */
     const unsigned char *b = (const unsigned char *)h;
-    for (size_t i = 0; i < sizeof *h; i++)
-        if (b[i]) return 0;
+    int zero = 1;
+    for (size_t i = 0; i < sizeof *h && zero; i++)
+        if (b[i]) zero = 0;
+    static const char no_token[VT_RING_TOKEN_LEN + 1];
+    int part = memcmp(h->magic, RING_MAGIC, sizeof RING_MAGIC) == 0 && (h->pid == 0 || h->pid == tf->pid) &&
+               (!memcmp(h->token, no_token, sizeof h->token) || !memcmp(h->token, tf->token, VT_RING_TOKEN_LEN));
+    if (!zero && !part) return 0;
     if (tf->pid <= 0 || !writer_place_is_here(tf->place) || writer_alive((pid_t)tf->pid, proc_start_time((pid_t)tf->pid)))
         return 0;
     int tfd = open(trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
@@ -534,6 +542,10 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
         (h->nslots & (h->nslots - 1)) != 0 || (uint64_t)st.st_size < HDR_BYTES + (uint64_t)h->nslots * SLOT) {
         if (have_hdr && discard_unborn_ring(ring, trace_path, h, &tf)) out = 0;
         else snprintf(err, errlen, "%s: not a vramtrace ring file", ring);
+        goto done;
+    }
+    if ((h->pid == 0 || !h->token[0]) && discard_unborn_ring(ring, trace_path, h, &tf)) { /* killed mid-header */
+        out = 0;
         goto done;
     }
     if (!tf.token[0] || memcmp(h->token, tf.token, VT_RING_TOKEN_LEN) != 0 || h->pid != tf.pid) {

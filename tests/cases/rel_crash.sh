@@ -98,3 +98,26 @@ check_eq "killed at start-up, preloaded: the empty ring is left beside a 1 MiB t
 check_eq "killed at start-up, preloaded: report exits 0 with no warning, removes the ring, cuts the tail" \
     "$?:$(wc -c <"$TMP/start2.err" | tr -d ' '):$(test -e "$TMP/start2.jsonl.ring" && echo ring):$(stat -c %s "$TMP/start2.jsonl")" \
     "0:0::$(tr -d '\000' <"$TMP/start2.jsonl" | wc -c | tr -d ' ')"
+
+# --- killed before the trace's header (an empty trace) or halfway through the ring's header ------
+"$VT" run --sim -o "$TMP/ranks/rank0.jsonl" -- env VRAMTRACE_TEST_KILL_AT_START=trace "$P" exit 2 >/dev/null 2>"$TMP/r0.err"
+check_eq "killed before the header: run exits 137, names the empty trace, never says 'never used CUDA'" \
+    "$?:$(grep -c "rank0.jsonl is empty: its process was killed as the tracer started" "$TMP/r0.err"):$(grep -c 'never used CUDA' "$TMP/r0.err"):$(stat -c %s "$TMP/ranks/rank0.jsonl")" \
+    "137:1:0:0"
+env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
+    VRAMTRACE_TEST_KILL_AT_START=half VRAMTRACE_OUTPUT="$TMP/ranks/rank1.jsonl" "$P" exit 2 >/dev/null 2>&1
+check "killed writing the ring's header: a ring with only its magic and sizes is left" test -e "$TMP/ranks/rank1.jsonl.ring"
+"$VT" run --sim -q -o "$TMP/ranks/rank2.jsonl" -- "$P" exit 2 >/dev/null 2>&1
+head -c $MiB /dev/zero >"$TMP/ranks/rank3.jsonl" # a NUL-only leftover, as a kill after the first grow leaves
+"$VT" report --json "$TMP/ranks" >"$TMP/ranks.json" 2>"$TMP/ranks.err"
+check_eq "report DIR with two empty ranks: exits 0, names both, reports the other two" \
+    "$?:$(grep -c 'empty (the process was killed as the tracer started: nothing was recorded); skipped' "$TMP/ranks.err"):$(jq '.processes | length' "$TMP/ranks.json")" "0:2:2"
+check_eq "report DIR: the half-written ring is removed without a warning; rank2's 2 MiB are reported" \
+    "$(test -e "$TMP/ranks/rank1.jsonl.ring" && echo ring):$(grep -c 'rank1' "$TMP/ranks.err"):$(jq '[.processes[].peak_bytes] | max' "$TMP/ranks.json")" ":0:2097152"
+"$VT" report "$TMP/ranks/rank1.jsonl" >/dev/null 2>"$TMP/r1.err"
+check_eq "half-written ring: a later report says nothing of it" "$?:$(wc -c <"$TMP/r1.err" | tr -d ' ')" "0:0"
+printf 'not a trace\n' >"$TMP/ranks/rank4.jsonl"
+"$VT" report --json "$TMP/ranks" >"$TMP/ranks2.json" 2>"$TMP/ranks2.err"
+check_eq "report DIR with a damaged rank: exit 2, the rank named with its line, the other ranks still reported" \
+    "$?:$(grep -c 'rank4.jsonl:1: not valid JSON' "$TMP/ranks2.err"):$(grep -c '3 of 5 traces could not be read (named above); the report covers the other 2' "$TMP/ranks2.err"):$(jq '.processes | length' "$TMP/ranks2.json")" \
+    "2:1:1:2"

@@ -195,12 +195,44 @@ int vt_cmd_report(int argc, char **argv)
             goto out;
         }
     }
-    size_t done = 0;
-    for (; done < npaths; done++) {
-        if (!(procs[done] = vt_proc_new(paths[done], symbols))) { fputs("vramtrace report: out of memory\n", stderr); status = 1; break; }
+    /* One trace that cannot be read (a rank killed as the tracer started, a damaged file) does
+     * not hide the others: each is named on stderr, the rest are reported, and the exit status
+     * says so (2), unless all it lacked was a beginning (killed before anything was recorded). */
+    size_t done = 0, unreadable = 0, empty = 0, split_kept = split;
+    for (size_t k = 0; k < npaths; k++) {
+        if (npaths > 1 && vtr_trace_is_empty(paths[k])) {
+            fprintf(stderr, "vramtrace report: %s: empty (the process was killed as the tracer started: nothing was "
+                            "recorded); skipped\n", paths[k]);
+            empty++;
+            if (k < split) split_kept--;
+            continue;
+        }
+        if (!(procs[done] = vt_proc_new(paths[k], symbols))) { fputs("vramtrace report: out of memory\n", stderr); status = 1; break; }
         if (pf) { struct vt_observer obs = vt_perfetto_observer(pf); vt_proc_set_observer(procs[done], &obs); }
-        int rc = analyse(paths[done], procs[done]);
-        if (rc) { status = rc; done++; break; }
+        int rc = analyse(paths[k], procs[done]);
+        if (rc == 2 && npaths > 1) { /* analyse said why, with the place */
+            vt_proc_free(procs[done]);
+            procs[done] = NULL;
+            unreadable++;
+            if (k < split) split_kept--;
+            continue;
+        }
+        done++;
+        if (rc) { status = rc; break; }
+    }
+    split = split_kept;
+    if (!status && npaths > 1 && (unreadable || empty)) {
+        if (!done) {
+            fprintf(stderr, "vramtrace report: none of the %zu traces could be read\n", npaths);
+            status = 2;
+        } else if (unreadable) {
+            fprintf(stderr, "vramtrace report: %zu of %zu traces could not be read (named above); the report covers the other %zu\n",
+                    unreadable + empty, npaths, done);
+        }
+    }
+    if (!status && diff && (split == 0 || split == done)) {
+        fprintf(stderr, "vramtrace report: --diff: no trace of the %s run could be read\n", split == 0 ? "base" : "new");
+        status = 2;
     }
     if (pf) {
         int rc = status ? vt_perfetto_finish(pf, procs, 0) : vt_perfetto_finish(pf, procs, done);
@@ -224,6 +256,7 @@ int vt_cmd_report(int argc, char **argv)
     }
     for (size_t i = 0; i < done; i++) vt_proc_free(procs[i]);
     free(procs);
+    if (!status && unreadable) status = 2;
 out:
     for (size_t i = 0; i < npaths; i++) free(paths[i]);
     free(paths);

@@ -1,9 +1,12 @@
 /* util.c - u64 hash map, string interner and byte formatting for the report. */
 #include "report/util.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static int hmap_grow(struct vtr_hmap *m)
 {
@@ -121,4 +124,21 @@ char *vtr_fmt_bytes(char *buf, size_t n, uint64_t b)
     while (v >= 1024 && i < 5) { v /= 1024; i++; }
     snprintf(buf, n, "%.2f %s", v, u[i]);
     return buf;
+}
+
+/* A trace with nothing in it but NULs (or nothing at all): its process was killed between the
+ * file's creation and its header. Read through the descriptor, never followed as a link. */
+int vtr_trace_is_empty(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return 0;
+    struct stat st;
+    int empty = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    char buf[65536];
+    ssize_t n;
+    while (empty && (n = read(fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            if (buf[i]) { empty = 0; break; }
+    close(fd);
+    return empty;
 }

@@ -40,4 +40,8 @@ static inline uint64_t vtr_mix64(uint64_t x)
 
 /* Human-readable bytes: "512 B", "1.50 KiB", "3.00 GiB" into BUF (>= 32 bytes); returns BUF. */
 char *vtr_fmt_bytes(char *buf, size_t n, uint64_t bytes);
+
+/* 1 when PATH is a regular file holding nothing but NUL bytes, or nothing: its process was killed
+ * between the trace's creation and its header (run and report skip it, saying so). */
+int vtr_trace_is_empty(const char *path);
 #endif
