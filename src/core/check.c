@@ -119,7 +119,7 @@ static int looks_like_mmapped_chunk(const struct hmap *m, uint64_t v)
     uint64_t page = v >= 16 ? (v - 16) & ~(uint64_t)4095 : 0;
     enum { BATCH = 64 };
     for (unsigned walked = 0; walked < VT_CHUNK_WALK_PAGES && page >= m->lo; walked += BATCH) {
-        uint64_t hdr[BATCH][2];
+        uint64_t hdr[BATCH][2] = { { 0 } };
         struct iovec dst[BATCH], src[BATCH];
         int n = 0;
         for (; n < BATCH && page - (uint64_t)n * 4096 >= m->lo && page >= (uint64_t)n * 4096; n++) {

@@ -52,9 +52,12 @@ if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then want_big="class anon"; else want_
 check_eq "big: classed as heap memory (glibc's mmapped chunk), not anonymous memory" "$(classes big)" "$want_big"
 run merged host_big_merged
 verdict merged "a pointer 1 MiB into a 4 MiB malloc whose mapping merged with its neighbour: host pointer error"
-check_eq "merged: the program glued an anonymous mapping below the chunk (one maps line)" "$(grep '^merged ' "$TMP/merged.out")" "merged 1"
-if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then want_big="class anon"; else want_big=$(grep '^class ' "$TMP/merged.out"); fi
-check_eq "merged: still heap memory (found by the chunk's header, not the mapping's start)" "$(classes merged)" "$want_big"
+if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
+    skip "merged: AddressSanitizer's malloc has no glibc chunk header to find"
+else
+    check_eq "merged: the program glued an anonymous mapping below the chunk (one maps line)" "$(grep '^merged ' "$TMP/merged.out")" "merged 1"
+    check_eq "merged: still heap memory (found by the chunk's header, not the mapping's start)" "$(classes merged)" "$(grep '^class ' "$TMP/merged.out")"
+fi
 
 # ---- another device's memory --------------------------------------------------------------------
 run other other_device VRAMTRACE_SIM_DEVICES=2

@@ -5,7 +5,7 @@ if [ -z "${VT_TSAN_LIB:-}" ]; then echo "skip - rel_tsan_registry: run by make t
 . tests/lib.sh
 bin=$TMP/test_registry_tsan
 if cc -std=c11 -D_GNU_SOURCE -O1 -g -fsanitize=thread -Wno-tsan -Iinclude -Isrc/core -Isrc/platform -Isrc/trace -Itests/unit -o "$bin" \
-      tests/unit/test_registry.c src/core/registry.c src/core/rangemap.c src/core/inflight.c src/platform/addrspace.c -lpthread 2>"$TMP/cc.err"; then
+      tests/unit/test_registry.c src/core/registry.c src/core/rangemap.c src/core/inflight.c src/platform/addrspace.c src/platform/tracer.c -lpthread 2>"$TMP/cc.err"; then
     ok "tsan-registry: test_registry builds with -fsanitize=thread"
 else
     not_ok "tsan-registry: test_registry builds with -fsanitize=thread: $(head -3 "$TMP/cc.err")"
