@@ -437,15 +437,12 @@ static void trim_nul_tail(int fd)
  * "token", written before any string a program controls), and who owns the file. 0, or -1 when
  * the trace is not a regular file or has no header. */
 struct trace_facts { long pid; char token[VT_RING_TOKEN_LEN + 1]; char place[VT_PLACE_LEN]; uid_t uid; };
-static int trace_header_facts(const char *trace_path, struct trace_facts *f)
+static int trace_header_facts(int fd, struct trace_facts *f)
 {
     char buf[4096];
     struct stat st;
     memset(f, 0, sizeof *f);
-    int fd = open(trace_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return -1;
-    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, buf, sizeof buf - 1) : -1;
-    close(fd);
+    ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? pread(fd, buf, sizeof buf - 1, 0) : -1;
     if (n <= 0) return -1;
     buf[n] = '\0';
     char *nl = memchr(buf, '\n', (size_t)n);
@@ -466,10 +463,32 @@ static int trace_header_facts(const char *trace_path, struct trace_facts *f)
     return 0;
 }
 
+/* The trace and its ring as recovery sees them: both opened once, by name in one directory
+ * opened once, never by path again. Someone who owns a directory on the trace's path could swap
+ * it between two opens (a symlink flipped during recovery made root append the ring to a file of
+ * its own with the trace's name); through these descriptors everything read, cut and written is
+ * what was checked. */
+struct recovery {
+    int dfd;               /* the trace's directory */
+    int tfd;               /* the trace: read-write (append), or read-only when it cannot be written */
+    int writable;
+    const char *ring_name; /* the ring's name in dfd */
+};
+
+/* Remove the ring's name only while it is still the ring that was read (same device and inode). */
+static int unlink_ring(const struct recovery *rc, int ring_fd)
+{
+    struct stat a, b;
+    if (fstat(ring_fd, &a) != 0 || fstatat(rc->dfd, rc->ring_name, &b, AT_SYMLINK_NOFOLLOW) != 0 ||
+        a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+        return -1;
+    return unlinkat(rc->dfd, rc->ring_name, 0);
+}
+
 /* A ring whose header was never written (the process was killed while the tracer started)
  * holds no record: when the trace's writer is gone, remove it and cut the trace's NUL tail, so
  * that no later report warns about it. 1 when discarded. */
-static int discard_unborn_ring(const char *ring, const char *trace_path, const struct ring_file_hdr *h,
+static int discard_unborn_ring(const struct recovery *rc, int ring_fd, const struct ring_file_hdr *h,
                                const struct trace_facts *tf)
 {
     /* Never written (all zeros), or written in part: the fields go in order, magic first, so a
@@ -484,12 +503,9 @@ static int discard_unborn_ring(const char *ring, const char *trace_path, const s
     if (!zero && !part) return 0;
     if (tf->pid <= 0 || !writer_place_is_here(tf->place) || writer_alive((pid_t)tf->pid, proc_start_time((pid_t)tf->pid)))
         return 0;
-    int tfd = open(trace_path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-    if (tfd >= 0) {
-        trim_nul_tail(tfd);
-        close(tfd);
-    }
-    return unlink(ring) == 0;
+    if (!rc->writable) return 0;
+    trim_nul_tail(rc->tfd);
+    return unlink_ring(rc, ring_fd) == 0;
 }
 
 /* What lies from `off` to the end of the trace is one line, whole or in part, after a complete
@@ -512,10 +528,24 @@ static int only_partial_line_after(int fd, uint64_t off, uint64_t end)
 
 long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
 {
-    char ring[4200];
+    char ring[4200], dir[4096], base[4096], ring_name[4200];
     snprintf(ring, sizeof ring, "%s.ring", trace_path);
-    int fd = open(ring, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) return errno == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", ring, strerror(errno)), -errno);
+    const char *slash = strrchr(trace_path, '/');
+    if (slash) snprintf(dir, sizeof dir, "%.*s", slash == trace_path ? 1 : (int)(slash - trace_path), trace_path);
+    else snprintf(dir, sizeof dir, ".");
+    snprintf(base, sizeof base, "%s", slash ? slash + 1 : trace_path);
+    snprintf(ring_name, sizeof ring_name, "%s.ring", base);
+    struct recovery rc = { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), -1, 0, ring_name };
+    if (rc.dfd < 0) return 0; /* the trace's own open reports that */
+    int fd = openat(rc.dfd, ring_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        close(rc.dfd);
+        return e == ENOENT ? 0 : (snprintf(err, errlen, "%s: %s", ring, strerror(e)), -e);
+    }
+    rc.tfd = openat(rc.dfd, base, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    rc.writable = rc.tfd >= 0;
+    if (rc.tfd < 0) rc.tfd = openat(rc.dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     /* Read, never mapped: a ring left sparse on a full tmpfs (an older tracer's) raises SIGBUS
      * when a hole is faulted in, where read() returns zeros. */
     struct stat st;
@@ -527,7 +557,7 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     /* Only the trace's own ring: anyone who can write beside a trace can plant TRACE.ring, and
      * recovering it would cut the trace and append whatever it holds. */
     struct trace_facts tf;
-    if (trace_header_facts(trace_path, &tf) != 0) {
+    if (rc.tfd < 0 || trace_header_facts(rc.tfd, &tf) != 0) {
         snprintf(err, errlen, "%s: not this trace's ring (the trace has no header to match it); left alone", ring);
         out = -EPERM;
         goto done;
@@ -540,11 +570,11 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     int have_hdr = st.st_size >= HDR_BYTES && pread(fd, h, sizeof *h, 0) == (ssize_t)sizeof *h;
     if (!have_hdr || memcmp(h->magic, RING_MAGIC, sizeof RING_MAGIC) != 0 || h->slot_size != SLOT || h->nslots == 0 ||
         (h->nslots & (h->nslots - 1)) != 0 || (uint64_t)st.st_size < HDR_BYTES + (uint64_t)h->nslots * SLOT) {
-        if (have_hdr && discard_unborn_ring(ring, trace_path, h, &tf)) out = 0;
+        if (have_hdr && discard_unborn_ring(&rc, fd, h, &tf)) out = 0;
         else snprintf(err, errlen, "%s: not a vramtrace ring file", ring);
         goto done;
     }
-    if ((h->pid == 0 || !h->token[0]) && discard_unborn_ring(ring, trace_path, h, &tf)) { /* killed mid-header */
+    if ((h->pid == 0 || !h->token[0]) && discard_unborn_ring(&rc, fd, h, &tf)) { /* killed mid-header */
         out = 0;
         goto done;
     }
@@ -571,7 +601,8 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     size_t ring_bytes = (size_t)h->nslots * SLOT;
     data = malloc(ring_bytes);
     if (data && pread(fd, data, ring_bytes, HDR_BYTES) != (ssize_t)ring_bytes) { free(data); data = NULL; }
-    int tfd = open(trace_path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    int tfd = rc.writable ? rc.tfd : -1;
+    if (!rc.writable) errno = EACCES;
     if (tfd >= 0) trim_nul_tail(tfd);
     struct stat tst;
     uint64_t line_off = atomic_load(&h->line_off), tail = atomic_load(&h->tail), line_done = atomic_load(&h->line_done);
@@ -586,7 +617,6 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
     }
     if (!data || tfd < 0) {
         snprintf(err, errlen, "cannot recover %s: %s", ring, strerror(errno ? errno : EIO));
-        if (tfd >= 0) close(tfd);
         goto done;
     }
     uint64_t t = done_ahead ? line_done : tail, head = atomic_load(&h->head);
@@ -613,10 +643,11 @@ long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
         if (len && write(tfd, line, len) == (ssize_t)len) out++;
         t += n;
     }
-    close(tfd);
-    unlink(ring);
+    unlink_ring(&rc, fd);
 done:
     free(data);
     close(fd);
+    if (rc.tfd >= 0) close(rc.tfd);
+    close(rc.dfd);
     return out;
 }

@@ -211,6 +211,14 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
     if (type == VT_R_TEXT) {
         const struct vt_rec_text *t = rec;
         if (len < sizeof *t || t->len > len - sizeof *t || t->len > cap || t->len == 0) return 0;
+        /* Only what the tracer writes: one JSON record line, its control bytes escaped. A ring is
+         * read back from disk, where anything may have been written into it. */
+        static const char head[] = "{\"ev\":\"";
+        if (t->len < sizeof head + 2 || memcmp(t->text, head, sizeof head - 1) || t->text[t->len - 1] != '\n' ||
+            t->text[t->len - 2] != '}')
+            return 0;
+        for (size_t i = 0; i + 1 < t->len; i++)
+            if ((unsigned char)t->text[i] < 0x20) return 0;
         memcpy(buf, t->text, t->len);
         return t->len;
     }

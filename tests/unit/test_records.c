@@ -132,13 +132,23 @@ int main(void)
     json_object_put(o);
     VT_CHECK(!format(VT_R_SYNC, &sy, sizeof sy.c, &n), "sync: a record without its stream fields is refused");
 
-    char text[64];
+    char text[96];
     struct vt_rec_text *t = (struct vt_rec_text *)text;
-    t->len = 4;
-    memcpy(t->text, "{}\n", 3);
-    VT_CHECK(vt_record_format(VT_R_TEXT, t, sizeof *t + 4, 0, names, (char[64]){0}, 64) == 4, "text: copied as is");
+    static const char rec_line[] = "{\"ev\":\"kernel\",\"id\":1}\n";
+    t->len = sizeof rec_line - 1;
+    memcpy(t->text, rec_line, sizeof rec_line - 1);
+    VT_CHECK(vt_record_format(VT_R_TEXT, t, sizeof *t + t->len, 0, names, (char[64]){0}, 64) == t->len, "text: a record line is copied as is");
     t->len = 1000;
     VT_CHECK(vt_record_format(VT_R_TEXT, t, sizeof *t + 4, 0, names, (char[64]){0}, 64) == 0, "text: a length past the record is dropped");
+    /* a ring read back from disk may hold anything: only one escaped JSON record line passes */
+    static const char *const forged[] = { "root::0:0::/root:/bin/sh\n", "{\"ev\":\"x\"}\n{\"ev\":\"y\"}\n",
+                                          "{\"ev\":\"x\",\"a\":\"\t\"}\n", "{\"ev\":\"x\"}" };
+    for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
+        t->len = (uint32_t)strlen(forged[i]);
+        memcpy(t->text, forged[i], t->len);
+        VT_CHECK(vt_record_format(VT_R_TEXT, t, sizeof *t + t->len, 0, names, (char[96]){0}, 96) == 0,
+                 "text: not one escaped JSON record line (forged %zu): dropped", i);
+    }
     VT_CHECK(vt_record_format(VT_R_LAUNCH, &la, sizeof la, 1, names, (char[1024]){0}, 1024) == 0, "a half-written record is dropped");
     VT_CHECK(vt_record_format(99, &la, sizeof la, 0, names, (char[1024]){0}, 1024) == 0, "an unknown type is dropped");
     VT_CHECK(vt_record_format(VT_R_LAUNCH, &la, 8, 0, names, (char[1024]){0}, 1024) == 0, "a short record is dropped");

@@ -1,0 +1,67 @@
+#!/bin/sh
+# rel_attacks.sh - attacks by another, unprivileged user on files root's vramtrace touches
+# (docs/reliability.md "Security", issue 45). Runs as root with the user nobody as the attacker;
+# skipped otherwise.
+. tests/lib.sh
+need_sim
+if [ "$(id -u)" != 0 ] || ! id nobody >/dev/null 2>&1 || ! command -v setpriv >/dev/null 2>&1; then
+    skip "$(basename "$0"): needs root, the user nobody and setpriv"
+    exit 0
+fi
+as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+# what the attacker may run: the program, the tracer and the sim, readable by all
+A="$TMP/attack"
+chmod 755 "$TMP"
+mkdir -p "$A/bin" "$A/home" "$A/rootdir"
+cp "$PROGS/rel_crash" "$ROOT/$BUILD/libvramtrace.so" "$A/bin/" && cp -r "$SIM" "$A/bin/sim" && chmod -R a+rX "$A"
+chown nobody "$A/home"
+as_nobody_traced() { # OUTPUT ARGS...: a traced run as nobody
+    out=$1; shift
+    as_nobody env LD_LIBRARY_PATH="$A/bin/sim" LD_PRELOAD="${VRAMTRACE_PRELOAD_FIRST:+$VRAMTRACE_PRELOAD_FIRST:}$A/bin/libvramtrace.so" \
+        VRAMTRACE_QUIET=1 VRAMTRACE_OUTPUT="$out" "$@"
+}
+
+# --- 1. crash recovery through a directory symlink flipped during recovery ---------------------
+# nobody's dead trace and its ring (records still in it: VRAMTRACE_SYNC=defer, then SIGSEGV) sit
+# in home/fake; home/d flips between home/fake and rootdir, which holds a root-owned file with the
+# trace's name. Root runs report on home/d/t.jsonl. Before, the header and ring were read from
+# fake and the trace reopened by path, now rootdir's: the ring's records were appended to root's
+# file (about one report in eight).
+cat >"$TMP/flip.c" <<'C'
+#include <stdio.h>
+#include <time.h>
+#include <unistd.h>
+int main(int argc, char **argv) /* LINK TARGET_A TARGET_B SECONDS: flip LINK between the two */
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", argv[1]);
+    time_t end = time(NULL) + atoi(argv[4]);
+    for (unsigned long i = 0; time(NULL) < end; i++) {
+        unlink(tmp);
+        if (symlink(argv[2 + (i & 1)], tmp) == 0) rename(tmp, argv[1]);
+    }
+    return 0;
+}
+C
+no_san cc -O1 -o "$A/bin/flip" "$TMP/flip.c" -include stdlib.h && chmod 755 "$A/bin/flip"
+printf 'root file: not to be written\n' >"$A/rootdir/t.jsonl"
+cp "$A/rootdir/t.jsonl" "$TMP/root-before"
+as_nobody "$A/bin/flip" "$A/home/d" "$A/home/fake" "$A/rootdir" 12 &
+flipper=$!
+rounds=0 reports=0 recovered=0
+while [ $rounds -lt 15 ]; do
+    rounds=$((rounds + 1))
+    as_nobody rm -rf "$A/home/fake" && as_nobody mkdir "$A/home/fake"
+    VRAMTRACE_SYNC=defer as_nobody_traced "$A/home/fake/t.jsonl" "$A/bin/rel_crash" segv 2 >/dev/null 2>&1
+    i=0
+    while [ -e "$A/home/fake/t.jsonl.ring" ] && [ $i -lt 12 ]; do
+        "$VT" report --json "$A/home/d/t.jsonl" >/dev/null 2>&1
+        i=$((i + 1)); reports=$((reports + 1))
+    done
+    [ -e "$A/home/fake/t.jsonl.ring" ] || recovered=$((recovered + 1))
+done
+kill $flipper 2>/dev/null; wait $flipper 2>/dev/null
+check "recovery through a flipped directory link: root's file with the trace's name is untouched ($reports reports)" \
+    cmp -s "$A/rootdir/t.jsonl" "$TMP/root-before"
+check_eq "... and it is still root's, mode 644" "$(stat -c '%U %a' "$A/rootdir/t.jsonl")" "root 644"
+check "... while nobody's own dead traces were recovered in place (in $recovered of 15 rounds)" [ "$recovered" -ge 10 ]
