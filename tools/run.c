@@ -101,6 +101,16 @@ static void put_shell_word(FILE *f, const char *s)
     fputc('\'', f);
 }
 
+/* A directory to make a private one in: owned by this user or root, and either writable by no
+ * one else or sticky (others cannot then rename or remove what this user made there). */
+static int private_parent_ok(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return 1; /* mkdtemp says what is wrong */
+    if (st.st_uid != geteuid() && st.st_uid != 0) return 0;
+    return !(st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_mode & S_ISVTX);
+}
+
 /* The loader splits LD_PRELOAD at spaces and colons and expands $ORIGIN-style tokens in it: a
  * library whose path has one of those cannot be named there. */
 static int preload_unsafe(const char *path) { return path[strcspn(path, " :\t\n$")] != '\0'; }
@@ -111,7 +121,7 @@ static int preload_unsafe(const char *path) { return path[strcspn(path, " :\t\n$
 static int preload_link(const char *lib, char *dir, size_t dirlen, char *link, size_t linklen, char *err, size_t errlen)
 {
     const char *tmpdir = getenv("TMPDIR");
-    if (!tmpdir || !*tmpdir || preload_unsafe(tmpdir)) tmpdir = "/tmp";
+    if (!tmpdir || !*tmpdir || preload_unsafe(tmpdir) || !private_parent_ok(tmpdir)) tmpdir = "/tmp";
     int made = snprintf(dir, dirlen, "%s/vramtrace-lib-XXXXXX", tmpdir) < (int)dirlen && mkdtemp(dir);
     if (!made && strcmp(tmpdir, "/tmp")) {
         tmpdir = "/tmp";
@@ -280,6 +290,9 @@ int vt_cmd_run(int argc, char **argv)
     char list_dir[PATH_MAX], manifest[PATH_MAX + 16];
     const char *tmpdir = getenv("TMPDIR");
     if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
+    /* In a directory others may write to without the sticky bit, they can rename the private
+     * directory away and put their own (a FIFO, a link) at its name: use /tmp instead. */
+    if (!private_parent_ok(tmpdir) && strcmp(tmpdir, "/tmp") && private_parent_ok("/tmp")) tmpdir = "/tmp";
     snprintf(list_dir, sizeof list_dir, "%s/vramtrace-run-XXXXXX", tmpdir);
     int manifest_ok = mkdtemp(list_dir) != NULL;
     snprintf(manifest, sizeof manifest, "%s/traces.list", manifest_ok ? list_dir : tmpdir);

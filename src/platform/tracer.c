@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -117,7 +118,14 @@ void vt_manifest_note(const char *kind, const char *text)
     const char *m = getenv("VRAMTRACE_MANIFEST");
     if (!m || !*m) return;
     int saved = errno;
-    int fd = open(m, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    /* `run` made the file: only that one, never created here, never a FIFO (opening one blocks
+     * until someone reads it), a device or another user's file planted at the name. */
+    int fd = open(m, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    struct stat st;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid())) {
+        close(fd);
+        fd = -1;
+    }
     if (fd >= 0) {
         char line[4200];
         int n = snprintf(line, sizeof line, "%s%s\n", kind, text);

@@ -65,3 +65,24 @@ check "recovery through a flipped directory link: root's file with the trace's n
     cmp -s "$A/rootdir/t.jsonl" "$TMP/root-before"
 check_eq "... and it is still root's, mode 644" "$(stat -c '%U %a' "$A/rootdir/t.jsonl")" "root 644"
 check "... while nobody's own dead traces were recovered in place (in $recovered of 15 rounds)" [ "$recovered" -ge 10 ]
+
+# --- 2. a TMPDIR others can write to without the sticky bit ------------------------------------
+# There anyone can rename run's private list directory away and put their own at its name: a
+# FIFO as traces.list blocked the traced program for ever, a link made root create and delete
+# traces.list where the attacker chose. run now makes its list in /tmp then; and the tracer opens
+# the list only as a regular file of its own user, non-blocking, never created.
+mkdir -p "$TMP/ww" && chmod 777 "$TMP/ww"
+TMPDIR="$TMP/ww" "$VT" run --sim -o "$TMP/ww-trace.jsonl" -- sh -c 'printf "%s\n" "$VRAMTRACE_MANIFEST"' >"$TMP/ww.out" 2>&1
+check_eq "world-writable, not sticky TMPDIR: the list of traces is made in /tmp instead, nothing in TMPDIR" \
+    "$(sed -n 1p "$TMP/ww.out" | sed 's|^/tmp/vramtrace-run-[A-Za-z0-9]\{6\}/traces.list$|/tmp|'):$(ls -A "$TMP/ww" | wc -l | tr -d ' ')" "/tmp:0"
+mkfifo "$TMP/list.fifo"
+timeout 20 env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
+    VRAMTRACE_MANIFEST="$TMP/list.fifo" VRAMTRACE_OUTPUT="$TMP/fifo-trace.jsonl" "$PROGS/rel_crash" exit 2 >/dev/null 2>&1
+check_eq "a FIFO at the list's name: the traced program does not block, exits 0 (was killed by timeout: 124)" "$?" 0
+: >"$TMP/list.other" && chown nobody "$TMP/list.other"
+env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
+    VRAMTRACE_MANIFEST="$TMP/list.other" VRAMTRACE_OUTPUT="$TMP/other-trace.jsonl" "$PROGS/rel_crash" exit 2 >/dev/null 2>&1
+check_eq "another user's file at the list's name: exit 0, nothing written into it" "$?:$(wc -c <"$TMP/list.other" | tr -d ' ')" "0:0"
+env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
+    VRAMTRACE_MANIFEST="$TMP/list.none" VRAMTRACE_OUTPUT="$TMP/none-trace.jsonl" "$PROGS/rel_crash" exit 2 >/dev/null 2>&1
+check "no file at the list's name: the tracer does not create one" test ! -e "$TMP/list.none"
