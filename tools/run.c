@@ -311,12 +311,13 @@ int vt_cmd_run(int argc, char **argv)
         char bw[PATH_MAX + 32], err[256];
         char *dot = strrchr(tmpl, '/');
         snprintf(bw, sizeof bw, "%.*s/vramtrace-bandwidth-%ld.json", dot ? (int)(dot - tmpl) : 1, dot ? tmpl : ".", (long)getpid());
-        if (vt_bandwidth_measure_json(bw, err, sizeof err) != 0) fprintf(stderr, "vramtrace run: bandwidth: %s\n", err);
+        char bw_used[sizeof bw + 8];
+        if (vt_bandwidth_measure_json(bw, bw_used, sizeof bw_used, err, sizeof err) != 0) fprintf(stderr, "vramtrace run: bandwidth: %s\n", err);
         else if (!quiet) {
-            fprintf(stderr, "vramtrace: reference bandwidths in %s (use: vramtrace report --bandwidth %s TRACE)\n", bw, bw);
+            fprintf(stderr, "vramtrace: reference bandwidths in %s (use: vramtrace report --bandwidth %s TRACE)\n", bw_used, bw_used);
             /* without a usable GPU here (--sim included) only the host rows are measured */
             struct vt_refbw ref;
-            if (vt_refbw_load(bw, &ref, err, sizeof err) == 0 && ref.gbps[VT_REF_H2D_PINNED] <= 0 && ref.gbps[VT_REF_D2D] <= 0)
+            if (vt_refbw_load(bw_used, &ref, err, sizeof err) == 0 && ref.gbps[VT_REF_H2D_PINNED] <= 0 && ref.gbps[VT_REF_D2D] <= 0)
                 fprintf(stderr, "vramtrace: no GPU measured here: the reference has host rows only; for the GPU rows run "
                                 "`vramtrace bandwidth --json -o ref.json` on the machine with the GPU and pass that to report --bandwidth\n");
         }

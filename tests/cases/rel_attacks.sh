@@ -86,3 +86,32 @@ check_eq "another user's file at the list's name: exit 0, nothing written into i
 env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
     VRAMTRACE_MANIFEST="$TMP/list.none" VRAMTRACE_OUTPUT="$TMP/none-trace.jsonl" "$PROGS/rel_crash" exit 2 >/dev/null 2>&1
 check "no file at the list's name: the tracer does not create one" test ! -e "$TMP/list.none"
+
+# --- 3. run --bandwidth's reference file, at a name others can predict (its pid) ----------------
+# nobody plants links vramtrace-bandwidth-PID.json -> a root-owned 0600 file for the next 400
+# pids in a directory of theirs that root's run writes to (-o). Before, root's fopen("w")
+# followed the link and overwrote its own file; now the file is created exclusively, no link
+# followed, under the next free name.
+mkdir -p "$A/home/out" && chown nobody "$A/home/out"
+printf 'root secret\n' >"$TMP/root-secret" && chmod 600 "$TMP/root-secret"
+# one process plants them all (a shell loop of ln would use up the very pids it plants for)
+cat >"$TMP/plant.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+int main(int argc, char **argv) /* TARGET DIR */
+{
+    char name[4096];
+    for (int i = 1; i <= 400; i++) {
+        snprintf(name, sizeof name, "%s/vramtrace-bandwidth-%d.json", argv[2], (int)getpid() + i);
+        if (symlink(argv[1], name) != 0) return 1;
+    }
+    return 0;
+}
+C
+no_san cc -O1 -o "$A/bin/plant" "$TMP/plant.c" && chmod 755 "$A/bin/plant"
+as_nobody "$A/bin/plant" "$TMP/root-secret" "$A/home/out"
+"$VT" run --sim --bandwidth -o "$A/home/out/t.jsonl" -- true >/dev/null 2>"$TMP/bw.err"
+ref=$(sed -n 's/^vramtrace: reference bandwidths in \(.*\) (use: .*/\1/p' "$TMP/bw.err")
+check_eq "run --bandwidth past planted links: root's file untouched" "$(cat "$TMP/root-secret")" "root secret"
+check_eq "... the reference went to a file of its own (a regular file of root's, 0600, not a link)" \
+    "$(test -L "$ref" && echo link; stat -c '%F %U %a' "$ref" 2>&1)" "regular file root 600"

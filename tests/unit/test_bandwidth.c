@@ -2,6 +2,7 @@
  * tests/data/sysfs, size parsing, medians, the embedded PTX text and a short host DDR run. */
 #include <math.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "vt_test.h"
@@ -163,9 +164,15 @@ static void test_measure_json(void)
     int fd = mkstemp(path);
     if (fd < 0) { VT_CHECK(0, "mkstemp"); return; }
     close(fd);
-    int rc = vt_bandwidth_measure_json(path, err, sizeof err);
+    /* PATH exists (mkstemp made it): never written over; the next free name is taken */
+    char used[sizeof path + 16], want[sizeof path + 16];
+    int rc = vt_bandwidth_measure_json(path, used, sizeof used, err, sizeof err);
     VT_CHECK(rc == 0, "vt_bandwidth_measure_json returns 0 (%s)", err);
-    FILE *f = fopen(path, "r");
+    snprintf(want, sizeof want, "%s.1", path);
+    struct stat st;
+    VT_CHECK(!strcmp(used, want) && stat(path, &st) == 0 && st.st_size == 0,
+             "an existing file is left alone, the reference goes to %s (got %s)", want, used);
+    FILE *f = fopen(used, "r");
     char buf[8192] = "";
     size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
     if (f) fclose(f);
@@ -173,7 +180,8 @@ static void test_measure_json(void)
     VT_CHECK(!strncmp(buf, "{\"version\":1,\"gpu\":", strlen("{\"version\":1,\"gpu\":")), "document starts with version 1");
     VT_CHECK(strstr(buf, "\"name\":\"host_ddr_triad\"") != NULL, "document has the host rows");
     unlink(path);
-    VT_CHECK(vt_bandwidth_measure_json("/nonexistent-dir/x.json", err, sizeof err) == -1 && strstr(err, "cannot write"),
+    unlink(used);
+    VT_CHECK(vt_bandwidth_measure_json("/nonexistent-dir/x.json", used, sizeof used, err, sizeof err) == -1 && strstr(err, "cannot create"),
              "unwritable path: -1 and '%s'", err);
 }
 

@@ -1,9 +1,11 @@
 /* bandwidth.c - `vramtrace bandwidth`: option parsing, the measurement sequence (GPU copies and
  * kernels, PCIe link from sysfs, host DDR) and vt_bandwidth_measure_json() for `run --bandwidth`. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bandwidth.h"
 #include "bw.h"
@@ -165,15 +167,36 @@ int vt_cmd_bandwidth(int argc, char **argv)
     return rc < 0 ? 1 : 0;
 }
 
-int vt_bandwidth_measure_json(const char *path, char *err, size_t errlen)
+/* Create PATH (or PATH.N.json) exclusively, 0600, no link followed at the name: run writes it
+ * at a name others can predict (the pid), where a link planted for it made root overwrite a file
+ * of its own. */
+static FILE *create_exclusive(const char *path, char *used, size_t usedlen)
+{
+    size_t n = strlen(path);
+    size_t stem = n > 5 && !strcmp(path + n - 5, ".json") ? n - 5 : n;
+    for (int i = 0; i < 100; i++) {
+        if (i == 0) snprintf(used, usedlen, "%s", path);
+        else snprintf(used, usedlen, "%.*s.%d%s", (int)stem, path, i, path + stem);
+        int fd = open(used, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd >= 0) {
+            FILE *f = fdopen(fd, "w");
+            if (!f) close(fd);
+            return f;
+        }
+        if (errno != EEXIST) return NULL;
+    }
+    return NULL;
+}
+
+int vt_bandwidth_measure_json(const char *path, char *used, size_t usedlen, char *err, size_t errlen)
 {
     /* Host arrays: 4 x LLC (at least 64 MiB), not QUICK_SIZE, to keep it short on big-LLC hosts. */
     size_t hs = 4 * vt_bw_llc_bytes();
     struct vt_bw_opts o = {.device = 0, .size = QUICK_SIZE, .trials = QUICK_TRIALS,
                            .host_size = hs < ((size_t)64 << 20) ? (size_t)64 << 20 : hs};
-    FILE *f = fopen(path, "w");
+    FILE *f = create_exclusive(path, used, usedlen);
     if (!f) {
-        if (err) snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        if (err) snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
         return -1;
     }
     struct vt_bw_report *r = malloc(sizeof *r);
@@ -181,7 +204,7 @@ int vt_bandwidth_measure_json(const char *path, char *err, size_t errlen)
     int rc = vt_bw_measure(&o, r);
     vt_bw_print_json(f, r);
     if (fclose(f)) {
-        if (err) snprintf(err, errlen, "writing %s failed", path);
+        if (err) snprintf(err, errlen, "writing %s failed", used);
         free(r);
         return -1;
     }

@@ -11,6 +11,8 @@
  * Returns 0 when the file was written - also when no GPU exists. Returns -1 with a one-line reason
  * in err[errlen] (err may be NULL) when it could not be written, or when a measurement failed on a
  * real GPU (the file is then still written, with what was measured and the notes). Takes a few seconds; loads libcuda.so.1 into the process if it exists. */
-int vt_bandwidth_measure_json(const char *path, char *err, size_t errlen);
+/* The file is created, never opened through a link or over an existing file: PATH, else PATH
+ * with ".1" ... ".99" before its ".json" (the first free name, put in used[usedlen]). */
+int vt_bandwidth_measure_json(const char *path, char *used, size_t usedlen, char *err, size_t errlen);
 
 #endif
