@@ -66,3 +66,14 @@ if objcopy --strip-debug "$P" "$TMP/dl/prog" 2>/dev/null && echo x >"$TMP/dl/pro
     timeout 30 "$VT" report --json "$TMP/dl.jsonl" >"$TMP/dl.json" 2>&1
     check_eq "debuglink names a FIFO: report exits 0 (no hang) with the 2 allocations" "$?:$(jq -r '.allocations.count' "$TMP/dl.json")" "0:2"
 else skip "debuglink FIFO: objcopy missing"; fi
+
+# --- a FIFO named like a trace: report DIR blocked for ever opening it (issue 45.4) -------------
+mkdir -p "$TMP/fifodir"
+"$VT" run --sim -q -o "$TMP/fifodir/a.jsonl" -- "$P" alloc >/dev/null 2>&1
+mkfifo "$TMP/fifodir/b.jsonl"
+timeout 20 "$VT" report --json "$TMP/fifodir" >"$TMP/fifodir.json" 2>"$TMP/fifodir.err"
+check_eq "report DIR with a FIFO named b.jsonl: exit 0 (no hang), the FIFO named and skipped, a.jsonl's 2 allocations reported" \
+    "$?:$(grep -c 'fifodir/b.jsonl: not a regular file; skipped' "$TMP/fifodir.err"):$(jq '.allocations.count' "$TMP/fifodir.json")" "0:1:2"
+timeout 20 "$VT" report "$TMP/fifodir/b.jsonl" >/dev/null 2>"$TMP/fifo1.err"
+check_eq "report FIFO: exit 2 (no hang), 'not a regular file (a FIFO)'" \
+    "$?:$(grep -c 'b.jsonl: not a regular file (a FIFO): not read' "$TMP/fifo1.err")" "2:1"

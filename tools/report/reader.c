@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -43,8 +44,17 @@ struct vt_reader *vt_reader_new_mem(const char *name) { return reader_alloc(name
 struct vt_reader *vt_reader_open(const char *path, vt_reader_warn_fn warn, void *warn_ctx,
                                  char *err, size_t errlen)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Non-blocking, and regular files only: opening a FIFO named like a trace blocks until
+     * someone writes to it, and a device can be read for ever. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen, "%s: not a regular file (%s): not read", path,
+                 S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+        close(fd);
+        return NULL;
+    }
     struct vt_reader *r = reader_alloc(path);
     if (r) { r->cap = 1u << 20; r->buf = malloc(r->cap); }
     if (!r || !r->buf) {

@@ -240,7 +240,7 @@ struct vt_mreader *vt_mreader_open(const char *path, vt_reader_warn_fn warn, voi
     long chunk = env_long("VRAMTRACE_REPORT_CHUNK", 0);
     if (threads > MT_MAX_WORKERS) threads = MT_MAX_WORKERS;
     struct stat st;
-    int fd = threads >= 2 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
+    int fd = threads >= 2 ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
     if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
         ((uint64_t)st.st_size >= MT_MIN_FILE || chunk)) {
         m->fd = fd;

@@ -2,6 +2,7 @@
  * Data flows one way: reader -> analysis -> renderers; only this file prints diagnostics. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,12 @@ static int add_dir(const char *dir, char ***paths, size_t *n, size_t *cap)
     while ((e = readdir(d))) {
         size_t len = strlen(e->d_name);
         if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl")) continue;
+        /* regular files only, links not followed: a FIFO named like a trace blocked the report */
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
+            fprintf(stderr, "vramtrace report: %s/%s: not a regular file; skipped\n", dir, e->d_name);
+            continue;
+        }
         if (*n == *cap) {
             *cap = *cap ? *cap * 2 : 16;
             char **np = realloc(*paths, *cap * sizeof *np);
