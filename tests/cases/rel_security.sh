@@ -77,3 +77,19 @@ check_eq "report DIR with a FIFO named b.jsonl: exit 0 (no hang), the FIFO named
 timeout 20 "$VT" report "$TMP/fifodir/b.jsonl" >/dev/null 2>"$TMP/fifo1.err"
 check_eq "report FIFO: exit 2 (no hang), 'not a regular file (a FIFO)'" \
     "$?:$(grep -c 'b.jsonl: not a regular file (a FIFO): not read' "$TMP/fifo1.err")" "2:1"
+
+# --- report's output files: never through a link, never left half-written (issue 45.5) ---------
+"$VT" run --sim -q -o "$TMP/out-src.jsonl" -- "$P" alloc >/dev/null 2>&1
+mkdir -p "$TMP/outs"
+for kind in html perfetto; do
+    echo keep >"$TMP/outs/victim-$kind"
+    ln -s "$TMP/outs/victim-$kind" "$TMP/outs/$kind.out"
+    "$VT" report --$kind "$TMP/outs/$kind.out" "$TMP/out-src.jsonl" >/dev/null 2>&1
+    check_eq "--$kind OUT where OUT is a link: exit 0, the link replaced by the report, its target untouched" \
+        "$?:$(test -L "$TMP/outs/$kind.out" && echo link || echo file):$(head -c 40 "$TMP/outs/victim-$kind")" "0:file:keep"
+    # the disk fills while the report is written (a 1 KiB file size limit, SIGXFSZ ignored)
+    echo "old report" >"$TMP/outs/$kind.old"
+    (trap '' XFSZ; ulimit -f 1; exec "$VT" report --$kind "$TMP/outs/$kind.old" "$TMP/out-src.jsonl") >/dev/null 2>"$TMP/outs/$kind.err"
+    check_eq "--$kind OUT on a full disk: exit 1, OUT still holds the old report, no temporary file left" \
+        "$?:$(head -c 40 "$TMP/outs/$kind.old"):$(ls -A "$TMP/outs" | grep -c "^\.$kind\.old\.")" "1:old report:0"
+done

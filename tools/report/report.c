@@ -15,6 +15,7 @@
 #include "report/reader_mt.h"
 #include "report/refbw.h"
 #include "report/render.h"
+#include "report/util.h"
 
 #define MAX_WARN_SHOWN 10
 
@@ -111,10 +112,13 @@ static int analyse(const char *path, struct vt_proc *p)
 static int write_file(const char *path, const char *what, int (*fn)(FILE *, struct vt_proc *const *, size_t,
                       const struct vt_render_opts *), struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) { fprintf(stderr, "vramtrace report: %s: %s\n", path, strerror(errno)); return 1; }
-    int rc = fn(f, procs, n, o);
-    if (fclose(f) != 0 || rc < 0) { fprintf(stderr, "vramtrace report: writing %s %s failed\n", what, path); return 1; }
+    struct vtr_out out;
+    if (vtr_out_open(&out, path) != 0) { fprintf(stderr, "vramtrace report: %s: %s\n", path, strerror(errno)); return 1; }
+    int rc = fn(out.f, procs, n, o);
+    if (vtr_out_commit(&out, rc >= 0) != 0) {
+        fprintf(stderr, "vramtrace report: writing %s %s failed (%s left as it was)\n", what, path, path);
+        return 1;
+    }
     return 0;
 }
 
@@ -191,12 +195,12 @@ int vt_cmd_report(int argc, char **argv)
 
     struct vt_proc **procs = calloc(npaths, sizeof *procs);
     struct vt_perfetto *pf = NULL;
-    FILE *pff = NULL;
+    struct vtr_out pfo = { 0 };
     if (!procs) { status = 1; goto out; }
     if (perfetto) {
-        if (!(pff = fopen(perfetto, "w")) || !(pf = vt_perfetto_open(pff))) {
+        if (vtr_out_open(&pfo, perfetto) != 0 || !(pf = vt_perfetto_open(pfo.f))) {
             fprintf(stderr, "vramtrace report: %s: %s\n", perfetto, strerror(errno));
-            if (pff) fclose(pff);
+            vtr_out_commit(&pfo, 0);
             free(procs);
             status = 1;
             goto out;
@@ -243,7 +247,10 @@ int vt_cmd_report(int argc, char **argv)
     }
     if (pf) {
         int rc = status ? vt_perfetto_finish(pf, procs, 0) : vt_perfetto_finish(pf, procs, done);
-        if (fclose(pff) != 0 || rc < 0) { fprintf(stderr, "vramtrace report: writing %s failed\n", perfetto); if (!status) status = 1; }
+        if (vtr_out_commit(&pfo, rc >= 0) != 0) {
+            fprintf(stderr, "vramtrace report: writing %s failed (%s left as it was)\n", perfetto, perfetto);
+            if (!status) status = 1;
+        }
     }
     if (!status && diff) {
         FILE *text = json ? NULL : vt_text_filter(stdout);

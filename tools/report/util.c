@@ -1,6 +1,7 @@
 /* util.c - u64 hash map, string interner and byte formatting for the report. */
 #include "report/util.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,4 +142,36 @@ int vtr_trace_is_empty(const char *path)
             if (buf[i]) { empty = 0; break; }
     close(fd);
     return empty;
+}
+
+int vtr_out_open(struct vtr_out *o, const char *path)
+{
+    o->f = NULL;
+    if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path) { errno = ENAMETOOLONG; return -1; }
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path) + 1 : 0;
+    snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path);
+    int fd = mkstemp(o->tmp);
+    if (fd < 0) return -1;
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
+        int e = errno;
+        close(fd);
+        unlink(o->tmp);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+int vtr_out_commit(struct vtr_out *o, int ok)
+{
+    if (!o->f) return -1;
+    if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0) ok = 0;
+    if (fclose(o->f) != 0) ok = 0;
+    o->f = NULL;
+    if (ok && rename(o->tmp, o->path) == 0) return 0;
+    unlink(o->tmp);
+    return -1;
 }

@@ -4,6 +4,7 @@
 #define VT_REPORT_UTIL_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Map with linear probing and backward-shift deletion.  Zero-initialise to get an empty map. */
 struct vtr_hmap {
@@ -44,4 +45,14 @@ char *vtr_fmt_bytes(char *buf, size_t n, uint64_t bytes);
 /* 1 when PATH is a regular file holding nothing but NUL bytes, or nothing: its process was killed
  * between the trace's creation and its header (run and report skip it, saying so). */
 int vtr_trace_is_empty(const char *path);
+
+/* An output file (--html, --perfetto) that appears at PATH only once it is whole: written to a
+ * new file beside it (mkstemp, so never through a link at PATH or over another file), then renamed
+ * over PATH; a kill, a full disk or a failed render leaves PATH as it was. */
+struct vtr_out { FILE *f; char tmp[4200]; char path[4096]; };
+/* 0, or -1 with errno set. */
+int vtr_out_open(struct vtr_out *o, const char *path);
+/* Closes the file; when ok and everything was written, renames it over PATH, else removes it.
+ * 0 when PATH now holds the whole file, -1 otherwise. */
+int vtr_out_commit(struct vtr_out *o, int ok);
 #endif
