@@ -274,6 +274,18 @@ int vt_cmd_run(int argc, char **argv)
     }
     char tmpl[PATH_MAX];
     absolute(output ? output : "vramtrace-%e-%p.jsonl", tmpl, sizeof tmpl);
+    if (output && (strlen(output) >= sizeof tmpl - 1 || strlen(tmpl) >= sizeof tmpl - 1)) {
+        fprintf(stderr, "vramtrace run: -o is over %zu bytes as an absolute path; not starting %s\n", sizeof tmpl - 2, argv[i]);
+        return 2;
+    }
+    /* A trace is a file the tracer maps and grows: /dev/stdout, a FIFO or a device cannot be one
+     * (the tracer used to create "/dev/stdout.1" beside it). */
+    struct stat ost;
+    if (!strchr(tmpl, '%') && stat(tmpl, &ost) == 0 && !S_ISREG(ost.st_mode)) {
+        fprintf(stderr, "vramtrace run: -o %s: not a regular file (traces are files the tracer maps; name a path); not starting %s\n",
+                tmpl, argv[i]);
+        return 2;
+    }
     setenv("VRAMTRACE_OUTPUT", tmpl, 1);
     if (check) setenv("VRAMTRACE_CHECK", check, 1);
     if (no_bt) setenv("VRAMTRACE_BACKTRACE", "0", 1);

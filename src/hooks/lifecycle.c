@@ -122,7 +122,28 @@ static const char *rank_value(void)
 
 /* Expand %p %e %h %r; a process other than the one `vramtrace run` started gets .<pid> before
  * the extension when the template has no %p, so fork/exec children never share a file. */
-static void expand_path(char *out, size_t cap)
+/* A value a % letter inserts (program name, host, rank) names one path component, never more:
+ * "RANK=../.." must not climb out of the template's directory, and a newline in a program's
+ * file name must not split run's list of traces. Anything but [A-Za-z0-9._+-] becomes '_', and
+ * a value of dots only ("." or "..") becomes underscores. */
+static void put_component(char *dst, size_t cap, const char *v)
+{
+    size_t i = 0;
+    int only_dots = 1;
+    for (; v[i] && i + 1 < cap; i++) {
+        char c = v[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '_' ||
+                 c == '+' || c == '-';
+        dst[i] = ok ? c : '_';
+        if (c != '.') only_dots = 0;
+    }
+    dst[i] = '\0';
+    if (only_dots) memset(dst, '_', i);
+}
+
+/* The trace's path from the template; -1 when it does not fit in CAP (said, never cut short:
+ * a cut name is another file). */
+static int expand_path(char *out, size_t cap)
 {
     char exe[PATH_MAX] = "prog", host[256] = "host";
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -132,22 +153,25 @@ static void expand_path(char *out, size_t cap)
     const char *t = vt_cfg.output;
     size_t o = 0;
     int has_pid = 0;
-    for (; *t && o + 1 < cap; t++) {
+    for (; *t; t++) {
         char tmp[PATH_MAX];
         const char *ins = NULL;
         if (t[0] == '%' && t[1]) {
             t++;
             if (*t == 'p') { snprintf(tmp, sizeof tmp, "%ld", (long)getpid()); ins = tmp; has_pid = 1; }
-            else if (*t == 'e') ins = base;
-            else if (*t == 'h') ins = host;
-            else if (*t == 'r') ins = rank_value();
+            else if (*t == 'e') { put_component(tmp, sizeof tmp, base); ins = tmp; }
+            else if (*t == 'h') { put_component(tmp, sizeof tmp, host); ins = tmp; }
+            else if (*t == 'r') { put_component(tmp, sizeof tmp, rank_value()); ins = tmp; }
             else if (*t == '%') ins = "%";
             else { tmp[0] = '%'; tmp[1] = *t; tmp[2] = '\0'; ins = tmp; }
             size_t l = strlen(ins);
-            if (o + l >= cap) break;
+            if (o + l >= cap) return -1;
             memcpy(out + o, ins, l);
             o += l;
-        } else out[o++] = *t;
+        } else {
+            if (o + 1 >= cap) return -1;
+            out[o++] = *t;
+        }
     }
     out[o] = '\0';
     if (!has_pid && vt_cfg.root_pid && vt_cfg.root_pid != (long)getpid()) {
@@ -163,7 +187,9 @@ static void expand_path(char *out, size_t cap)
             size_t l = strlen(out);
             snprintf(out + l, cap - l, "%s", suffix);
         }
+        if (strlen(out) + 1 >= cap - 1) return -1;
     }
+    return 0;
 }
 
 /* A random token the trace header and its ring share: recovery folds a ring into a trace only
@@ -274,7 +300,7 @@ static _Atomic int writer_stopped;
 static void say_writer_stopped(const char *error)
 {
     atomic_store(&writer_stopped, 1);
-    fprintf(stderr, "vramtrace: %s; further events are dropped (the program continues)\n", error);
+    if (!vt_cfg.quiet) fprintf(stderr, "vramtrace: %s; further events are dropped (the program continues)\n", error);
 }
 
 /* The opener (sink.h): the first event opens the trace file, writes its header, opens the ring. */
@@ -286,10 +312,12 @@ static int open_trace(void)
     vt_mutex_lock(&open_lock);
     if (!atomic_load(&vt_trace_state)) {
         char path[4096], err[512];
-        expand_path(path, sizeof path);
+        int long_path = expand_path(path, sizeof path) != 0;
         vt_ts.guard++;
         vt_writer_on_failure(say_writer_stopped);
-        int rc = vt_writer_open(path, vt_trace_file, sizeof vt_trace_file, err, sizeof err);
+        int rc = -ENAMETOOLONG;
+        if (long_path) snprintf(err, sizeof err, "the trace path from VRAMTRACE_OUTPUT is over %zu bytes once expanded", sizeof path - 1);
+        else rc = vt_writer_open(path, vt_trace_file, sizeof vt_trace_file, err, sizeof err);
         if (rc == 0) {
             make_ring_token();
             vt_manifest_note("", vt_trace_file); /* first: `run` can name even a trace left empty */

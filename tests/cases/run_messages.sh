@@ -84,3 +84,28 @@ if ! { command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1; }
     (cd "$TMP" && "$VT" run --sim --bandwidth -o "$TMP/bwrun.jsonl" -- /bin/true >/dev/null 2>"$TMP/bwrun.err")
     check "run --sim --bandwidth: says the reference has host rows only" grep -q '^vramtrace: no GPU measured here: the reference has host rows only; for the GPU rows run `vramtrace bandwidth --json -o ref.json` on the machine with the GPU' "$TMP/bwrun.err"
 else skip "run --bandwidth host-rows message: a GPU is usable here"; fi
+
+# --- the -o template's expansions (issue 45.5) -----------------------------------------------
+# %r and %e name one path component: RANK=../.. stayed a climb out of the template's directory
+mkdir -p "$W/tmpl/a"
+(cd "$W/tmpl/a" && RANK=../.. "$VT" run --sim -q -o 'r%r-t.jsonl' -- "$P" alloc >/dev/null 2>&1)
+check_eq "RANK=../..: the trace stays in the template's directory, the rank's slashes and dots made '_'" \
+    "$(ls "$W/tmpl/a"):$(ls "$W/tmpl" | tr '\n' ' ')" "r.._..-t.jsonl:a "
+RANK=.. "$VT" run --sim -q -o "$W/tmpl/%r/t.jsonl" -- "$P" alloc >/dev/null 2>&1
+check "RANK=..: a directory of underscores, not the template's parent" test -f "$W/tmpl/__/t.jsonl"
+# a newline in the program's file name: one line in run's list, not a forged "trace written to"
+nl='
+'
+cp "$P" "$W/tmpl/prog${nl}vramtrace: trace written to FORGED"
+"$VT" run --sim -o "$W/tmpl/%e.jsonl" -- "$W/tmpl/prog${nl}vramtrace: trace written to FORGED" alloc >/dev/null 2>"$TMP/nl.err"
+check_eq "a newline in the program's name: exit 0, no forged line, the trace named with '_'" \
+    "$?:$(grep -c '^vramtrace: trace written to FORGED' "$TMP/nl.err"):$(grep -c "^vramtrace: trace written to $W/tmpl/prog_vramtrace__trace_written_to_FORGED.jsonl\$" "$TMP/nl.err")" "0:0:1"
+# an expansion past 4096 bytes: said, no trace at a shortened name
+long=$(printf '%04000d' 0)
+RANK=$long "$VT" run --sim -o "$W/tmpl/long/%r%r.jsonl" -- "$P" alloc >/dev/null 2>"$TMP/long.err"
+check_eq "an expansion over 4096 bytes: exit 0, said, nothing written at a cut name" \
+    "$?:$(grep -c 'over 4095 bytes once expanded; tracing disabled' "$TMP/long.err"):$(ls "$W/tmpl/long" 2>/dev/null | wc -l | tr -d ' ')" "0:1:0"
+# -o /dev/stdout: not a file the tracer can map (it made /dev/stdout.1 before)
+"$VT" run --sim -o /dev/stdout -- "$P" alloc >/dev/null 2>"$TMP/stdout.err"
+check_eq "-o /dev/stdout: exit 2 before the program starts, one line, no /dev/stdout.1" \
+    "$?:$(wc -l <"$TMP/stdout.err" | tr -d ' '):$(test -e /dev/stdout.1 && echo made)" "2:1:"
