@@ -291,7 +291,11 @@ int vt_cmd_run(int argc, char **argv)
     if (no_bt) setenv("VRAMTRACE_BACKTRACE", "0", 1);
     if (quiet) setenv("VRAMTRACE_QUIET", "1", 1);
     if (!getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", lib, 1);
-    char dir_err[PATH_MAX + 64];
+    char dir_err[PATH_MAX + 64], bad[PATH_MAX];
+    if (vt_path_foreign_link(tmpl, bad, sizeof bad) != 0) {
+        fprintf(stderr, "vramtrace run: -o %s: %s is a link another user owns (not followed); not starting %s\n", tmpl, bad, argv[i]);
+        return 2;
+    }
     if (make_template_dirs(tmpl, dir_err, sizeof dir_err) != 0) {
         fprintf(stderr, "vramtrace run: %s; not starting %s\n", dir_err, argv[i]);
         return 1;

@@ -144,6 +144,29 @@ static int reopen_mapped(void)
     return fd;
 }
 
+int vt_path_foreign_link(const char *path, char *bad, size_t badlen)
+{
+    char dir[4096];
+    size_t n = strlen(path);
+    if (n >= sizeof dir) return -ENAMETOOLONG;
+    memcpy(dir, path, n + 1);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return 0;
+    *slash = '\0';
+    for (char *p = dir + 1;; p++) {
+        if (*p != '/' && *p != '\0') continue;
+        char c = *p;
+        *p = '\0';
+        struct stat st;
+        if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid() && st.st_uid != 0) {
+            snprintf(bad, badlen, "%s", dir);
+            return -EPERM;
+        }
+        *p = c;
+        if (!c) return 0;
+    }
+}
+
 int vt_make_parent_dirs(const char *path)
 {
     char dir[4096];
@@ -181,6 +204,11 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
         return -ENAMETOOLONG;
     }
     memcpy(abs_path + cwd_len, path, strlen(path) + 1);
+    char bad[4096];
+    if (vt_path_foreign_link(abs_path, bad, sizeof bad) != 0) {
+        snprintf(err, errlen, "cannot create trace file %.1000s: %.1000s is a link another user owns (not followed)", abs_path, bad);
+        return -EPERM;
+    }
     for (int i = 0; i < 100; i++) {
         if (i == 0) memcpy(name, abs_path, strlen(abs_path) + 1);
         else snprintf(name, sizeof name, "%s.%d", abs_path, i);

@@ -30,6 +30,11 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
  * `traces/rank%r/` ...). 0, or a negative errno (ENOTDIR when a component is not a directory). */
 int vt_make_parent_dirs(const char *path);
 
+/* A directory above `path` that is a symbolic link owned by neither this user nor root (someone
+ * else could point it anywhere, and a planted one put root's trace where they chose): -EPERM with
+ * that directory in bad[badlen]; else 0. Links of this user's or root's own are followed. */
+int vt_path_foreign_link(const char *path, char *bad, size_t badlen);
+
 /* Claim `len` bytes; the caller fills them (a whole line ending in '\n'). NULL when not open. */
 char *vt_writer_reserve(size_t len);
 

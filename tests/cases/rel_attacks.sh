@@ -115,3 +115,16 @@ ref=$(sed -n 's/^vramtrace: reference bandwidths in \(.*\) (use: .*/\1/p' "$TMP/
 check_eq "run --bandwidth past planted links: root's file untouched" "$(cat "$TMP/root-secret")" "root secret"
 check_eq "... the reference went to a file of its own (a regular file of root's, 0600, not a link)" \
     "$(test -L "$ref" && echo link; stat -c '%F %U %a' "$ref" 2>&1)" "regular file root 600"
+
+# --- 5. a directory link planted on the -o path ---------------------------------------------------
+# nobody links home/out2/traces to a root-owned directory; root's run -o home/out2/traces/t.jsonl
+# put its trace there before. A link owned by neither the user nor root is not followed.
+mkdir -p "$A/home/out2" "$A/rootdir2" && chown nobody "$A/home/out2"
+as_nobody ln -s "$A/rootdir2" "$A/home/out2/traces"
+"$VT" run --sim -o "$A/home/out2/traces/t.jsonl" -- "$PROGS/rel_crash" exit 2 >/dev/null 2>"$TMP/dl.err"
+check_eq "run -o through another user's directory link: exit 2 before the program starts, said, nothing in the link's target" \
+    "$?:$(grep -c "home/out2/traces is a link another user owns (not followed); not starting" "$TMP/dl.err"):$(ls -A "$A/rootdir2" | wc -l | tr -d ' ')" "2:1:0"
+env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_OUTPUT="$A/home/out2/traces/t.jsonl" \
+    "$PROGS/rel_crash" exit 2 >/dev/null 2>"$TMP/dl2.err"
+check_eq "the tracer alone (VRAMTRACE_OUTPUT): exit 0, one line, nothing in the link's target" \
+    "$?:$(grep -c 'is a link another user owns (not followed); tracing disabled' "$TMP/dl2.err"):$(ls -A "$A/rootdir2" | wc -l | tr -d ' ')" "0:1:0"
