@@ -1,4 +1,5 @@
 /* run.c - `vramtrace run`: run a command with libvramtrace.so preloaded and say where traces went. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -111,6 +112,43 @@ static int private_parent_ok(const char *dir)
     return !(st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_mode & S_ISVTX);
 }
 
+/* A run killed with SIGKILL leaves its private directories (vramtrace-run-PID-*, vramtrace-lib-
+ * PID-*) behind: remove those of this user whose run is gone, with the only names run puts in
+ * them, through a descriptor of the directory (never following a link). */
+static void sweep_stale(const char *tmpdir)
+{
+    DIR *d = opendir(tmpdir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *rest = !strncmp(e->d_name, "vramtrace-run-", 14) ? e->d_name + 14
+                         : !strncmp(e->d_name, "vramtrace-lib-", 14) ? e->d_name + 14 : NULL;
+        char *end;
+        long pid = rest ? strtol(rest, &end, 10) : 0;
+        if (pid <= 0 || *end != '-' || (kill((pid_t)pid, 0) == 0 || errno != ESRCH)) continue;
+        struct stat st;
+        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        int fd = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0) continue;
+        unlinkat(fd, "traces.list", 0);
+        unlinkat(fd, "libvramtrace.so", 0);
+        close(fd);
+        unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+    }
+    closedir(d);
+}
+
+/* SIGTERM or SIGHUP to run (a scheduler ending the job, a closed terminal) goes to the program;
+ * run waits for it, then says where the traces are and removes its private directories. */
+static volatile sig_atomic_t child_pid;
+static void forward_signal(int sig)
+{
+    int saved = errno;
+    if (child_pid > 0) kill((pid_t)child_pid, sig);
+    errno = saved;
+}
+
 /* The loader splits LD_PRELOAD at spaces and colons and expands $ORIGIN-style tokens in it: a
  * library whose path has one of those cannot be named there. */
 static int preload_unsafe(const char *path) { return path[strcspn(path, " :\t\n$")] != '\0'; }
@@ -122,10 +160,10 @@ static int preload_link(const char *lib, char *dir, size_t dirlen, char *link, s
 {
     const char *tmpdir = getenv("TMPDIR");
     if (!tmpdir || !*tmpdir || preload_unsafe(tmpdir) || !private_parent_ok(tmpdir)) tmpdir = "/tmp";
-    int made = snprintf(dir, dirlen, "%s/vramtrace-lib-XXXXXX", tmpdir) < (int)dirlen && mkdtemp(dir);
+    int made = snprintf(dir, dirlen, "%s/vramtrace-lib-%ld-XXXXXX", tmpdir, (long)getpid()) < (int)dirlen && mkdtemp(dir);
     if (!made && strcmp(tmpdir, "/tmp")) {
         tmpdir = "/tmp";
-        made = snprintf(dir, dirlen, "%s/vramtrace-lib-XXXXXX", tmpdir) < (int)dirlen && mkdtemp(dir);
+        made = snprintf(dir, dirlen, "%s/vramtrace-lib-%ld-XXXXXX", tmpdir, (long)getpid()) < (int)dirlen && mkdtemp(dir);
     }
     if (!made) {
         snprintf(err, errlen, "no private directory for a link to it in %s: %s", tmpdir, strerror(errno));
@@ -309,7 +347,8 @@ int vt_cmd_run(int argc, char **argv)
     /* In a directory others may write to without the sticky bit, they can rename the private
      * directory away and put their own (a FIFO, a link) at its name: use /tmp instead. */
     if (!private_parent_ok(tmpdir) && strcmp(tmpdir, "/tmp") && private_parent_ok("/tmp")) tmpdir = "/tmp";
-    snprintf(list_dir, sizeof list_dir, "%s/vramtrace-run-XXXXXX", tmpdir);
+    sweep_stale(tmpdir);
+    snprintf(list_dir, sizeof list_dir, "%s/vramtrace-run-%ld-XXXXXX", tmpdir, (long)getpid());
     int manifest_ok = mkdtemp(list_dir) != NULL;
     snprintf(manifest, sizeof manifest, "%s/traces.list", manifest_ok ? list_dir : tmpdir);
     if (manifest_ok) {
@@ -364,6 +403,12 @@ int vt_cmd_run(int argc, char **argv)
         fprintf(stderr, "vramtrace run: cannot run '%s': %s\n", argv[i], strerror(errno));
         _exit(127);
     }
+    child_pid = pid;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = forward_signal;
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
     /* The terminal's ^C reaches the whole process group; the tracer waits for the program. */
     signal(SIGINT, SIG_IGN);
     signal(SIGQUIT, SIG_IGN);

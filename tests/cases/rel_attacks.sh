@@ -74,7 +74,7 @@ check "... while nobody's own dead traces were recovered in place (in $recovered
 mkdir -p "$TMP/ww" && chmod 777 "$TMP/ww"
 TMPDIR="$TMP/ww" "$VT" run --sim -o "$TMP/ww-trace.jsonl" -- sh -c 'printf "%s\n" "$VRAMTRACE_MANIFEST"' >"$TMP/ww.out" 2>&1
 check_eq "world-writable, not sticky TMPDIR: the list of traces is made in /tmp instead, nothing in TMPDIR" \
-    "$(sed -n 1p "$TMP/ww.out" | sed 's|^/tmp/vramtrace-run-[A-Za-z0-9]\{6\}/traces.list$|/tmp|'):$(ls -A "$TMP/ww" | wc -l | tr -d ' ')" "/tmp:0"
+    "$(sed -n 1p "$TMP/ww.out" | sed 's|^/tmp/vramtrace-run-[0-9]*-[A-Za-z0-9]\{6\}/traces.list$|/tmp|'):$(ls -A "$TMP/ww" | wc -l | tr -d ' ')" "/tmp:0"
 mkfifo "$TMP/list.fifo"
 timeout 20 env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
     VRAMTRACE_MANIFEST="$TMP/list.fifo" VRAMTRACE_OUTPUT="$TMP/fifo-trace.jsonl" "$PROGS/rel_crash" exit 2 >/dev/null 2>&1

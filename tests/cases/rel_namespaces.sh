@@ -9,9 +9,10 @@ LIB="$ROOT/$BUILD/libvramtrace.so"
 
 # --- a live program in another PID namespace, its trace read from outside --------------------
 if unshare --pid --fork --mount-proc true 2>/dev/null; then
-    # rel_sigexit allocates and frees in a loop (writing its trace all the time) for 3 s
+    # rel_sigexit allocates and frees in a loop (writing its trace all the time) for 3 s, then
+    # returns from main
     unshare --pid --fork --mount-proc env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$LIB")" VRAMTRACE_QUIET=1 \
-        VRAMTRACE_OUTPUT="$TMP/ns.jsonl" "$PROGS/rel_sigexit" 3000000 >"$TMP/ns.out" 2>&1 &
+        VRAMTRACE_OUTPUT="$TMP/ns.jsonl" "$PROGS/rel_sigexit" -3000000 >"$TMP/ns.out" 2>&1 &
     job=$!
     i=0
     while ! grep -q '^started' "$TMP/ns.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done

@@ -14,7 +14,7 @@ TMPDIR="$TMP/t" sh -c 'ln -s "$1" "$TMPDIR/vramtrace-run-$$.list"; exec "$2" run
     sh -c "printf \"%s\\n\" \"\$VRAMTRACE_MANIFEST\"; stat -c %a \"\$(dirname \"\$VRAMTRACE_MANIFEST\")\""' \
     _ "$TMP/victim" "$VT" "$TMP/m.jsonl" >"$TMP/m.out" 2>&1
 check_eq "list of traces: a private directory, mode 0700" \
-    "$(sed -n 1p "$TMP/m.out" | sed "s|^$TMP/t/vramtrace-run-[A-Za-z0-9]\{6\}/traces.list\$|private|"):$(sed -n 2p "$TMP/m.out")" "private:700"
+    "$(sed -n 1p "$TMP/m.out" | sed "s|^$TMP/t/vramtrace-run-[0-9]*-[A-Za-z0-9]\{6\}/traces.list\$|private|"):$(sed -n 2p "$TMP/m.out")" "private:700"
 check_eq "list of traces: the link planted at the old name untouched, the victim too" \
     "$(test -L "$TMP/t/vramtrace-run-$(ls "$TMP/t" | sed -n 's/^vramtrace-run-\([0-9]*\)\.list$/\1/p').list" && echo link):$(cat "$TMP/victim")" "link:keep"
 check_eq "list of traces: its directory is gone after the run" "$(ls "$TMP/t" | grep -vc '\.list$')" 0

@@ -109,3 +109,22 @@ check_eq "an expansion over 4096 bytes: exit 0, said, nothing written at a cut n
 "$VT" run --sim -o /dev/stdout -- "$P" alloc >/dev/null 2>"$TMP/stdout.err"
 check_eq "-o /dev/stdout: exit 2 before the program starts, one line, no /dev/stdout.1" \
     "$?:$(wc -l <"$TMP/stdout.err" | tr -d ' '):$(test -e /dev/stdout.1 && echo made)" "2:1:"
+
+# --- run's private directories do not outlive it (issue 45.5) ----------------------------------
+mkdir -p "$TMP/rt"
+TMPDIR="$TMP/rt" "$VT" run --sim -o "$W/sig.jsonl" -- "$PROGS/rel_crash" sleep 1 >"$TMP/sig.out" 2>"$TMP/sig.err" &
+vt=$!
+i=0
+while ! grep -q '^ready' "$TMP/sig.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+kill -TERM $vt; wait $vt
+check_eq "SIGTERM to run: passed to the program (exit 143), the trace named, run's directory removed" \
+    "$?:$(grep -c "trace written to $W/sig.jsonl" "$TMP/sig.err"):$(ls -A "$TMP/rt" | wc -l | tr -d ' ')" "143:1:0"
+TMPDIR="$TMP/rt" "$VT" run --sim -o "$W/sig2.jsonl" -- "$PROGS/rel_crash" sleep 1 >"$TMP/sig2.out" 2>&1 &
+vt=$!
+i=0
+while ! grep -q '^ready' "$TMP/sig2.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+kill -KILL $vt; wait $vt 2>/dev/null
+kill -KILL "$(sed -n 's/^ready pid=//p' "$TMP/sig2.out")" 2>/dev/null
+check_eq "SIGKILL to run: its directory is left" "$(ls -A "$TMP/rt" | grep -c '^vramtrace-run-')" 1
+TMPDIR="$TMP/rt" "$VT" run --sim -q -o "$W/sig3.jsonl" -- "$P" alloc >/dev/null 2>&1
+check_eq "... and the next run removes it (its run is gone)" "$(ls -A "$TMP/rt" | wc -l | tr -d ' ')" 0

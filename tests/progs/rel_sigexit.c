@@ -2,13 +2,15 @@
  * do (tests/cases/rel_signals.sh). Usage: rel_sigexit DELAY_US [THREADS]: allocates, sets and
  * frees device memory in a loop (in THREADS threads, default 1) until a SIGALRM DELAY_US after the
  * start calls exit(0) from its handler, wherever the loop happens to be (inside a CUDA call, so
- * inside the tracer's hook, most of the time). Prints "started" first. */
+ * inside the tracer's hook, most of the time). Prints "started" first. A negative DELAY_US loops
+ * for that long in the main thread and returns from main instead (no signal). */
 #include <cuda_runtime.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/time.h>
+#include <time.h>
 
 static void on_alarm(int sig)
 {
@@ -37,6 +39,17 @@ int main(int argc, char **argv)
     cudaFree(warm);
     printf("started\n");
     fflush(stdout);
+    if (delay < 0) {
+        struct timespec t0, t;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        do {
+            void *p;
+            cudaMalloc(&p, 4096);
+            cudaFree(p);
+            clock_gettime(CLOCK_MONOTONIC, &t);
+        } while ((t.tv_sec - t0.tv_sec) * 1000000L + (t.tv_nsec - t0.tv_nsec) / 1000 < -delay);
+        return 0;
+    }
     signal(SIGALRM, on_alarm);
     struct itimerval it = { { 0, 0 }, { delay / 1000000, delay % 1000000 } };
     setitimer(ITIMER_REAL, &it, NULL);
