@@ -144,7 +144,9 @@ static int reopen_mapped(void)
     return fd;
 }
 
-int vt_path_foreign_link(const char *path, char *bad, size_t badlen)
+/* Calls fn(dir, ctx) for each directory above `path`, outermost first ("/a", "/a/b" for
+ * "/a/b/f"); stops at the first non-zero answer and returns it. */
+static int each_parent_dir(const char *path, int (*fn)(const char *dir, void *ctx), void *ctx)
 {
     char dir[4096];
     size_t n = strlen(path);
@@ -157,37 +159,39 @@ int vt_path_foreign_link(const char *path, char *bad, size_t badlen)
         if (*p != '/' && *p != '\0') continue;
         char c = *p;
         *p = '\0';
-        struct stat st;
-        if (lstat(dir, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid() && st.st_uid != 0) {
-            snprintf(bad, badlen, "%s", dir);
-            return -EPERM;
-        }
+        int rc = fn(dir, ctx);
+        if (rc) return rc;
         *p = c;
         if (!c) return 0;
     }
 }
 
-int vt_make_parent_dirs(const char *path)
+struct bad_out { char *bad; size_t len; };
+static int foreign_link(const char *dir, void *ctx)
 {
-    char dir[4096];
-    size_t n = strlen(path);
-    if (n >= sizeof dir) return -ENAMETOOLONG;
-    memcpy(dir, path, n + 1);
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir) return 0;
-    *slash = '\0';
-    for (char *p = dir + 1;; p++) {
-        if (*p != '/' && *p != '\0') continue;
-        char c = *p;
-        *p = '\0';
-        if (mkdir(dir, 0700) != 0 && errno != EEXIST) return -errno;
-        struct stat st;
-        if (stat(dir, &st) != 0) return -errno;
-        if (!S_ISDIR(st.st_mode)) return -ENOTDIR;
-        *p = c;
-        if (!c) return 0;
-    }
+    struct bad_out *o = ctx;
+    struct stat st;
+    if (lstat(dir, &st) != 0 || !S_ISLNK(st.st_mode) || st.st_uid == geteuid() || st.st_uid == 0) return 0;
+    snprintf(o->bad, o->len, "%s", dir);
+    return -EPERM;
 }
+
+int vt_path_foreign_link(const char *path, char *bad, size_t badlen)
+{
+    struct bad_out o = { bad, badlen };
+    return each_parent_dir(path, foreign_link, &o);
+}
+
+static int make_dir(const char *dir, void *ctx)
+{
+    (void)ctx;
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return -errno;
+    struct stat st;
+    if (stat(dir, &st) != 0) return -errno;
+    return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+int vt_make_parent_dirs(const char *path) { return each_parent_dir(path, make_dir, NULL); }
 
 int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err, size_t errlen)
 {
