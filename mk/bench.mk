@@ -13,9 +13,9 @@ $(BENCH_DIR)/gen_trace: bench/gen_trace.c
 $(BENCH_DIR)/jsonc_floor: bench/jsonc_floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $< -ljson-c
-$(BENCH_DIR)/bench_registry: bench/bench_registry.c src/core/registry.c src/core/rangemap.c src/core/inflight.c src/platform/addrspace.c src/core/registry.h src/core/rangemap.h src/core/inflight.h
+$(BENCH_DIR)/bench_registry: bench/bench_registry.c src/core/registry.c src/core/rangemap.c src/core/inflight.c src/platform/addrspace.c src/platform/tracer.c src/core/registry.h src/core/rangemap.h src/core/inflight.h
 	@mkdir -p $(dir $@)
-	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE $(SRC_INC) -o $@ bench/bench_registry.c src/core/registry.c src/core/rangemap.c src/core/inflight.c src/platform/addrspace.c -lpthread
+	$(CC) $(BENCH_CFLAGS) -D_GNU_SOURCE $(SRC_INC) -o $@ bench/bench_registry.c src/core/registry.c src/core/rangemap.c src/core/inflight.c src/platform/addrspace.c src/platform/tracer.c -lpthread
 $(BENCH_DIR)/prims: bench/prims.c
 	@mkdir -p $(dir $@)
 	$(CC) $(BENCH_CFLAGS) -o $@ $<
