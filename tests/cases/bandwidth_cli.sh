@@ -60,3 +60,16 @@ check_eq "-o FILE: exit 0, nothing on stdout/stderr" "$?:$(wc -c <"$TMP/o" | tr 
 check "table: PCIe link line" grep -q '^PCIe: 0000:1b:00.0 Gen5 x16 (32.0 GT/s, max link)' "$TMP/t.txt"
 check "table: PCIe theoretical" grep -q 'theoretical peak 63.0 GB/s per direction' "$TMP/t.txt"
 check "table: host DDR rows" sh -c "grep -q '^host DDR copy ' '$TMP/t.txt' && grep -q '^host DDR triad ' '$TMP/t.txt'"
+
+# -o FILE where FILE is a link, and a disk that fills while writing: the link is replaced, its
+# target untouched; the old FILE kept whole, no temporary left (issue 45)
+mkdir -p "$TMP/bwo"
+echo keep >"$TMP/bwo/victim"
+ln -s "$TMP/bwo/victim" "$TMP/bwo/t.txt"
+"$VT" bandwidth --no-gpu --trials 2 --host-size 16M --sysfs-root "$ROOT/tests/data/sysfs/gen5" -o "$TMP/bwo/t.txt" >/dev/null 2>&1
+check_eq "-o FILE where FILE is a link: exit 0, the link replaced by the table, its target untouched" \
+    "$?:$(test -L "$TMP/bwo/t.txt" && echo link || echo file):$(cat "$TMP/bwo/victim"):$(grep -c '^PCIe: 0000:1b:00.0' "$TMP/bwo/t.txt")" "0:file:keep:1"
+echo "old table" >"$TMP/bwo/old.txt"
+(trap '' XFSZ; ulimit -f 0; exec "$VT" bandwidth --dump-ptx -o "$TMP/bwo/old.txt") >/dev/null 2>"$TMP/bwo/err"
+check_eq "-o FILE on a full disk: exit 1, FILE still the old one, no temporary left" \
+    "$?:$(cat "$TMP/bwo/old.txt"):$(ls -A "$TMP/bwo" | grep -c '^\.old\.txt\.')" "1:old table:0"

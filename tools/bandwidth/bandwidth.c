@@ -10,6 +10,7 @@
 #include "bandwidth.h"
 #include "bw.h"
 #include "commands.h"
+#include "report/util.h"
 
 #define DEFAULT_SIZE   ((size_t)1 << 30)   /* 1 GiB per array: far beyond an H200's 50 MB L2 */
 #define DEFAULT_TRIALS 7
@@ -92,9 +93,17 @@ static int parse_int(const char *s, int lo, int hi, int *out)
     return 0;
 }
 
-static FILE *open_out(const char *path)
+/* -o FILE appears only once whole, never written through a link at FILE (report/util.h). */
+static FILE *open_out(const char *path, struct vtr_out *o)
 {
-    return path ? fopen(path, "w") : stdout;
+    if (!path) return stdout;
+    return vtr_out_open(o, path) == 0 ? o->f : NULL;
+}
+
+static int close_out(FILE *f, struct vtr_out *o, int ok)
+{
+    if (f == stdout) return fflush(f) != 0 || !ok;
+    return vtr_out_commit(o, ok) != 0;
 }
 
 int vt_cmd_bandwidth(int argc, char **argv)
@@ -146,22 +155,23 @@ int vt_cmd_bandwidth(int argc, char **argv)
             return bad("unexpected argument '%s'", a);
         }
     }
+    struct vtr_out ob;
     if (dump_ptx) {
-        FILE *f = open_out(out);
+        FILE *f = open_out(out, &ob);
         if (!f) { fprintf(stderr, "vramtrace bandwidth: cannot write %s: %s\n", out, strerror(errno)); return 1; }
         fputs(vt_bw_kernels_ptx, f);
-        if (f != stdout && fclose(f)) return 1;
+        if (close_out(f, &ob, 1)) { fprintf(stderr, "vramtrace bandwidth: writing %s failed\n", out ? out : "stdout"); return 1; }
         return 0;
     }
-    FILE *f = open_out(out);
+    FILE *f = open_out(out, &ob);
     if (!f) { fprintf(stderr, "vramtrace bandwidth: cannot write %s: %s\n", out, strerror(errno)); return 1; }
     struct vt_bw_report *r = malloc(sizeof *r);
     if (!r) { fputs("vramtrace bandwidth: out of memory\n", stderr); return 1; }
     int rc = vt_bw_measure(&o, r);
     for (int i = 0; i < r->nnotes; i++) fprintf(stderr, "vramtrace bandwidth: %s\n", r->notes[i]);
-    if (rc == 2) { free(r); if (f != stdout) { fclose(f); remove(out); } return 2; }
+    if (rc == 2) { free(r); close_out(f, &ob, 0); return 2; }
     if (json) vt_bw_print_json(f, r); else vt_bw_print_table(f, r);
-    int werr = f == stdout ? fflush(f) : fclose(f);
+    int werr = close_out(f, &ob, 1);
     free(r);
     if (werr) { fprintf(stderr, "vramtrace bandwidth: writing %s failed\n", out ? out : "stdout"); return 1; }
     return rc < 0 ? 1 : 0;
