@@ -153,20 +153,40 @@ static void forward_signal(int sig)
  * library whose path has one of those cannot be named there. */
 static int preload_unsafe(const char *path) { return path[strcspn(path, " :\t\n$")] != '\0'; }
 
-/* A private directory (mkdtemp, 0700, in $TMPDIR or else /tmp, whichever LD_PRELOAD can carry)
- * holding a link to LIB: the name that goes into LD_PRELOAD when LIB's own path cannot. The link
- * lives as long as `run` (processes the command starts after run has returned find no tracer). */
+/* A new private directory DIR (mkdtemp, 0700) named vramtrace-KIND-PID-XXXXXX, in $TMPDIR when
+ * that is a parent private_parent_ok() accepts (and, with PRELOADABLE, one LD_PRELOAD can carry),
+ * else in /tmp; the stale directories of killed runs in that parent are removed first. When
+ * $TMPDIR refuses (missing, full), the list of traces is done without (run says so: the user named
+ * that directory), the preload link goes to /tmp (without it the program cannot start traced).
+ * 0, or -1 with errno set and PARENT naming the directory that refused. */
+static int make_private_dir(const char *kind, int preloadable, char *dir, size_t dirlen, const char **parent)
+{
+    static char swept[PATH_MAX];
+    const char *tmpdir = getenv("TMPDIR");
+    if (!tmpdir || !*tmpdir || (preloadable && preload_unsafe(tmpdir)) || !private_parent_ok(tmpdir)) tmpdir = "/tmp";
+    for (;;) {
+        if (strcmp(swept, tmpdir)) {
+            sweep_stale(tmpdir);
+            snprintf(swept, sizeof swept, "%s", tmpdir);
+        }
+        *parent = tmpdir;
+        if (snprintf(dir, dirlen, "%s/vramtrace-%s-%ld-XXXXXX", tmpdir, kind, (long)getpid()) >= (int)dirlen)
+            errno = ENAMETOOLONG;
+        else if (mkdtemp(dir))
+            return 0;
+        if (!preloadable || !strcmp(tmpdir, "/tmp")) return -1;
+        tmpdir = "/tmp";
+    }
+}
+
+/* A private directory holding a link to LIB: the name that goes into LD_PRELOAD when LIB's own
+ * path cannot. The link lives as long as `run` (processes the command starts after run has
+ * returned find no tracer). */
 static int preload_link(const char *lib, char *dir, size_t dirlen, char *link, size_t linklen, char *err, size_t errlen)
 {
-    const char *tmpdir = getenv("TMPDIR");
-    if (!tmpdir || !*tmpdir || preload_unsafe(tmpdir) || !private_parent_ok(tmpdir)) tmpdir = "/tmp";
-    int made = snprintf(dir, dirlen, "%s/vramtrace-lib-%ld-XXXXXX", tmpdir, (long)getpid()) < (int)dirlen && mkdtemp(dir);
-    if (!made && strcmp(tmpdir, "/tmp")) {
-        tmpdir = "/tmp";
-        made = snprintf(dir, dirlen, "%s/vramtrace-lib-%ld-XXXXXX", tmpdir, (long)getpid()) < (int)dirlen && mkdtemp(dir);
-    }
-    if (!made) {
-        snprintf(err, errlen, "no private directory for a link to it in %s: %s", tmpdir, strerror(errno));
+    const char *parent;
+    if (make_private_dir("lib", 1, dir, dirlen, &parent) != 0) {
+        snprintf(err, errlen, "no private directory for a link to it in %s: %s", parent, strerror(errno));
         return -1;
     }
     snprintf(link, linklen, "%s/libvramtrace.so", dir);
@@ -342,14 +362,8 @@ int vt_cmd_run(int argc, char **argv)
      * another user can guess (/tmp/vramtrace-run-PID.list) let them plant a link that made root's
      * run, and the traced processes appending to it, write into root's files. */
     char list_dir[PATH_MAX], manifest[PATH_MAX + 16];
-    const char *tmpdir = getenv("TMPDIR");
-    if (!tmpdir || !*tmpdir) tmpdir = "/tmp";
-    /* In a directory others may write to without the sticky bit, they can rename the private
-     * directory away and put their own (a FIFO, a link) at its name: use /tmp instead. */
-    if (!private_parent_ok(tmpdir) && strcmp(tmpdir, "/tmp") && private_parent_ok("/tmp")) tmpdir = "/tmp";
-    sweep_stale(tmpdir);
-    snprintf(list_dir, sizeof list_dir, "%s/vramtrace-run-%ld-XXXXXX", tmpdir, (long)getpid());
-    int manifest_ok = mkdtemp(list_dir) != NULL;
+    const char *tmpdir;
+    int manifest_ok = make_private_dir("run", 0, list_dir, sizeof list_dir, &tmpdir) == 0;
     snprintf(manifest, sizeof manifest, "%s/traces.list", manifest_ok ? list_dir : tmpdir);
     if (manifest_ok) {
         int mfd = open(manifest, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);

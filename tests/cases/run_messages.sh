@@ -128,3 +128,17 @@ kill -KILL "$(sed -n 's/^ready pid=//p' "$TMP/sig2.out")" 2>/dev/null
 check_eq "SIGKILL to run: its directory is left" "$(ls -A "$TMP/rt" | grep -c '^vramtrace-run-')" 1
 TMPDIR="$TMP/rt" "$VT" run --sim -q -o "$W/sig3.jsonl" -- "$P" alloc >/dev/null 2>&1
 check_eq "... and the next run removes it (its run is gone)" "$(ls -A "$TMP/rt" | wc -l | tr -d ' ')" 0
+# the tracer under 'my tools/' and a TMPDIR LD_PRELOAD cannot carry: the list goes to TMPDIR, the
+# link's directory to /tmp; a SIGKILLed run leaves both, the next run removes both
+mkdir -p "$TMP/rt sp"
+TMPDIR="$TMP/rt sp" "$SP/vramtrace" run --sim -o "$W/sig4.jsonl" -- "$PROGS/rel_crash" sleep 1 >"$TMP/sig4.out" 2>&1 &
+vt=$!
+i=0
+while ! grep -q '^ready' "$TMP/sig4.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+kill -KILL $vt; wait $vt 2>/dev/null
+kill -KILL "$(sed -n 's/^ready pid=//p' "$TMP/sig4.out")" 2>/dev/null
+check_eq "SIGKILL to run with its link in /tmp: both directories left" \
+    "$(ls -A "$TMP/rt sp" | grep -c "^vramtrace-run-$vt-"):$(ls -A /tmp | grep -c "^vramtrace-lib-$vt-")" 1:1
+TMPDIR="$TMP/rt sp" "$SP/vramtrace" run --sim -q -o "$W/sig5.jsonl" -- "$P" alloc >/dev/null 2>&1
+check_eq "... and the next run removes both" \
+    "$(ls -A "$TMP/rt sp" | wc -l | tr -d ' '):$(ls -A /tmp | grep -c "^vramtrace-lib-$vt-")" 0:0
