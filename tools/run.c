@@ -16,6 +16,7 @@
 #include "report/util.h"
 #include "commands.h"
 #include "journal.h"
+#include "safepath.h"
 #include "trace_writer.h"
 
 static void run_usage(FILE *f)
@@ -266,8 +267,10 @@ static void report_traces(const char *manifest, int manifest_ok, const char *tmp
 
 /* The template's directories that do not depend on the process (up to the first component with
  * a % letter) are made now, 0700: a mistake in -o is said before the program runs, not after it
- * ran for hours untraced. Those with % letters are made by each process (vt_writer_open). */
-static int make_template_dirs(const char *tmpl, char *err, size_t errlen)
+ * ran for hours untraced. Those with % letters are made by each process (vt_writer_open). A link
+ * another user owns on the way is not followed (-EPERM, BAD naming it); other failures: 1, ERR
+ * saying why. */
+static int make_template_dirs(const char *tmpl, char *bad, size_t badlen, char *err, size_t errlen)
 {
     char fixed[PATH_MAX];
     snprintf(fixed, sizeof fixed, "%s", tmpl);
@@ -275,16 +278,19 @@ static int make_template_dirs(const char *tmpl, char *err, size_t errlen)
     if (pct) *pct = '\0';
     char *slash = strrchr(fixed, '/');
     if (!slash) return 0;
-    slash[1] = '\0'; /* "dir/": vt_make_parent_dirs makes dir and what is missing above it */
-    int rc = vt_make_parent_dirs(fixed);
-    if (rc == 0) {
+    slash[1] = '\0'; /* "dir/": the walk makes dir and what is missing above it */
+    int fd = vt_safepath_dir_open(fixed, VT_SAFEPATH_MKDIR, NULL, bad, badlen);
+    if (fd == -EPERM) return -EPERM;
+    int rc = fd;
+    if (fd >= 0) {
+        close(fd);
         slash[0] = '\0';
         if (access(fixed[0] ? fixed : "/", W_OK | X_OK) == 0) return 0;
         rc = -errno;
     }
     slash[0] = '\0';
     snprintf(err, errlen, "cannot use %s for traces: %s", fixed[0] ? fixed : "/", strerror(-rc));
-    return -1;
+    return 1;
 }
 
 int vt_cmd_run(int argc, char **argv)
@@ -350,11 +356,12 @@ int vt_cmd_run(int argc, char **argv)
     if (quiet) setenv("VRAMTRACE_QUIET", "1", 1);
     if (!getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", lib, 1);
     char dir_err[PATH_MAX + 64], bad[PATH_MAX];
-    if (vt_path_foreign_link(tmpl, bad, sizeof bad) != 0) {
+    int dirs = make_template_dirs(tmpl, bad, sizeof bad, dir_err, sizeof dir_err);
+    if (dirs == -EPERM) {
         fprintf(stderr, "vramtrace run: -o %s: %s is a link another user owns (not followed); not starting %s\n", tmpl, bad, argv[i]);
         return 2;
     }
-    if (make_template_dirs(tmpl, dir_err, sizeof dir_err) != 0) {
+    if (dirs != 0) {
         fprintf(stderr, "vramtrace run: %s; not starting %s\n", dir_err, argv[i]);
         return 1;
     }

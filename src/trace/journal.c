@@ -21,6 +21,7 @@
 
 #include <vramtrace/trace.h>
 #include "records.h"
+#include "safepath.h"
 #include "trace_writer.h"
 #include "tracer.h"
 
@@ -72,6 +73,10 @@ static struct {
     struct ring_file_hdr *hdr;
     uint32_t nslots;
     char ring_path[4200];
+    /* The ring is made and removed in the trace's directory, reached without following another
+     * user's link: by name again at close only while it is still this directory and this ring. */
+    dev_t dir_dev, ring_dev;
+    ino_t dir_ino, ring_ino;
     pthread_t thread;
     int have_thread;
     _Atomic int stop;
@@ -222,6 +227,20 @@ static void *drainer(void *arg)
     return NULL;
 }
 
+/* The ring's name removed, in the directory it was made in and only while it names this ring:
+ * the path may have been turned into a link to elsewhere since. */
+static void remove_ring(void)
+{
+    const char *base;
+    int dfd = vt_safepath_dir_open(J.ring_path, 0, &base, NULL, 0);
+    if (dfd < 0) return;
+    struct stat st;
+    if (fstat(dfd, &st) == 0 && st.st_dev == J.dir_dev && st.st_ino == J.dir_ino &&
+        fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == J.ring_dev && st.st_ino == J.ring_ino)
+        unlinkat(dfd, base, 0);
+    close(dfd);
+}
+
 int vt_journal_open(const char *trace_path, int mode, const char *token, char *err, size_t errlen)
 {
     uint32_t nslots = RING_SLOTS_DEFAULT;
@@ -233,8 +252,18 @@ int vt_journal_open(const char *trace_path, int mode, const char *token, char *e
         snprintf(err, errlen, "file size limit (ulimit -f) too small for %s", J.ring_path);
         return -EFBIG;
     }
-    int fd = open(J.ring_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) { int e = errno; snprintf(err, errlen, "cannot create %s: %s", J.ring_path, strerror(e)); return -e; }
+    const char *trace_base, *ring_base = strrchr(J.ring_path, '/') ? strrchr(J.ring_path, '/') + 1 : J.ring_path;
+    int dfd = vt_writer_dir_open(&trace_base);
+    int fd = dfd < 0 ? (errno = -dfd, -1) : openat(dfd, ring_base, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    struct stat dst, rst;
+    if (fd >= 0 && (fstat(dfd, &dst) != 0 || fstat(fd, &rst) != 0)) { close(fd); unlinkat(dfd, ring_base, 0); fd = -1; }
+    if (fd < 0) {
+        int e = errno;
+        if (dfd >= 0) close(dfd);
+        snprintf(err, errlen, "cannot create %s: %s", J.ring_path, strerror(e));
+        return -e;
+    }
+    J.dir_dev = dst.st_dev, J.dir_ino = dst.st_ino, J.ring_dev = rst.st_dev, J.ring_ino = rst.st_ino;
     char *area = MAP_FAILED;
     struct ring_file_hdr *hdr = MAP_FAILED;
     int e = 0;
@@ -253,9 +282,11 @@ int vt_journal_open(const char *trace_path, int mode, const char *token, char *e
         if (hdr != MAP_FAILED) munmap(hdr, HDR_BYTES);
         if (area != MAP_FAILED) munmap(area, 2 * ring_bytes);
         close(fd);
-        unlink(J.ring_path);
+        unlinkat(dfd, ring_base, 0);
+        close(dfd);
         return -e;
     }
+    close(dfd);
     /* Tests only: die where a kill during start-up leaves a ring whose header was never written. */
     const char *kill_at_start = getenv("VRAMTRACE_TEST_KILL_AT_START");
     if (kill_at_start && *kill_at_start == '1') raise(SIGKILL);
@@ -398,7 +429,7 @@ void vt_journal_close(void)
     }
     drain_locked(1);
     vt_mutex_unlock(&J.drain_lock);
-    unlink(J.ring_path);
+    remove_ring();
     /* The mapping stays: a late claim from another thread finds J.on == 0 before touching it. */
 }
 

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "safepath.h"
 #include "tracer.h"
 
 #if defined(__SANITIZE_THREAD__)
@@ -127,12 +128,37 @@ static void set_size_error(void)
     set_error(what, EFBIG);
 }
 
+/* The trace's directory reached again by name, without following another user's link (see
+ * safepath.h): an O_PATH descriptor, *base the trace's name in it; or a negative errno. */
+static int trace_dir(const char **base) { return vt_safepath_dir_open(W.path, 0, base, NULL, 0); }
+
+int vt_writer_dir_open(const char **base)
+{
+    int dfd = trace_dir(base);
+    if (dfd < 0) return dfd;
+    struct stat st;
+    if (fstatat(dfd, *base, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != W.dev || st.st_ino != W.ino) {
+        close(dfd);
+        return -ESTALE;
+    }
+    return dfd;
+}
+
 /* The mapped file, opened again by name for one operation; -1 (error set) when it cannot be
  * opened or the name now leads to another file. The caller closes it. */
 static int reopen_mapped(void)
 {
     int saved = errno;
-    int fd = open(W.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    const char *base;
+    int dfd = trace_dir(&base), fd = -1;
+    if (dfd >= 0) {
+        fd = openat(dfd, base, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+        int e = errno;
+        close(dfd);
+        errno = e;
+    } else {
+        errno = -dfd;
+    }
     struct stat st;
     if (fd < 0) set_error("cannot reopen trace file", errno);
     else if (fstat(fd, &st) != 0 || st.st_dev != W.dev || st.st_ino != W.ino) {
@@ -143,55 +169,6 @@ static int reopen_mapped(void)
     errno = saved;
     return fd;
 }
-
-/* Calls fn(dir, ctx) for each directory above `path`, outermost first ("/a", "/a/b" for
- * "/a/b/f"); stops at the first non-zero answer and returns it. */
-static int each_parent_dir(const char *path, int (*fn)(const char *dir, void *ctx), void *ctx)
-{
-    char dir[4096];
-    size_t n = strlen(path);
-    if (n >= sizeof dir) return -ENAMETOOLONG;
-    memcpy(dir, path, n + 1);
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir) return 0;
-    *slash = '\0';
-    for (char *p = dir + 1;; p++) {
-        if (*p != '/' && *p != '\0') continue;
-        char c = *p;
-        *p = '\0';
-        int rc = fn(dir, ctx);
-        if (rc) return rc;
-        *p = c;
-        if (!c) return 0;
-    }
-}
-
-struct bad_out { char *bad; size_t len; };
-static int foreign_link(const char *dir, void *ctx)
-{
-    struct bad_out *o = ctx;
-    struct stat st;
-    if (lstat(dir, &st) != 0 || !S_ISLNK(st.st_mode) || st.st_uid == geteuid() || st.st_uid == 0) return 0;
-    snprintf(o->bad, o->len, "%s", dir);
-    return -EPERM;
-}
-
-int vt_path_foreign_link(const char *path, char *bad, size_t badlen)
-{
-    struct bad_out o = { bad, badlen };
-    return each_parent_dir(path, foreign_link, &o);
-}
-
-static int make_dir(const char *dir, void *ctx)
-{
-    (void)ctx;
-    if (mkdir(dir, 0700) != 0 && errno != EEXIST) return -errno;
-    struct stat st;
-    if (stat(dir, &st) != 0) return -errno;
-    return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-}
-
-int vt_make_parent_dirs(const char *path) { return each_parent_dir(path, make_dir, NULL); }
 
 int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err, size_t errlen)
 {
@@ -208,25 +185,30 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
         return -ENAMETOOLONG;
     }
     memcpy(abs_path + cwd_len, path, strlen(path) + 1);
+    /* The directory is reached without following another user's link and the file made in the
+     * directory reached: checking the path and then opening it by name let a link swapped in
+     * between put the trace where its owner chose. Missing directories (traces/rank%r/) are made,
+     * 0700. */
     char bad[4096];
-    if (vt_path_foreign_link(abs_path, bad, sizeof bad) != 0) {
+    const char *base;
+    int dfd = vt_safepath_dir_open(abs_path, VT_SAFEPATH_MKDIR, &base, bad, sizeof bad);
+    if (dfd == -EPERM) {
         snprintf(err, errlen, "cannot create trace file %.1000s: %.1000s is a link another user owns (not followed)", abs_path, bad);
         return -EPERM;
+    }
+    if (dfd < 0) {
+        snprintf(err, errlen, "cannot create trace file %s: %s", abs_path, strerror(-dfd));
+        return dfd;
     }
     for (int i = 0; i < 100; i++) {
         if (i == 0) memcpy(name, abs_path, strlen(abs_path) + 1);
         else snprintf(name, sizeof name, "%s.%d", abs_path, i);
-        fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-        /* a template's directory that does not exist yet (traces/rank%r/...): made, 0700 */
-        if (fd < 0 && errno == ENOENT && i == 0) {
-            int rc = vt_make_parent_dirs(name);
-            if (rc == 0) fd = open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-            else errno = -rc;
-        }
+        fd = openat(dfd, name + (base - abs_path), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0 || errno != EEXIST) break;
     }
     if (fd < 0) {
         e = errno;
+        close(dfd);
         snprintf(err, errlen, "cannot create trace file %s: %s", name, strerror(e));
         return -e;
     }
@@ -243,9 +225,11 @@ int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err
         e = errno;
         snprintf(err, errlen, "cannot map trace file %s: %s", name, strerror(e));
         close(fd);
-        unlink(name);
+        unlinkat(dfd, name + (base - abs_path), 0);
+        close(dfd);
         return -e;
     }
+    close(dfd);
     struct stat st;
     if (fstat(fd, &st) != 0) st.st_dev = 0, st.st_ino = 0;
     close(fd);

@@ -22,18 +22,16 @@
 #include <stdint.h>
 
 /* Create `path` (O_CREAT|O_EXCL|O_NOFOLLOW, 0600; on EEXIST tries path.1, path.2, ...; missing
- * directories above it are made, 0700). Stores the
+ * directories above it are made, 0700; no link another user owns is followed on the way, and
+ * the file is made in the very directory checked: vt_safepath_dir_open). Stores the
  * name actually used in used_path. Returns 0 or a negative errno with a message in err. */
 int vt_writer_open(const char *path, char *used_path, size_t used_len, char *err, size_t errlen);
 
-/* Make the directories above `path` that are missing, mode 0700 (a trace template's
- * `traces/rank%r/` ...). 0, or a negative errno (ENOTDIR when a component is not a directory). */
-int vt_make_parent_dirs(const char *path);
-
-/* A directory above `path` that is a symbolic link owned by neither this user nor root (someone
- * else could point it anywhere, and a planted one put root's trace where they chose): -EPERM with
- * that directory in bad[badlen]; else 0. Links of this user's or root's own are followed. */
-int vt_path_foreign_link(const char *path, char *bad, size_t badlen);
+/* The open trace's directory, reached by name again without following another user's link: an
+ * O_PATH descriptor (the caller closes it) that still holds the trace file, *base its name there;
+ * a negative errno otherwise (-ESTALE: the name now leads to another file). For files that live
+ * beside the trace (its ring), made and removed in the very directory the trace is in. */
+int vt_writer_dir_open(const char **base);
 
 /* Claim `len` bytes; the caller fills them (a whole line ending in '\n'). NULL when not open. */
 char *vt_writer_reserve(size_t len);

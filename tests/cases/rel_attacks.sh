@@ -9,6 +9,8 @@ if [ "$(id -u)" != 0 ] || ! id nobody >/dev/null 2>&1 || ! command -v setpriv >/
     exit 0
 fi
 as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+# in the background, $! the program itself (a function run with & would be a subshell's pid)
+as_nobody_bg() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@" & }
 # what the attacker may run: the program, the tracer and the sim, readable by all
 A="$TMP/attack"
 chmod 755 "$TMP"
@@ -46,7 +48,7 @@ C
 no_san cc -O1 -o "$A/bin/flip" "$TMP/flip.c" -include stdlib.h && chmod 755 "$A/bin/flip"
 printf 'root file: not to be written\n' >"$A/rootdir/t.jsonl"
 cp "$A/rootdir/t.jsonl" "$TMP/root-before"
-as_nobody "$A/bin/flip" "$A/home/d" "$A/home/fake" "$A/rootdir" 12 &
+as_nobody_bg "$A/bin/flip" "$A/home/d" "$A/home/fake" "$A/rootdir" 12
 flipper=$!
 rounds=0 reports=0 recovered=0
 while [ $rounds -lt 15 ]; do
@@ -128,3 +130,43 @@ env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")
     "$PROGS/rel_crash" exit 2 >/dev/null 2>"$TMP/dl2.err"
 check_eq "the tracer alone (VRAMTRACE_OUTPUT): exit 0, one line, nothing in the link's target" \
     "$?:$(grep -c 'is a link another user owns (not followed); tracing disabled' "$TMP/dl2.err"):$(ls -A "$A/rootdir2" | wc -l | tr -d ' ')" "0:1:0"
+
+# --- 5b. the same link swapped in between the check and the open ----------------------------------
+# nobody exchanges home/out3/traces, a directory of theirs, with a link of theirs to a root-owned
+# directory (renameat2 RENAME_EXCHANGE, as fast as it goes). Before, the tracer checked the path
+# for others' links and then created the trace by name: when the exchange fell in between, root's
+# trace was created in the root-owned directory. Now the directory is reached one component at a
+# time without following others' links, and the trace made in the directory reached.
+cat >"$TMP/exch.c" <<'C'
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+int main(int argc, char **argv) /* A B SECONDS: exchange A and B until then */
+{
+    time_t end = time(NULL) + atoi(argv[3]);
+    if (renameat2(AT_FDCWD, argv[1], AT_FDCWD, argv[2], RENAME_EXCHANGE) != 0) { perror("renameat2"); return 1; }
+    while (time(NULL) < end) renameat2(AT_FDCWD, argv[1], AT_FDCWD, argv[2], RENAME_EXCHANGE);
+    return 0;
+}
+C
+mkdir -p "$A/home/out3" "$A/rootdir3" && chown nobody "$A/home/out3"
+as_nobody mkdir "$A/home/out3/traces" && as_nobody ln -s "$A/rootdir3" "$A/home/out3/alt"
+if no_san cc -O1 -o "$A/bin/exch" "$TMP/exch.c" 2>/dev/null && chmod 755 "$A/bin/exch" &&
+   as_nobody "$A/bin/exch" "$A/home/out3/traces" "$A/home/out3/alt" 0; then
+    as_nobody_bg "$A/bin/exch" "$A/home/out3/traces" "$A/home/out3/alt" 30
+    exch=$!
+    n=0
+    while [ $n -lt 150 ]; do
+        n=$((n + 1))
+        env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
+            VRAMTRACE_OUTPUT="$A/home/out3/traces/t-%p.jsonl" "$PROGS/rel_crash" exit 2 >/dev/null 2>&1
+    done
+    kill $exch 2>/dev/null; wait $exch 2>/dev/null
+    made=$(find "$A/home/out3" -name 't-*.jsonl' | wc -l | tr -d ' ')
+    check_eq "a link exchanged in during 150 traced runs: no trace in the root-owned directory" "$(ls -A "$A/rootdir3" | wc -l | tr -d ' ')" 0
+    check "... while the runs that found nobody's directory traced into it ($made of 150)" [ "$made" -ge 1 ]
+else
+    skip "renameat2 RENAME_EXCHANGE not supported here"
+fi
