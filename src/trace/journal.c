@@ -559,14 +559,23 @@ static int only_partial_line_after(int fd, uint64_t off, uint64_t end)
 
 long vt_journal_recover(const char *trace_path, char *err, size_t errlen)
 {
-    char ring[4200], dir[4096], base[4096], ring_name[4200];
+    char ring[4200], base[4096], ring_name[4200];
     snprintf(ring, sizeof ring, "%s.ring", trace_path);
     const char *slash = strrchr(trace_path, '/');
-    if (slash) snprintf(dir, sizeof dir, "%.*s", slash == trace_path ? 1 : (int)(slash - trace_path), trace_path);
-    else snprintf(dir, sizeof dir, ".");
     snprintf(base, sizeof base, "%s", slash ? slash + 1 : trace_path);
     snprintf(ring_name, sizeof ring_name, "%s.ring", base);
-    struct recovery rc = { open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), -1, 0, ring_name };
+    /* The directory reached without following another user's link (safepath.h): through one,
+     * what is cut and appended here would be wherever that user points it. Such a trace is read
+     * as it is; its owner can recover it. */
+    char bad[4096];
+    struct recovery rc = { vt_safepath_dir_open(trace_path, 0, NULL, bad, sizeof bad), -1, 0, ring_name };
+    if (rc.dfd == -EPERM) {
+        struct stat rst;
+        if (lstat(ring, &rst) != 0) return 0;
+        snprintf(err, errlen, "%s: not recovered: %s is a link another user owns (not followed); the trace is read as it is",
+                 ring, bad);
+        return -EPERM;
+    }
     if (rc.dfd < 0) return 0; /* the trace's own open reports that */
     int fd = openat(rc.dfd, ring_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
