@@ -201,3 +201,23 @@ if [ -x "$A/bin/exch" ]; then
 else
     skip "renameat2 RENAME_EXCHANGE not supported here"
 fi
+
+# --- 5c. report's and bandwidth's output files under another user's directory link ----------------
+# nobody links home/out4/o to a root-owned directory; root writes report --html/--perfetto and
+# bandwidth -o under home/out4/o. Before, the new file was made and renamed where the link
+# pointed; now the output's directory is reached without following another user's link.
+mkdir -p "$A/home/out4" "$A/rootdir4" && chown nobody "$A/home/out4"
+as_nobody ln -s "$A/rootdir4" "$A/home/out4/o"
+"$VT" run --sim -q -o "$TMP/o4-src.jsonl" -- "$PROGS/rel_crash" exit 2 >/dev/null 2>&1
+for kind in html perfetto; do
+    "$VT" report --$kind "$A/home/out4/o/r.$kind" "$TMP/o4-src.jsonl" >/dev/null 2>"$TMP/o4-$kind.err"
+    check_eq "report --$kind under nobody's directory link: exit 1, said, nothing in the link's target" \
+        "$?:$(grep -c "r.$kind: Operation not permitted" "$TMP/o4-$kind.err"):$(ls -A "$A/rootdir4" | wc -l | tr -d ' ')" "1:1:0"
+done
+"$VT" bandwidth --dump-ptx -o "$A/home/out4/o/k.ptx" >/dev/null 2>"$TMP/o4-bw.err"
+check_eq "bandwidth -o under nobody's directory link: exit 1, nothing in the link's target" \
+    "$?:$(ls -A "$A/rootdir4" | wc -l | tr -d ' ')" "1:0"
+# the user's own link is followed as before
+ln -s "$A/rootdir4" "$TMP/mylink"
+"$VT" report --html "$TMP/mylink/r.html" "$TMP/o4-src.jsonl" >/dev/null 2>&1
+check_eq "report --html under root's own link: exit 0, the report in its target" "$?:$(ls -A "$A/rootdir4")" "0:r.html"

@@ -11,6 +11,7 @@
 #include "bw.h"
 #include "commands.h"
 #include "report/util.h"
+#include "safepath.h"
 
 #define DEFAULT_SIZE   ((size_t)1 << 30)   /* 1 GiB per array: far beyond an H200's 50 MB L2 */
 #define DEFAULT_TRIALS 7
@@ -177,25 +178,31 @@ int vt_cmd_bandwidth(int argc, char **argv)
     return rc < 0 ? 1 : 0;
 }
 
-/* Create PATH (or PATH.N.json) exclusively, 0600, no link followed at the name: run writes it
- * at a name others can predict (the pid), where a link planted for it made root overwrite a file
- * of its own. */
+/* Create PATH (or PATH.N.json) exclusively, 0600, no link followed at the name nor one another
+ * user owns on the way (safepath.h): run writes it at a name others can predict (the pid), where a
+ * link planted for it made root overwrite a file of its own. */
 static FILE *create_exclusive(const char *path, char *used, size_t usedlen)
 {
     size_t n = strlen(path);
     size_t stem = n > 5 && !strcmp(path + n - 5, ".json") ? n - 5 : n;
+    const char *base;
+    int dfd = vt_safepath_dir_open(path, 0, &base, NULL, 0);
+    if (dfd < 0) { errno = -dfd; return NULL; }
+    FILE *f = NULL;
     for (int i = 0; i < 100; i++) {
         if (i == 0) snprintf(used, usedlen, "%s", path);
         else snprintf(used, usedlen, "%.*s.%d%s", (int)stem, path, i, path + stem);
-        int fd = open(used, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int fd = openat(dfd, used + (base - path), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0) {
-            FILE *f = fdopen(fd, "w");
-            if (!f) close(fd);
-            return f;
+            if (!(f = fdopen(fd, "w"))) close(fd);
+            break;
         }
-        if (errno != EEXIST) return NULL;
+        if (errno != EEXIST) break;
     }
-    return NULL;
+    int e = errno;
+    close(dfd);
+    errno = e;
+    return f;
 }
 
 int vt_bandwidth_measure_json(const char *path, char *used, size_t usedlen, char *err, size_t errlen)

@@ -6,8 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "safepath.h"
 
 static int hmap_grow(struct vtr_hmap *m)
 {
@@ -147,22 +150,39 @@ int vtr_trace_is_empty(const char *path)
 int vtr_out_open(struct vtr_out *o, const char *path)
 {
     o->f = NULL;
+    o->dfd = -1;
     if (snprintf(o->path, sizeof o->path, "%s", path) >= (int)sizeof o->path) { errno = ENAMETOOLONG; return -1; }
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path) + 1 : 0;
-    snprintf(o->tmp, sizeof o->tmp, "%.*s.%s.XXXXXX", dirlen, path, slash ? slash + 1 : path);
-    int fd = mkstemp(o->tmp);
-    if (fd < 0) return -1;
-    mode_t mask = umask(0);
-    umask(mask);
-    if (fchmod(fd, 0666 & ~mask) != 0 || !(o->f = fdopen(fd, "w"))) {
-        int e = errno;
-        close(fd);
-        unlink(o->tmp);
-        errno = e;
-        return -1;
+    const char *base;
+    int dfd = vt_safepath_dir_open(o->path, 0, &base, NULL, 0);
+    if (dfd < 0) { errno = -dfd; return -1; }
+    if (!*base || strlen(base) > 240) { close(dfd); errno = !*base ? EISDIR : ENAMETOOLONG; return -1; }
+    o->base = base;
+    static const char set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    for (int tries = 0; tries < 100; tries++) {
+        unsigned char rnd[6];
+        if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd) break;
+        char suffix[7];
+        for (int i = 0; i < 6; i++) suffix[i] = set[rnd[i] % (sizeof set - 1)];
+        suffix[6] = '\0';
+        snprintf(o->tmp, sizeof o->tmp, ".%s.%s", base, suffix);
+        /* 0666 less the umask: the mode the report would have had written in place */
+        int fd = openat(dfd, o->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno == EEXIST) continue;
+        if (fd < 0) break;
+        if (!(o->f = fdopen(fd, "w"))) {
+            int e = errno;
+            close(fd);
+            unlinkat(dfd, o->tmp, 0);
+            errno = e;
+            break;
+        }
+        o->dfd = dfd;
+        return 0;
     }
-    return 0;
+    int e = errno;
+    close(dfd);
+    errno = e;
+    return -1;
 }
 
 int vtr_out_commit(struct vtr_out *o, int ok)
@@ -171,7 +191,9 @@ int vtr_out_commit(struct vtr_out *o, int ok)
     if (fflush(o->f) != 0 || ferror(o->f) || fsync(fileno(o->f)) != 0) ok = 0;
     if (fclose(o->f) != 0) ok = 0;
     o->f = NULL;
-    if (ok && rename(o->tmp, o->path) == 0) return 0;
-    unlink(o->tmp);
-    return -1;
+    int rc = ok && renameat(o->dfd, o->tmp, o->dfd, o->base) == 0 ? 0 : -1;
+    if (rc) unlinkat(o->dfd, o->tmp, 0);
+    close(o->dfd);
+    o->dfd = -1;
+    return rc;
 }

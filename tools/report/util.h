@@ -46,10 +46,12 @@ char *vtr_fmt_bytes(char *buf, size_t n, uint64_t bytes);
  * between the trace's creation and its header (run and report skip it, saying so). */
 int vtr_trace_is_empty(const char *path);
 
-/* An output file (--html, --perfetto) that appears at PATH only once it is whole: written to a
- * new file beside it (mkstemp, so never through a link at PATH or over another file), then renamed
- * over PATH; a kill, a full disk or a failed render leaves PATH as it was. */
-struct vtr_out { FILE *f; char tmp[4200]; char path[4096]; };
+/* An output file (--html, --perfetto, bandwidth -o) that appears at PATH only once it is whole:
+ * written to a new file beside it (created exclusively, so never through a link at PATH or over
+ * another file), then renamed over PATH; a kill, a full disk or a failed render leaves PATH as it
+ * was. PATH's directory is reached without following a link another user owns (safepath.h), and
+ * the new file is made and renamed in that very directory. */
+struct vtr_out { FILE *f; int dfd; const char *base; char tmp[512]; char path[4096]; };
 /* 0, or -1 with errno set. */
 int vtr_out_open(struct vtr_out *o, const char *path);
 /* Closes the file; when ok and everything was written, renames it over PATH, else removes it.
