@@ -103,12 +103,19 @@ static void put_shell_word(FILE *f, const char *s)
     fputc('\'', f);
 }
 
-/* A directory to make a private one in: owned by this user or root, and either writable by no
- * one else or sticky (others cannot then rename or remove what this user made there). */
+/* A directory to make a private one in: reached without a link another user owns, owned by this
+ * user or root, and either writable by no one else or sticky (others cannot then rename or remove
+ * what this user made there). */
 static int private_parent_ok(const char *dir)
 {
+    char slashed[PATH_MAX + 2];
+    snprintf(slashed, sizeof slashed, "%s/", dir);
+    int fd = vt_safepath_dir_open(slashed, 0, NULL, NULL, 0);
+    if (fd == -EPERM) return 0; /* reached through a link another user owns: they could swap it */
     struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return 1; /* mkdtemp says what is wrong */
+    int got = fd >= 0 && fstat(fd, &st) == 0;
+    if (fd >= 0) close(fd);
+    if (!got || !S_ISDIR(st.st_mode)) return 1; /* mkdtemp says what is wrong */
     if (st.st_uid != geteuid() && st.st_uid != 0) return 0;
     return !(st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_mode & S_ISVTX);
 }

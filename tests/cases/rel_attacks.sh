@@ -123,6 +123,11 @@ mkdir -p "$TMP/ww" && chmod 777 "$TMP/ww"
 TMPDIR="$TMP/ww" "$VT" run --sim -o "$TMP/ww-trace.jsonl" -- sh -c 'printf "%s\n" "$VRAMTRACE_MANIFEST"' >"$TMP/ww.out" 2>&1
 check_eq "world-writable, not sticky TMPDIR: the list of traces is made in /tmp instead, nothing in TMPDIR" \
     "$(sed -n 1p "$TMP/ww.out" | sed 's|^/tmp/vramtrace-run-[0-9]*-[A-Za-z0-9]\{6\}/traces.list$|/tmp|'):$(ls -A "$TMP/ww" | wc -l | tr -d ' ')" "/tmp:0"
+# a TMPDIR reached through a link nobody owns (to a directory of root's): they could swap it
+mkdir -p "$A/rootdir5" && as_nobody ln -s "$A/rootdir5" "$A/home/tmplink"
+TMPDIR="$A/home/tmplink" "$VT" run --sim -o "$TMP/tl-trace.jsonl" -- sh -c 'printf "%s\n" "$VRAMTRACE_MANIFEST"' >"$TMP/tl.out" 2>&1
+check_eq "TMPDIR through nobody's link: the list of traces is made in /tmp instead, nothing in the link's target" \
+    "$(sed -n 1p "$TMP/tl.out" | sed 's|^/tmp/vramtrace-run-[0-9]*-[A-Za-z0-9]\{6\}/traces.list$|/tmp|'):$(ls -A "$A/rootdir5" | wc -l | tr -d ' ')" "/tmp:0"
 mkfifo "$TMP/list.fifo"
 timeout 20 env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_QUIET=1 \
     VRAMTRACE_MANIFEST="$TMP/list.fifo" VRAMTRACE_OUTPUT="$TMP/fifo-trace.jsonl" "$PROGS/rel_crash" exit 2 >/dev/null 2>&1
