@@ -281,9 +281,16 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char *sym, void **fn, unsigne
                                              enum cudaDriverEntryPointQueryResult *status)
 {
     RT_ENTER();
-    CUdriverProcAddressQueryResult st;
+    if (!sym || !fn) return rt_ret(cudaErrorInvalidValue);
+    CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SUCCESS;
     CUresult r = rt_d.cuGetProcAddress(sym, fn, (int)ver, flags, &st);
     if (status) *status = (enum cudaDriverEntryPointQueryResult)st;
+    /* A symbol the driver lacks (or has only in a newer version) is an answer, not an error: NULL
+     * and the status, cudaSuccess, no sticky last error (PyTorch probes optional entry points). */
+    if (r == CUDA_ERROR_NOT_FOUND && st != CU_GET_PROC_ADDRESS_SUCCESS) {
+        *fn = NULL;
+        return cudaSuccess;
+    }
     return rt_ret(rt_err(r));
 }
 

@@ -246,6 +246,94 @@ CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction hf)
     return CUDA_SUCCESS;
 }
 
+/* cuKernel*: a CUkernel is its CUfunction here (context-independent by construction); the device
+ * must be a valid ordinal, as the documentation requires. */
+static CUresult check_dev(CUdevice dev)
+{
+    int n = 0;
+    CUresult r = cuDeviceGetCount(&n);
+    if (r) return r;
+    return dev >= 0 && dev < n ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult cuKernelGetAttribute(int *v, CUfunction_attribute a, CUkernel k, CUdevice dev)
+{
+    CUresult r = check_dev(dev);
+    return r ? r : cuFuncGetAttribute(v, a, (CUfunction)(void *)k);
+}
+
+CUresult cuKernelSetAttribute(CUfunction_attribute a, int v, CUkernel k, CUdevice dev)
+{
+    CUresult r = check_dev(dev);
+    return r ? r : func_of(k) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult cuKernelSetCacheConfig(CUkernel k, CUfunc_cache c, CUdevice dev)
+{
+    CUresult r = check_dev(dev);
+    return r ? r : func_of(k) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+/* The library's kernels: those the sim's layout reader found in its image. */
+CUresult cuLibraryGetKernelCount(unsigned int *count, CUlibrary lib)
+{
+    if (!count) return CUDA_ERROR_INVALID_VALUE;
+    if (!lib || lib->magic != LIB_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    unsigned n = 0;
+    for (const sim_kfunc *k = lib->mod->kernels; k; k = k->next) n++;
+    *count = n;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int num, CUlibrary lib)
+{
+    if (!kernels) return CUDA_ERROR_INVALID_VALUE;
+    if (!lib || lib->magic != LIB_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    unsigned i = 0;
+    for (const sim_kfunc *k = lib->mod->kernels; k && i < num; k = k->next, i++) {
+        CUresult r = get_func((struct CUfunc_st **)&kernels[i], lib->mod, k->name);
+        if (r) return r;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* Occupancy of the simulated H100-like device: 2048 resident threads per SM, blocks of at most
+ * 1024 threads (cuFuncGetAttribute's MAX_THREADS_PER_BLOCK); shared memory never limits. */
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessor(int *blocks, CUfunction f, int block, size_t smem)
+{
+    if (!blocks || block <= 0) return CUDA_ERROR_INVALID_VALUE;
+    if (!func_of(f)) return CUDA_ERROR_INVALID_HANDLE;
+    *blocks = block > 1024 ? 0 : 2048 / block;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *blocks, CUfunction f, int block, size_t smem,
+                                                              unsigned int flags)
+{
+    return cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, f, block, smem);
+}
+
+CUresult cuOccupancyMaxPotentialBlockSize(int *min_grid, int *block, CUfunction f, CUoccupancyB2DSize smem_of,
+                                          size_t smem, int limit)
+{
+    if (!min_grid || !block) return CUDA_ERROR_INVALID_VALUE;
+    if (!func_of(f)) return CUDA_ERROR_INVALID_HANDLE;
+    sim_ctx *c;
+    CUresult r = sim_cur_ctx(&c);
+    if (r) return r;
+    int b = limit > 0 && limit < 1024 ? limit : 1024, sms = 0;
+    cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, c->dev);
+    *block = b;
+    *min_grid = sms * (2048 / b);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuOccupancyMaxPotentialBlockSizeWithFlags(int *min_grid, int *block, CUfunction f, CUoccupancyB2DSize smem_of,
+                                                   size_t smem, int limit, unsigned int flags)
+{
+    return cuOccupancyMaxPotentialBlockSize(min_grid, block, f, smem_of, smem, limit);
+}
+
 CUresult cuFuncSetAttribute(CUfunction hf, CUfunction_attribute a, int v)
 {
     return func_of(hf) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;

@@ -62,3 +62,13 @@ __attribute__((constructor)) static void sim_list(void)
     for (int i = 0; i < SIM_FN_COUNT; i++)
         fprintf(stderr, "%s %d\n", sim_fns[i].name, sim_fns[i].version);
 }
+
+/* NVIDIA's private tables (cudart and NVRTC look them up by UUID) are undocumented: none is
+ * served, which callers take as "not there" and go on without (NVRTC called a NULL table and
+ * crashed when the entry point itself was missing). */
+CUresult cuGetExportTable(const void **table, const CUuuid *id)
+{
+    if (!table || !id) return CUDA_ERROR_INVALID_VALUE;
+    *table = NULL;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
