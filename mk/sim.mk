@@ -5,7 +5,8 @@ ifeq ($(HAVE_CUDA_HEADERS),1)
 SIM_DIR    := $(BUILD)/sim
 SIM_CFLAGS := -std=c11 -D_GNU_SOURCE $(WARN) $(OPT) $(SANFLAGS) -fPIC -I$(CUDA_HOME)/include -Itests/sim
 SIM_DRV_SRCS := tests/sim/sim_driver.c tests/sim/sim_mem.c tests/sim/sim_drv_mem.c tests/sim/sim_module.c \
-                tests/sim/sim_graph.c tests/sim/sim_procaddr.c tests/sim/sim_layout.c $(wildcard tests/sim/sim_drv_ext.c)
+                tests/sim/sim_graph.c tests/sim/sim_procaddr.c tests/sim/sim_layout.c tests/sim/sim_drv_ext.c \
+                tests/sim/sim_drv_misc.c
 SIM_RT_SRCS  := $(wildcard tests/sim/rt_*.c)
 SIM_DRV_OBJS := $(SIM_DRV_SRCS:tests/sim/%.c=$(SIM_DIR)/obj/%.o)
 SIM_RT_OBJS  := $(SIM_RT_SRCS:tests/sim/%.c=$(SIM_DIR)/obj/%.o)

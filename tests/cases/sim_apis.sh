@@ -9,9 +9,13 @@ for how in plain traced; do
     if [ $how = plain ]; then
         d=$(env LD_LIBRARY_PATH="$SIM" "$P" driver 2>"$TMP/d.err")
         e=$(env LD_LIBRARY_PATH="$SIM" "$P" entrypoint 2>"$TMP/e.err")
+        r=$(env LD_LIBRARY_PATH="$SIM" "$P" runtime 2>"$TMP/r.err")
+        t=$(env VRAMTRACE_SIM_DEVICES=2 LD_LIBRARY_PATH="$SIM" "$P" two_devices 2>"$TMP/t.err")
     else
         d=$("$VT" run --sim -q -o "$TMP/d.jsonl" -- "$P" driver 2>"$TMP/d.err")
         e=$("$VT" run --sim -q -o "$TMP/e.jsonl" -- "$P" entrypoint 2>"$TMP/e.err")
+        r=$("$VT" run --sim -q -o "$TMP/r.jsonl" -- "$P" runtime 2>"$TMP/r.err")
+        t=$(VRAMTRACE_SIM_DEVICES=2 "$VT" run --sim -q -o "$TMP/t.jsonl" -- "$P" two_devices 2>"$TMP/t.err")
     fi
     # a library of two PTX kernels: both counted and enumerated
     check_eq "$how: cuLibraryGetKernelCount counts the image's 2 kernels" "$(v "$d" kernel_count_rc):$(v "$d" kernel_count)" 0:2
@@ -37,6 +41,39 @@ for how in plain traced; do
     check_eq "$how: ... cuKernelGetAttribute at version 11000: cudaSuccess, NULL, status 2, no last error" \
         "$(v "$e" too_new_rc):$(v "$e" too_new):$(v "$e" too_new_last_error)" 0:1:2:0
     check_eq "$how: ... a NULL symbol: cudaErrorInvalidValue (1)" "$(v "$e" null_symbol_rc)" 1
+    # --- runtime calls (each forwards to its driver entry point) ---
+    # priorities: the sim's range is 0 (least) to -5 (greatest); a stream made at -3 keeps it
+    check_eq "$how: cudaDeviceGetStreamPriorityRange, cudaStreamGetPriority" "$(v "$r" prio_range) $(v "$r" stream_prio)" "0:0:-5 0:-3"
+    # capture bookkeeping: none while idle (updating then is cudaErrorIllegalState, 401); while
+    # capturing, status active, an id and the graph; a flag other than add/set is invalid (1)
+    check_eq "$how: cudaStreamGetCaptureInfo idle; UpdateCaptureDependencies idle: 401" "$(v "$r" capinfo_idle) $(v "$r" update_deps_idle)" "0:0 401"
+    check_eq "$how: cudaStreamGetCaptureInfo capturing: active, an id, the graph, no dependencies" "$(v "$r" capinfo_rc) $(v "$r" capinfo)" "0 1:1:1:0"
+    check_eq "$how: cudaStreamUpdateCaptureDependencies capturing: 0; flag 7: 1" "$(v "$r" update_deps) $(v "$r" update_deps_badflag)" "0 1"
+    check_eq "$how: a host function in a capture is not modelled (900) and the capture still ends" "$(v "$r" hostfn_in_capture) $(v "$r" end_capture)" "900 0"
+    # the thread's capture mode starts global (0); an exchange hands back the previous one
+    check_eq "$how: cudaThreadExchangeStreamCaptureMode: global, then relaxed (2)" "$(v "$r" mode_first) $(v "$r" mode_second)" "0:0 0:2"
+    check_eq "$how: cudaLaunchHostFunc runs the function once (adds 2)" "$(v "$r" hostfn) $(v "$r" hostfn_ran)" "0 2"
+    check_eq "$how: cudaStreamAddCallback: run with cudaSuccess and its stream; flags 1: invalid" \
+        "$(v "$r" callback) $(v "$r" callback_ran) $(v "$r" callback_badflags)" "0 4:0:1 1"
+    check_eq "$how: cudaDeviceGetPCIBusId: device 0's bus id; device 9: 101" "$(v "$r" pci_bus) $(v "$r" pci_bus_bad)" "0:0000:10:00.0 101"
+    # IPC event handles: only of an event made interprocess with timing disabled
+    check_eq "$how: cudaIpcGetEventHandle of a timed event: 1; of an interprocess one: 0, opened, recorded" \
+        "$(v "$r" ipc_timed) $(v "$r" ipc_get) $(v "$r" ipc_open) $(v "$r" ipc_record)" "1 0 0:1 0"
+    # user objects: flags must be NoDestructorSync; the destructor runs when the last of 1 + 2
+    # (the graph's) references is released, with its pointer (adds 7)
+    check_eq "$how: cudaUserObjectCreate flags 0: 1; created, retained by a graph" "$(v "$r" uo_badflags) $(v "$r" uo_create) $(v "$r" uo_graph_retain)" "1 0 0"
+    check_eq "$how: ... destroyed only when the graph's references go" "$(v "$r" uo_alive) $(v "$r" uo_destroyed)" "0 7"
+    check_eq "$how: graph memory: used 0; the high mark reset to 0; set to 5 or the current: 1" \
+        "$(v "$r" gmem_get) $(v "$r" gmem_reset) $(v "$r" gmem_set_nonzero) $(v "$r" gmem_set_current)" "0:0 0 1 1"
+    check_eq "$how: cudaMemPrefetchAsync of managed memory to device 0 and host: 0; of cudaMalloc memory: 1" \
+        "$(v "$r" prefetch) $(v "$r" prefetch_host) $(v "$r" prefetch_not_managed)" "0 0 1"
+    check_eq "$how: cudaMemAdvise of managed memory: 0; of cudaMalloc memory: 1" \
+        "$(v "$r" advise) $(v "$r" advise_read_mostly) $(v "$r" advise_not_managed)" "0 0 1"
+    check_eq "$how: cudaMemPoolSetAccess: the owner read-write: 0; the owner none: 101" "$(v "$r" pool_access) $(v "$r" pool_access_owner_none)" "0 101"
+    check_eq "$how: cudaDeviceGetP2PAttribute of a device with itself: 101" "$(v "$r" p2p_same_device)" 101
+    check_eq "$how: cudaProfilerStart/Stop: 0; no error left after the expected ones were read" "$(v "$r" profiler) $(v "$r" last_error)" "0:0 0"
+    check_eq "$how: two devices: P2P access supported, rank 0; device 2 of 2: 101" \
+        "$(v "$t" p2p_access) $(v "$t" p2p_rank) $(v "$t" p2p_bad_device)" "0:1 0:0 101"
 done
 
 # NVRTC looks cuGetExportTable up in libcuda.so.1: without it every NVRTC program crashed on the

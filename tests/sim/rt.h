@@ -10,6 +10,7 @@
 
 #include <cuda.h>
 #include <cuda_runtime_api.h>
+#include <cudaProfiler.h>
 
 #pragma GCC visibility push(hidden)
 
@@ -40,7 +41,14 @@
     X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuGraphCreate) X(cuGraphAddMemAllocNode) \
     X(cuGraphAddMemFreeNode) X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) \
     X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate) X(cuGraphAddNode) X(cuGraphNodeSetParams) \
-    X(cuGraphExecNodeSetParams) X(cuGraphAddChildGraphNode)
+    X(cuGraphExecNodeSetParams) X(cuGraphAddChildGraphNode) \
+    X(cuCtxGetStreamPriorityRange) X(cuStreamGetPriority) X(cuStreamGetCaptureInfo) \
+    X(cuStreamUpdateCaptureDependencies) X(cuThreadExchangeStreamCaptureMode) X(cuLaunchHostFunc) \
+    X(cuStreamAddCallback) X(cuDeviceGetPCIBusId) X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle) \
+    X(cuKernelSetAttribute) X(cuMemPoolSetAccess) X(cuProfilerStart) X(cuProfilerStop) \
+    X(cuUserObjectCreate) X(cuUserObjectRetain) X(cuUserObjectRelease) X(cuGraphRetainUserObject) \
+    X(cuGraphReleaseUserObject) X(cuDeviceGetGraphMemAttribute) X(cuDeviceSetGraphMemAttribute) \
+    X(cuMemPrefetchAsync) X(cuMemAdvise) X(cuDeviceGetP2PAttribute)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

@@ -8,6 +8,7 @@
 #define VT_SIM_H
 
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -155,6 +156,8 @@ CUresult sim_dev_alloc(int dev, size_t size, int kind, uintptr_t *out, sim_regio
 void sim_dev_free(sim_region *r);
 CUresult sim_launch_check(CUfunction f, void **params, const void *argbuf, size_t argsize);
 CUresult sim_node_args(CUfunction f, void **params, void **extra, void **out, size_t *len);
+
+long sim_event_flags(CUevent e); /* the flags it was created with; -1: not an event */
 
 /* Export `target` under a second name too (e.g. the _ptsz / legacy spelling). The name is
  * stringized, so names that cuda.h #defines to another spelling still work. */

@@ -676,3 +676,6 @@ CUresult cuEventDestroy_v2(CUevent e)
     free(e);
     return CUDA_SUCCESS;
 }
+
+/* The flags an event was created with; -1 when it is not an event (sim_drv_misc.c: IPC events). */
+long sim_event_flags(CUevent e) { return e && e->magic == EVENT_MAGIC ? (long)e->flags : -1; }

@@ -615,3 +615,24 @@ CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
     UNLOCK();
     return r;
 }
+
+/* Peer access to a pool's memory: validated (devices that exist, a known access flag, the owner
+ * keeps read-write) and accepted; the sim's peer rule for kernels does not consult it. */
+CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count)
+{
+    if (count && !map) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&sim_lock);
+    struct CUmemPoolHandle_st *p = pool_of(pool);
+    int dev = p ? p->dev : -1;
+    pthread_mutex_unlock(&sim_lock);
+    if (dev < 0) return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < count; i++) {
+        if (map[i].location.type != CU_MEM_LOCATION_TYPE_DEVICE || map[i].location.id < 0 || map[i].location.id >= sim_ndev)
+            return CUDA_ERROR_INVALID_DEVICE;
+        if (map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+            map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+            return CUDA_ERROR_INVALID_VALUE;
+        if (map[i].location.id == dev && map[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE) return CUDA_ERROR_INVALID_DEVICE;
+    }
+    return CUDA_SUCCESS;
+}
