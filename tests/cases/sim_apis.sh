@@ -31,6 +31,13 @@ for how in plain traced; do
     check_eq "$how: cuOccupancyMaxPotentialBlockSize: 264 blocks of 1024" "$(v "$d" occ_rc):$(v "$d" occ)" 0:264:1024
     check_eq "$how: ... with a 256-thread limit: 1056 blocks of 256" "$(v "$d" occ_limit256)" 1056:256
     check_eq "$how: cuOccupancyMaxActiveBlocksPerMultiprocessor(128 threads) = 16" "$(v "$d" active_rc):$(v "$d" active_128)" 0:16
+    # module variables the PTX declares: g_buf (.b8 [64]) and g_one (.f32): 64 and 4 bytes, the
+    # module's lookup the same address; a float stored there reads back; CUDA_ERROR_NOT_FOUND (500)
+    # for a name not declared and for a unified function (none is modelled)
+    check_eq "$how: cuLibraryGetGlobal g_buf 64 B, g_one 4 B; cuModuleGetGlobal the same" \
+        "$(v "$d" global_buf) $(v "$d" global_one) $(v "$d" module_global) $(v "$d" global_roundtrip)" "0:64:1 0:4 0:4:1 1"
+    check_eq "$how: missing global 500; cuLibraryGetManaged g_buf 64 B; unified function 500" \
+        "$(v "$d" global_missing) $(v "$d" managed) $(v "$d" unified_missing)" "500 0:64 500"
     check_eq "$how: the library unloads" "$(v "$d" lib_unload)" 0
     # cudaGetDriverEntryPoint: a symbol the driver lacks is cudaSuccess, NULL and
     # cudaDriverEntryPointSymbolNotFound (1); one newer than the version asked for,
@@ -75,6 +82,30 @@ for how in plain traced; do
     check_eq "$how: two devices: P2P access supported, rank 0; device 2 of 2: 101" \
         "$(v "$t" p2p_access) $(v "$t" p2p_rank) $(v "$t" p2p_bad_device)" "0:1 0:0 101"
 done
+
+# __device__ float table[64] and __constant__ int coeffs[4] (tests/progs/sim_symbols.cu), the
+# usual symbol calls; values from the program's arithmetic and CUDA's documented errors
+S="$PROGS/sim_symbols"
+for how in plain traced; do
+    if [ $how = plain ]; then y=$(env LD_LIBRARY_PATH="$SIM" "$S" 2>"$TMP/y.err")
+    else y=$("$VT" run --sim -q -o "$TMP/y.jsonl" -- "$S" 2>"$TMP/y.err"); fi
+    check_eq "$how: cudaGetSymbolSize: table 256 B, coeffs 16 B" "$(v "$y" size_table) $(v "$y" size_coeffs)" "0:256 16"
+    check_eq "$how: cudaMemcpyToSymbol then FromSymbol: 3 5 7 11 back" "$(v "$y" to_symbol) $(v "$y" from_symbol) $(v "$y" roundtrip)" "0 0 3:5:7:11"
+    check_eq "$how: ... at byte offset 8: 13 17 back" "$(v "$y" to_offset) $(v "$y" from_offset) $(v "$y" offset_values)" "0 0 13:17"
+    # 16 bytes at offset 4 of a 16-byte variable: cudaErrorInvalidValue (1); DeviceToHost into a
+    # symbol: cudaErrorInvalidMemcpyDirection (21); a host array: cudaErrorInvalidSymbol (13)
+    check_eq "$how: past the end 1, wrong direction 21, not a symbol 13" "$(v "$y" past_end) $(v "$y" bad_direction) $(v "$y" not_symbol)" "1 21 13"
+    check_eq "$how: cudaGetSymbolAddress: device memory (type 2)" "$(v "$y" address) $(v "$y" address_type)" "0:1 2"
+    check_eq "$how: async copies and a kernel given the symbol's address: no fault" \
+        "$(v "$y" to_symbol_async) $(v "$y" launch) $(v "$y" sync) $(v "$y" from_symbol_async) $(v "$y" table0)" "0 0 0 0 1"
+done
+# the trace: the six copies the program made (16 + 8 + 256 B each way), at their lines, no finding
+check_eq "traced symbols: h2d copies (bytes, line)" \
+    "$(jqs "$TMP/y.jsonl" '[.[]|select(.ev=="copy" and .dir=="h2d")|.size]|join(" ")')" "16 8 256"
+check_eq "traced symbols: d2h copies" "$(jqs "$TMP/y.jsonl" '[.[]|select(.ev=="copy" and .dir=="d2h")|.size]|join(" ")')" "16 8 256"
+"$VT" report "$TMP/y.jsonl" >"$TMP/y.rep" 2>&1
+check_eq "traced symbols: copy sites at the program's lines 24 25 29 30 52 57, findings 0" \
+    "$(grep -o 'sim_symbols.cu:[0-9]*' "$TMP/y.rep" | sort -u | sed 's/.*://' | sort -n | tr '\n' ' ')$(grep -c '^  findings      0$' "$TMP/y.rep")" "24 25 29 30 52 57 1"
 
 # NVRTC looks cuGetExportTable up in libcuda.so.1: without it every NVRTC program crashed on the
 # simulated device (SIGSEGV), with or without the tracer

@@ -13,6 +13,7 @@
 /* two kernels, as NVRTC or a framework's JIT hands them over: PTX text */
 static const char ptx[] =
     ".version 7.0\n.target sm_80\n.address_size 64\n"
+    ".visible .global .align 4 .b8 g_buf[64];\n.visible .global .f32 g_one;\n"
     ".visible .entry k_a(.param .u64 k_a_p0)\n{\n\tret;\n}\n"
     ".visible .entry k_b(.param .u32 k_b_n, .param .u64 k_b_p)\n{\n\tret;\n}\n";
 
@@ -68,6 +69,23 @@ static int driver(void)
     int blocks = 0;
     P("active_rc", "%d", (int)cuOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, f, 128, 0));
     P("active_128", "%d", blocks);
+    /* module variables: the two the PTX declares, 64 and 4 bytes, in device memory */
+    CUdeviceptr gp = 0;
+    size_t gsize = 0;
+    PR("global_buf", cuLibraryGetGlobal(&gp, &gsize, lib, "g_buf"), "%zu:%d", gsize, gp != 0);
+    PR("global_one", cuLibraryGetGlobal(&gp, &gsize, lib, "g_one"), "%zu", gsize);
+    CUmodule mod;
+    cuLibraryGetModule(&mod, lib);
+    CUdeviceptr gp2 = 0;
+    PR("module_global", cuModuleGetGlobal(&gp2, &gsize, mod, "g_one"), "%zu:%d", gsize, gp2 == gp);
+    float one = 1.0f, back = 0;
+    cuMemcpyHtoD(gp, &one, sizeof one);
+    cuMemcpyDtoH(&back, gp, sizeof back);
+    P("global_roundtrip", "%g", back);
+    P("global_missing", "%d", (int)cuLibraryGetGlobal(&gp, &gsize, lib, "g_none"));
+    PR("managed", cuLibraryGetManaged(&gp, &gsize, lib, "g_buf"), "%zu", gsize);
+    void *uf = NULL;
+    P("unified_missing", "%d", (int)cuLibraryGetUnifiedFunction(&uf, lib, "k_a"));
     P("lib_unload", "%d", (int)cuLibraryUnload(lib));
     return 0;
 }

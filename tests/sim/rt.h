@@ -48,7 +48,7 @@
     X(cuKernelSetAttribute) X(cuMemPoolSetAccess) X(cuProfilerStart) X(cuProfilerStop) \
     X(cuUserObjectCreate) X(cuUserObjectRetain) X(cuUserObjectRelease) X(cuGraphRetainUserObject) \
     X(cuGraphReleaseUserObject) X(cuDeviceGetGraphMemAttribute) X(cuDeviceSetGraphMemAttribute) \
-    X(cuMemPrefetchAsync) X(cuMemAdvise) X(cuDeviceGetP2PAttribute)
+    X(cuMemPrefetchAsync) X(cuMemAdvise) X(cuDeviceGetP2PAttribute) X(cuModuleGetGlobal)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

@@ -66,9 +66,27 @@ void __cudaRegisterFunction(void **handle, const char *hostFun, char *deviceFun,
     pthread_mutex_unlock(&lk);
 }
 
-/* __device__ / __managed__ variables: recorded nowhere (no test uses symbols yet). */
+/* __device__ / __constant__ variables: the host shadow's address -> the module variable's name. */
+typedef struct rt_var {
+    const void *host;
+    char *name;
+    rt_fatbin *fb;
+    struct rt_var *next;
+} rt_var;
+static rt_var *vars;
+
 void __cudaRegisterVar(void **h, char *hostVar, char *devAddr, const char *name, int ext, size_t size,
-                       int constant, int global) { (void)h; }
+                       int constant, int global)
+{
+    rt_var *v = calloc(1, sizeof *v);
+    if (!v || !(v->name = strdup(name ? name : devAddr))) abort();
+    v->host = hostVar;
+    v->fb = (rt_fatbin *)h;
+    pthread_mutex_lock(&lk);
+    v->next = vars;
+    vars = v;
+    pthread_mutex_unlock(&lk);
+}
 void __cudaRegisterManagedVar(void **h, void **hostVarPtr, char *devAddr, const char *name, int ext,
                               size_t size, int constant, int global) { (void)h; }
 
@@ -252,3 +270,92 @@ cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *n, const void *fn
 {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(n, fn, block, smem, 0);
 }
+
+/* ---- symbols: a variable's device address on the current device, its module loaded as a launch
+ * would load it ------------------------------------------------------------------------------ */
+static cudaError_t symbol(const void *sym, CUdeviceptr *d, size_t *size)
+{
+    RT_ENTER();
+    pthread_mutex_lock(&lk);
+    rt_var *v;
+    for (v = vars; v && v->host != sym; v = v->next) {}
+    int dev = rt_cur_dev();
+    CUresult r = !v ? CUDA_ERROR_NOT_FOUND : v->fb->mod[dev] ? CUDA_SUCCESS : rt_d.cuModuleLoadData(&v->fb->mod[dev], v->fb->image);
+    if (!r) r = rt_d.cuModuleGetGlobal(d, size, v->fb->mod[dev], v->name);
+    pthread_mutex_unlock(&lk);
+    return r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidSymbol : rt_err(r);
+}
+
+cudaError_t cudaGetSymbolAddress(void **p, const void *sym)
+{
+    if (!p) return rt_ret(cudaErrorInvalidValue);
+    CUdeviceptr d;
+    cudaError_t e = symbol(sym, &d, NULL);
+    if (!e) *p = (void *)d;
+    return rt_ret(e);
+}
+
+cudaError_t cudaGetSymbolSize(size_t *size, const void *sym)
+{
+    if (!size) return rt_ret(cudaErrorInvalidValue);
+    return rt_ret(symbol(sym, NULL, size));
+}
+
+/* The documented checks: the range inside the variable; to a symbol from the host or the device
+ * (or cudaMemcpyDefault), from one to the host or the device. */
+static cudaError_t symbol_range(const void *sym, size_t count, size_t offset, CUdeviceptr *at)
+{
+    size_t size = 0;
+    cudaError_t e = symbol(sym, at, &size);
+    if (e) return e;
+    if (offset > size || count > size - offset) return cudaErrorInvalidValue;
+    *at += offset;
+    return cudaSuccess;
+}
+
+static cudaError_t to_symbol(const void *sym, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind,
+                             cudaStream_t s, int async)
+{
+    if (kind != cudaMemcpyHostToDevice && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return rt_ret(cudaErrorInvalidMemcpyDirection);
+    CUdeviceptr at;
+    cudaError_t e = symbol_range(sym, count, offset, &at);
+    if (e) return rt_ret(e);
+    CUresult r;
+    if (kind == cudaMemcpyHostToDevice)
+        r = async ? rt_d.cuMemcpyHtoDAsync(at, src, count, s) : rt_d.cuMemcpyHtoD(at, src, count);
+    else if (kind == cudaMemcpyDeviceToDevice)
+        r = async ? rt_d.cuMemcpyDtoDAsync(at, (CUdeviceptr)src, count, s) : rt_d.cuMemcpyDtoD(at, (CUdeviceptr)src, count);
+    else
+        r = async ? rt_d.cuMemcpyAsync(at, (CUdeviceptr)src, count, s) : rt_d.cuMemcpy(at, (CUdeviceptr)src, count);
+    return rt_ret(rt_err(r));
+}
+
+static cudaError_t from_symbol(void *dst, const void *sym, size_t count, size_t offset, enum cudaMemcpyKind kind,
+                               cudaStream_t s, int async)
+{
+    if (kind != cudaMemcpyDeviceToHost && kind != cudaMemcpyDeviceToDevice && kind != cudaMemcpyDefault)
+        return rt_ret(cudaErrorInvalidMemcpyDirection);
+    CUdeviceptr at;
+    cudaError_t e = symbol_range(sym, count, offset, &at);
+    if (e) return rt_ret(e);
+    CUresult r;
+    if (kind == cudaMemcpyDeviceToHost)
+        r = async ? rt_d.cuMemcpyDtoHAsync(dst, at, count, s) : rt_d.cuMemcpyDtoH(dst, at, count);
+    else if (kind == cudaMemcpyDeviceToDevice)
+        r = async ? rt_d.cuMemcpyDtoDAsync((CUdeviceptr)dst, at, count, s) : rt_d.cuMemcpyDtoD((CUdeviceptr)dst, at, count);
+    else
+        r = async ? rt_d.cuMemcpyAsync((CUdeviceptr)dst, at, count, s) : rt_d.cuMemcpy((CUdeviceptr)dst, at, count);
+    return rt_ret(rt_err(r));
+}
+
+cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{ return to_symbol(sym, src, count, offset, kind, NULL, 0); }
+cudaError_t cudaMemcpyToSymbolAsync(const void *sym, const void *src, size_t count, size_t offset,
+                                    enum cudaMemcpyKind kind, cudaStream_t s)
+{ return to_symbol(sym, src, count, offset, kind, s, 1); }
+cudaError_t cudaMemcpyFromSymbol(void *dst, const void *sym, size_t count, size_t offset, enum cudaMemcpyKind kind)
+{ return from_symbol(dst, sym, count, offset, kind, NULL, 0); }
+cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *sym, size_t count, size_t offset,
+                                      enum cudaMemcpyKind kind, cudaStream_t s)
+{ return from_symbol(dst, sym, count, offset, kind, s, 1); }

@@ -84,6 +84,17 @@ typedef struct sim_kfunc {
 sim_kfunc *sim_layouts_read(const void *image); /* NULL: no kernel found */
 const sim_kfunc *sim_layout_find(const sim_kfunc *list, const char *name);
 void sim_layouts_free(sim_kfunc *list);
+/* module variables (__device__, __constant__, __managed__) the image declares; the driver gives
+ * each device memory on its first cuModuleGetGlobal (addr, reg: sim_module.c's) */
+typedef struct sim_global {
+    char *name;
+    size_t size;
+    uintptr_t addr;
+    struct sim_region *reg;
+    struct sim_global *next;
+} sim_global;
+sim_global *sim_globals_read(const void *image); /* NULL: none */
+void sim_globals_free(sim_global *list);
 void sim_deref_init(void);  /* VRAMTRACE_SIM_DEREF; called once from sim_init */
 /* The argument-buffer offsets of the 8-byte words kernel `name` (layout `k`, may be NULL) reads
  * as addresses, at most max of them; returns how many. */

@@ -179,11 +179,14 @@ static unsigned char *inflate(const unsigned char *pl, uint64_t flags, size_t cs
     return out;
 }
 
-/* pass 0: ELF entries for the device's architecture; pass 1: PTX entries (JIT) */
-static void read_fatbin(const unsigned char *fb, sim_kfunc **list)
+/* pass 0: ELF entries for the device's architecture; pass 1: PTX entries (JIT), when pass 0 found
+ * nothing (*found says whether it did) */
+typedef void (*elf_reader)(const unsigned char *e, size_t len, void *list);
+typedef void (*ptx_reader)(const char *src, size_t len, void *list);
+static void read_fatbin(const unsigned char *fb, elf_reader elf, ptx_reader ptx, void *list, void **found)
 {
     size_t hdr = (size_t)rd(fb + 6, 2), total = (size_t)rd(fb + 8, 8);
-    for (int pass = 0; pass < 2 && !*list; pass++) {
+    for (int pass = 0; pass < 2 && !*found; pass++) {
         for (const unsigned char *e = fb + hdr; e + 0x40 <= fb + hdr + total;) {
             unsigned kind = (unsigned)rd(e, 2);
             size_t ehdr = (size_t)rd(e + 4, 4), psize = (size_t)rd(e + 8, 8);
@@ -197,8 +200,8 @@ static void read_fatbin(const unsigned char *fb, sim_kfunc **list)
                     n = (size_t)rd(e + 0x38, 8);
                     pl = buf = inflate(pl, flags, (size_t)rd(e + 0x10, 4), n);
                 }
-                if (pl && kind == 2) read_elf(pl, n, list);
-                else if (pl) read_ptx((const char *)pl, n, list);
+                if (pl && kind == 2) elf(pl, n, list);
+                else if (pl) ptx((const char *)pl, n, list);
                 free(buf);
             }
             if (ehdr < 0x40) break;
@@ -206,6 +209,9 @@ static void read_fatbin(const unsigned char *fb, sim_kfunc **list)
         }
     }
 }
+
+static void kernels_elf(const unsigned char *e, size_t len, void *list) { read_elf(e, len, list); }
+static void kernels_ptx(const char *src, size_t len, void *list) { read_ptx(src, len, list); }
 
 /* A cubin handed over without its size: nvcc puts the section headers last. */
 static size_t elf_size(const unsigned char *e)
@@ -220,10 +226,101 @@ sim_kfunc *sim_layouts_read(const void *image)
     const unsigned char *p = image;
     sim_kfunc *list = NULL;
     if (rd(p, 4) == WRAPPER_MAGIC) memcpy(&p, p + 8, sizeof p);
-    if (rd(p, 4) == FATBIN_MAGIC) read_fatbin(p, &list);
+    if (rd(p, 4) == FATBIN_MAGIC) read_fatbin(p, kernels_elf, kernels_ptx, &list, (void **)&list);
     else if (!memcmp(p, ELFMAG, SELFMAG)) read_elf(p, elf_size(p), &list);
     else read_ptx((const char *)p, strlen((const char *)p), &list);
     return list;
+}
+
+/* ---- module variables (__device__, __constant__, __managed__): name and size --------------- */
+static void add_global(sim_global **list, const char *name, size_t len, size_t size)
+{
+    for (sim_global *g = *list; g; g = g->next)
+        if (strlen(g->name) == len && !memcmp(g->name, name, len)) return;
+    sim_global *g = calloc(1, sizeof *g);
+    if (!g || !(g->name = strndup(name, len))) { free(g); return; }
+    g->size = size;
+    g->next = *list;
+    *list = g;
+}
+
+/* the ELF's symbol table: objects with a size */
+static void globals_elf(const unsigned char *e, size_t len, void *list)
+{
+    if (len < sizeof(Elf64_Ehdr) || memcmp(e, ELFMAG, SELFMAG) || e[EI_CLASS] != ELFCLASS64) return;
+    Elf64_Ehdr h;
+    memcpy(&h, e, sizeof h);
+    if (h.e_shentsize != sizeof(Elf64_Shdr) || h.e_shoff > len || (len - h.e_shoff) / sizeof(Elf64_Shdr) < h.e_shnum)
+        return;
+    for (unsigned i = 0; i < h.e_shnum; i++) {
+        Elf64_Shdr s, str;
+        memcpy(&s, e + h.e_shoff + (size_t)i * sizeof s, sizeof s);
+        if (s.sh_type != SHT_SYMTAB || s.sh_link >= h.e_shnum || s.sh_offset > len || s.sh_size > len - s.sh_offset) continue;
+        memcpy(&str, e + h.e_shoff + (size_t)s.sh_link * sizeof str, sizeof str);
+        if (str.sh_offset > len || str.sh_size > len - str.sh_offset) continue;
+        for (size_t at = 0; at + sizeof(Elf64_Sym) <= s.sh_size; at += sizeof(Elf64_Sym)) {
+            Elf64_Sym y;
+            memcpy(&y, e + s.sh_offset + at, sizeof y);
+            if (ELF64_ST_TYPE(y.st_info) != STT_OBJECT || !y.st_size || y.st_name >= str.sh_size) continue;
+            const char *nm = (const char *)e + str.sh_offset + y.st_name;
+            size_t n = strnlen(nm, str.sh_size - y.st_name);
+            if (n < str.sh_size - y.st_name) add_global(list, nm, n, y.st_size);
+        }
+    }
+}
+
+/* PTX: [.visible|.extern|.weak] (.global|.const) [.align N] .TYPE NAME[[COUNT]] [= ...]; at the
+ * top level (outside any function body) */
+static void globals_ptx(const char *src, size_t len, void *list)
+{
+    const char *end = src + len, *p = src;
+    const char *nul = memchr(src, '\0', len);
+    if (nul) end = nul;
+    int depth = 0;
+    while ((p = skip_space(p, end)) < end) {
+        if (*p == '{') { depth++; p++; continue; }
+        if (*p == '}') { depth--; p++; continue; }
+        size_t n = word_len(p, end);
+        if (!n) { p++; continue; }
+        if (depth || !((n == 7 && !memcmp(p, ".global", 7)) || (n == 6 && !memcmp(p, ".const", 6)))) { p += n; continue; }
+        p = skip_space(p + n, end);
+        uint32_t elem = 0;
+        while (p < end && *p == '.') {
+            n = word_len(p, end);
+            if (n == 6 && !memcmp(p, ".align", 6)) { p = skip_space(p + n, end); n = word_len(p, end); }
+            else if (type_bytes(p, n)) elem = type_bytes(p, n);
+            p = skip_space(p + n, end);
+        }
+        const char *name = p;
+        size_t nl = 0;
+        while (name + nl < end && !strchr(" \t\r\n[;=", name[nl])) nl++;
+        p = skip_space(name + nl, end);
+        size_t count = 1;
+        if (p < end && *p == '[') count = strtoul(p + 1, NULL, 10);
+        if (elem && nl && count) add_global(list, name, nl, (size_t)elem * count);
+        while (p < end && *p != ';') p++;
+    }
+}
+
+sim_global *sim_globals_read(const void *image)
+{
+    const unsigned char *p = image;
+    sim_global *list = NULL;
+    if (rd(p, 4) == WRAPPER_MAGIC) memcpy(&p, p + 8, sizeof p);
+    if (rd(p, 4) == FATBIN_MAGIC) read_fatbin(p, globals_elf, globals_ptx, &list, (void **)&list);
+    else if (!memcmp(p, ELFMAG, SELFMAG)) globals_elf(p, elf_size(p), &list);
+    else globals_ptx((const char *)p, strlen((const char *)p), &list);
+    return list;
+}
+
+void sim_globals_free(sim_global *list)
+{
+    while (list) {
+        sim_global *next = list->next;
+        free(list->name);
+        free(list);
+        list = next;
+    }
 }
 
 const sim_kfunc *sim_layout_find(const sim_kfunc *list, const char *name)

@@ -13,7 +13,7 @@
 #define FUNC_MAGIC 0x5cf0c001
 #define LIB_MAGIC 0x5c11b001
 
-struct CUmod_st { int magic; sim_kfunc *kernels; struct CUfunc_st *funcs; };
+struct CUmod_st { int magic; sim_kfunc *kernels; struct CUfunc_st *funcs; sim_global *globals; };
 struct CUfunc_st {
     int magic;
     struct CUmod_st *mod;
@@ -39,6 +39,7 @@ static CUresult load_in(struct CUmod_st **out, const void *image, int need_ctx)
     struct CUmod_st *m = calloc(1, sizeof *m);
     if (!m) return CUDA_ERROR_OUT_OF_MEMORY;
     m->kernels = sim_layouts_read(image);
+    m->globals = sim_globals_read(image);
     if (!m->kernels && sim_verbose) fprintf(stderr, "vramtrace-sim: no kernel layouts in the image\n");
     m->magic = MOD_MAGIC;
     *out = m;
@@ -86,8 +87,11 @@ static void unload(struct CUmod_st *m)
         free(f->name);
         free(f);
     }
+    for (sim_global *g = m->globals; g; g = g->next)
+        if (g->reg) sim_dev_free(g->reg);
     pthread_mutex_unlock(&sim_lock);
     sim_layouts_free(m->kernels);
+    sim_globals_free(m->globals);
     m->magic = 0;
     free(m);
 }
@@ -130,9 +134,31 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
     return get_func((struct CUfunc_st **)f, mod, name);
 }
 
+/* A module variable's device memory, made on the first lookup on the current context's device
+ * (zeroed: initial values in the image are not copied) and given back when the module unloads.
+ * A library's variables live where the first lookup made them. */
+static CUresult get_global(CUdeviceptr *d, size_t *bytes, struct CUmod_st *m, const char *name)
+{
+    sim_ctx *c;
+    CUresult r = sim_cur_ctx(&c);
+    if (r) return r;
+    if (!name) return CUDA_ERROR_INVALID_VALUE;
+    sim_global *g;
+    for (g = m->globals; g && strcmp(g->name, name) != 0; g = g->next) {}
+    if (!g) return CUDA_ERROR_NOT_FOUND;
+    pthread_mutex_lock(&sim_lock);
+    if (!g->addr) r = sim_dev_alloc(c->dev, g->size, SIM_K_DEVICE, &g->addr, &g->reg);
+    pthread_mutex_unlock(&sim_lock);
+    if (r) return r;
+    if (d) *d = (CUdeviceptr)g->addr;
+    if (bytes) *bytes = g->size;
+    return CUDA_SUCCESS;
+}
+
 CUresult cuModuleGetGlobal_v2(CUdeviceptr *d, size_t *bytes, CUmodule mod, const char *name)
 {
-    return CUDA_ERROR_NOT_FOUND;
+    if (!mod || mod->magic != MOD_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    return get_global(d, bytes, mod, name);
 }
 
 CUresult cuLibraryLoadData(CUlibrary *lib, const void *code, CUjit_option *jo, void **jv, unsigned int nj,
@@ -175,6 +201,27 @@ CUresult cuLibraryGetModule(CUmodule *mod, CUlibrary lib)
     if (!lib || lib->magic != LIB_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
     *mod = lib->mod;
     return CUDA_SUCCESS;
+}
+
+CUresult cuLibraryGetGlobal(CUdeviceptr *d, size_t *bytes, CUlibrary lib, const char *name)
+{
+    if (!lib || lib->magic != LIB_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    return get_global(d, bytes, lib->mod, name);
+}
+
+/* __managed__ variables: the same lookup; the sim keeps them in device memory (managed variables'
+ * host access is not modelled). NOT_FOUND for a name the image does not declare. */
+CUresult cuLibraryGetManaged(CUdeviceptr *d, size_t *bytes, CUlibrary lib, const char *name)
+{
+    return cuLibraryGetGlobal(d, bytes, lib, name);
+}
+
+/* Unified functions (device functions callable through a pointer): none is modelled. */
+CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary lib, const char *name)
+{
+    if (!fptr || !name) return CUDA_ERROR_INVALID_VALUE;
+    if (!lib || lib->magic != LIB_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    return CUDA_ERROR_NOT_FOUND;
 }
 
 /* A CUkernel is the same object as the CUfunction it resolves to. */
