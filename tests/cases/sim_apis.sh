@@ -11,11 +11,17 @@ for how in plain traced; do
         e=$(env LD_LIBRARY_PATH="$SIM" "$P" entrypoint 2>"$TMP/e.err")
         r=$(env LD_LIBRARY_PATH="$SIM" "$P" runtime 2>"$TMP/r.err")
         t=$(env VRAMTRACE_SIM_DEVICES=2 LD_LIBRARY_PATH="$SIM" "$P" two_devices 2>"$TMP/t.err")
+        l=$(env LD_LIBRARY_PATH="$SIM" "$P" library 2>"$TMP/l.err")
+        g=$(env LD_LIBRARY_PATH="$SIM" "$P" graph 2>"$TMP/g.err")
+        k=$(env LD_LIBRARY_PATH="$SIM" "$P" link 2>"$TMP/k.err")
     else
         d=$("$VT" run --sim -q -o "$TMP/d.jsonl" -- "$P" driver 2>"$TMP/d.err")
         e=$("$VT" run --sim -q -o "$TMP/e.jsonl" -- "$P" entrypoint 2>"$TMP/e.err")
         r=$("$VT" run --sim -q -o "$TMP/r.jsonl" -- "$P" runtime 2>"$TMP/r.err")
         t=$(VRAMTRACE_SIM_DEVICES=2 "$VT" run --sim -q -o "$TMP/t.jsonl" -- "$P" two_devices 2>"$TMP/t.err")
+        l=$("$VT" run --sim -q -o "$TMP/l.jsonl" -- "$P" library 2>"$TMP/l.err")
+        g=$("$VT" run --sim -q -o "$TMP/g.jsonl" -- "$P" graph 2>"$TMP/g.err")
+        k=$("$VT" run --sim -q -o "$TMP/k.jsonl" -- "$P" link 2>"$TMP/k.err")
     fi
     # a library of two PTX kernels: both counted and enumerated
     check_eq "$how: cuLibraryGetKernelCount counts the image's 2 kernels" "$(v "$d" kernel_count_rc):$(v "$d" kernel_count)" 0:2
@@ -81,7 +87,34 @@ for how in plain traced; do
     check_eq "$how: cudaProfilerStart/Stop: 0; no error left after the expected ones were read" "$(v "$r" profiler) $(v "$r" last_error)" "0:0 0"
     check_eq "$how: two devices: P2P access supported, rank 0; device 2 of 2: 101" \
         "$(v "$t" p2p_access) $(v "$t" p2p_rank) $(v "$t" p2p_bad_device)" "0:1 0:0 101"
+    # --- cudaLibrary*: the PTX through the runtime; k_b launched as a cudaKernel_t ---
+    check_eq "$how: cudaLibraryLoadData, 2 kernels, enumerated, k_b found; k_none: cudaErrorSymbolNotFound (500)" \
+        "$(v "$l" rlib_load) $(v "$l" rlib_count) $(v "$l" rlib_enumerate) $(v "$l" rlib_kernel) $(v "$l" rlib_kernel_missing)" "0 0:2 0 0 500"
+    check_eq "$how: cudaLibraryGetGlobal g_buf 64 B, GetManaged g_one 4 B, GetUnifiedFunction 500" \
+        "$(v "$l" rlib_global) $(v "$l" rlib_managed) $(v "$l" rlib_unified)" "0:64:1 0:4 500"
+    # k_b stores through p: with device memory nothing faults; with a malloc'd buffer the next
+    # sync is cudaErrorIllegalAddress (700), as on a GPU
+    check_eq "$how: k_b launched by its cudaKernel_t: device buffer 0/0, host buffer 0/700" \
+        "$(v "$l" rlib_launch) $(v "$l" rlib_sync) $(v "$l" rlib_launch_host) $(v "$l" rlib_sync_host)" "0 0 0 700"
+    # --- graphs by hand: memset 0x5a over 4096 B, a 1D copy of it to the host, a 3D-form copy of
+    # its first 1024 B; then a captured memset + copy ---
+    check_eq "$how: memset, 1D copy and 3D copy nodes added" "$(v "$g" memset_node) $(v "$g" copy_node) $(v "$g" copy3d_node)" "0 0 0"
+    check_eq "$how: cudaGraphGetNodes: 3, in the order added; dependencies: none (not modelled)" \
+        "$(v "$g" nodes_count) $(v "$g" nodes) $(v "$g" deps)" "0:3 0:3:1 0:0"
+    check_eq "$how: uploaded and launched: all 4096 + 1024 host bytes 0x5a, byte 1024 of the second untouched" \
+        "$(v "$g" upload) $(v "$g" graph_launch) $(v "$g" graph_ran)" "0 0 1:0"
+    check_eq "$how: two conditional handles, distinct; a captured graph has 2 nodes" "$(v "$g" cond_handles) $(v "$g" captured_nodes)" "0:1 0:2"
+    # --- the JIT linker: nothing added is CUDA_ERROR_INVALID_IMAGE (200); a missing file
+    # CUDA_ERROR_FILE_NOT_FOUND (301); the linked PTX loads and has k_a ---
+    check_eq "$how: cuLinkCreate, empty complete 200, add 0, missing file 301" \
+        "$(v "$k" link_create) $(v "$k" link_empty) $(v "$k" link_add) $(v "$k" link_add_missing_file)" "0 200 0 301"
+    check_eq "$how: cuLinkComplete gives an image that loads, with k_a; destroyed" \
+        "$(v "$k" link_complete) $(v "$k" link_load) $(v "$k" link_function) $(v "$k" link_destroy)" "0:1 0 0 0"
 done
+
+# the tracer on the library kernel: exactly one finding, k_b's argument 1 (p) a heap pointer
+check_eq "traced library: one host-pointer error, k_b argument 1, a heap address" \
+    "$(jqs "$TMP/l.jsonl" '[.[]|select(.ev=="finding")|"\(.kind) \(.severity) \(.arg) \(.class)"]|join(";")')" "host_pointer error 1 heap"
 
 # __device__ float table[64] and __constant__ int coeffs[4] (tests/progs/sim_symbols.cu), the
 # usual symbol calls; values from the program's arithmetic and CUDA's documented errors

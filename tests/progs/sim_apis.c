@@ -2,7 +2,7 @@
  * checked against what the CUDA documentation says it returns (tests/cases/sim_apis.sh). Prints
  * KEY=VALUE lines; the expected values are in the test, from the documentation and the simulated
  * device's stated figures (132 SMs, 2048 resident threads per SM, 1024 threads per block).
- * Usage: sim_apis driver|entrypoint|runtime */
+ * Usage: sim_apis driver|entrypoint|runtime|two_devices|library|graph|link */
 #include <cuda.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
@@ -15,7 +15,11 @@ static const char ptx[] =
     ".version 7.0\n.target sm_80\n.address_size 64\n"
     ".visible .global .align 4 .b8 g_buf[64];\n.visible .global .f32 g_one;\n"
     ".visible .entry k_a(.param .u64 k_a_p0)\n{\n\tret;\n}\n"
-    ".visible .entry k_b(.param .u32 k_b_n, .param .u64 k_b_p)\n{\n\tret;\n}\n";
+    /* k_b stores n through p: p is used as an address (the tracer's PTX rule and a GPU agree) */
+    ".visible .entry k_b(.param .u32 k_b_n, .param .u64 k_b_p)\n{\n"
+    "\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<3>;\n"
+    "\tld.param.u64 %rd1, [k_b_p];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+    "\tld.param.u32 %r1, [k_b_n];\n\tst.global.u32 [%rd2], %r1;\n\tret;\n}\n";
 
 /* cudaGetDriverEntryPoint is deprecated in CUDA 13 and still what PyTorch calls */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -234,6 +238,117 @@ static int two_devices(void)
     return 0;
 }
 
+/* cudaLibrary*: the same PTX through the runtime; its kernel launched as a cudaKernel_t */
+static int library(void)
+{
+    cudaLibrary_t lib;
+    P("rlib_load", "%d", (int)cudaLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0));
+    unsigned count = 0;
+    PR("rlib_count", cudaLibraryGetKernelCount(&count, lib), "%u", count);
+    cudaKernel_t ks[2];
+    P("rlib_enumerate", "%d", (int)cudaLibraryEnumerateKernels(ks, 2, lib));
+    cudaKernel_t k;
+    P("rlib_kernel", "%d", (int)cudaLibraryGetKernel(&k, lib, "k_b"));
+    P("rlib_kernel_missing", "%d", (int)cudaLibraryGetKernel(&k, lib, "k_none"));
+    cudaGetLastError();
+    cudaLibraryGetKernel(&k, lib, "k_b");
+    void *g = NULL;
+    size_t size = 0;
+    PR("rlib_global", cudaLibraryGetGlobal(&g, &size, lib, "g_buf"), "%zu:%d", size, g != NULL);
+    PR("rlib_managed", cudaLibraryGetManaged(&g, &size, lib, "g_one"), "%zu", size);
+    void *uf;
+    P("rlib_unified", "%d", (int)cudaLibraryGetUnifiedFunction(&uf, lib, "k_a"));
+    cudaGetLastError();
+    /* k_b(u32 n, u64 p): first with device memory, then with a host buffer (a GPU faults: 700) */
+    int n = 4;
+    void *dbuf;
+    cudaMalloc(&dbuf, 256);
+    void *args[] = { &n, &dbuf };
+    dim3 grid = { 1, 1, 1 }, block = { 32, 1, 1 };
+    P("rlib_launch", "%d", (int)cudaLaunchKernel((const void *)k, grid, block, args, 0, 0));
+    P("rlib_sync", "%d", (int)cudaDeviceSynchronize());
+    void *hbuf = malloc(256);
+    void *hargs[] = { &n, &hbuf };
+    P("rlib_launch_host", "%d", (int)cudaLaunchKernel((const void *)k, grid, block, hargs, 0, 0));
+    P("rlib_sync_host", "%d", (int)cudaDeviceSynchronize());
+    free(hbuf);
+    return 0;
+}
+
+/* graphs built by hand: a memset node then a copy node; the nodes listed; run */
+static int graph(void)
+{
+    unsigned char *d, h[4096], h2[4096];
+    cudaMalloc((void **)&d, sizeof h);
+    memset(h, 0, sizeof h);
+    cudaGraph_t g;
+    cudaGraphCreate(&g, 0);
+    cudaGraphNode_t set, copy, copy3d;
+    struct cudaMemsetParams mp = { d, 0, 0x5a, 1, sizeof h, 1 };
+    P("memset_node", "%d", (int)cudaGraphAddMemsetNode(&set, g, NULL, 0, &mp));
+    P("copy_node", "%d", (int)cudaGraphAddMemcpyNode1D(&copy, g, &set, 1, h, d, sizeof h, cudaMemcpyDeviceToHost));
+    /* a second copy through the 3D form: device bytes 0..1023 to h2 */
+    memset(h2, 0, sizeof h2);
+    struct cudaMemcpy3DParms c3 = { 0 };
+    c3.srcPtr = (struct cudaPitchedPtr){ d, 1024, 1024, 1 };
+    c3.dstPtr = (struct cudaPitchedPtr){ h2, 1024, 1024, 1 };
+    c3.extent = (struct cudaExtent){ 1024, 1, 1 };
+    c3.kind = cudaMemcpyDeviceToHost;
+    P("copy3d_node", "%d", (int)cudaGraphAddMemcpyNode(&copy3d, g, &copy, 1, &c3));
+    size_t num = 0;
+    PR("nodes_count", cudaGraphGetNodes(g, NULL, &num), "%zu", num);
+    cudaGraphNode_t nodes[4];
+    num = 4;
+    PR("nodes", cudaGraphGetNodes(g, nodes, &num), "%zu:%d", num, nodes[0] == set && nodes[1] == copy && nodes[2] == copy3d);
+    size_t ndeps = 9;
+    PR("deps", cudaGraphNodeGetDependencies(copy, NULL, NULL, &ndeps), "%zu", ndeps);
+    cudaGraphExec_t e;
+    cudaGraphInstantiate(&e, g, 0);
+    P("upload", "%d", (int)cudaGraphUpload(e, 0));
+    P("graph_launch", "%d", (int)cudaGraphLaunch(e, 0));
+    cudaDeviceSynchronize();
+    int all = 1;
+    for (size_t i = 0; i < sizeof h; i++) all &= h[i] == 0x5a;
+    for (size_t i = 0; i < 1024; i++) all &= h2[i] == 0x5a;
+    P("graph_ran", "%d:%d", all, h2[1024]);
+    cudaGraphConditionalHandle c1 = 0, c2 = 0;
+    cudaGraphConditionalHandleCreate(&c1, g, 1, cudaGraphCondAssignDefault);
+    PR("cond_handles", cudaGraphConditionalHandleCreate(&c2, g, 0, 0), "%d", c1 != c2 && c1 && c2);
+    /* a captured graph's nodes: a memset and a copy */
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaGraph_t cg;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    cudaMemsetAsync(d, 1, sizeof h, s);
+    cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s);
+    cudaStreamEndCapture(s, &cg);
+    num = 0;
+    PR("captured_nodes", cudaGraphGetNodes(cg, NULL, &num), "%zu", num);
+    return 0;
+}
+
+/* the JIT linker: the PTX linked and loaded */
+static int link_ptx(void)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) || cuCtxSetCurrent(ctx)) return 1;
+    CUlinkState l;
+    P("link_create", "%d", (int)cuLinkCreate(0, NULL, NULL, &l));
+    void *img = NULL;
+    size_t size = 0;
+    P("link_empty", "%d", (int)cuLinkComplete(l, &img, &size));
+    P("link_add", "%d", (int)cuLinkAddData(l, CU_JIT_INPUT_PTX, (void *)ptx, sizeof ptx, "k.ptx", 0, NULL, NULL));
+    P("link_add_missing_file", "%d", (int)cuLinkAddFile(l, CU_JIT_INPUT_PTX, "/nonexistent/k.ptx", 0, NULL, NULL));
+    PR("link_complete", cuLinkComplete(l, &img, &size), "%d", img != NULL && size > 0);
+    CUmodule m;
+    CUfunction f;
+    P("link_load", "%d", (int)cuModuleLoadData(&m, img));
+    P("link_function", "%d", (int)cuModuleGetFunction(&f, m, "k_a"));
+    P("link_destroy", "%d", (int)cuLinkDestroy(l));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: sim_apis driver|entrypoint\n"); return 2; }
@@ -241,6 +356,9 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "entrypoint")) return entrypoint();
     if (!strcmp(argv[1], "runtime")) return runtime();
     if (!strcmp(argv[1], "two_devices")) return two_devices();
+    if (!strcmp(argv[1], "library")) return library();
+    if (!strcmp(argv[1], "graph")) return graph();
+    if (!strcmp(argv[1], "link")) return link_ptx();
     fprintf(stderr, "sim_apis: unknown mode %s\n", argv[1]);
     return 2;
 }

@@ -48,7 +48,11 @@
     X(cuKernelSetAttribute) X(cuMemPoolSetAccess) X(cuProfilerStart) X(cuProfilerStop) \
     X(cuUserObjectCreate) X(cuUserObjectRetain) X(cuUserObjectRelease) X(cuGraphRetainUserObject) \
     X(cuGraphReleaseUserObject) X(cuDeviceGetGraphMemAttribute) X(cuDeviceSetGraphMemAttribute) \
-    X(cuMemPrefetchAsync) X(cuMemAdvise) X(cuDeviceGetP2PAttribute) X(cuModuleGetGlobal)
+    X(cuMemPrefetchAsync) X(cuMemAdvise) X(cuDeviceGetP2PAttribute) X(cuModuleGetGlobal) \
+    X(cuLibraryLoadFromFile) X(cuLibraryUnload) X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels) \
+    X(cuLibraryGetGlobal) X(cuLibraryGetManaged) X(cuLibraryGetUnifiedFunction) X(cuKernelGetFunction) \
+    X(cuGraphAddMemcpyNode) X(cuGraphAddMemsetNode) X(cuGraphGetNodes) X(cuGraphNodeGetDependencies) \
+    X(cuGraphUpload) X(cuGraphConditionalHandleCreate)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

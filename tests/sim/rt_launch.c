@@ -169,9 +169,11 @@ static cudaError_t launch_as(const rt_driver *d, int coop, const void *fn, dim3 
                              cudaStream_t s)
 {
     rt_func *f = find(fn);
-    if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
     CUfunction cf;
-    cudaError_t e = resolve(f, &cf);
+    cudaError_t e;
+    /* not a registered kernel: a cudaKernel_t from cudaLibraryGetKernel (the driver's CUkernel) */
+    if (!f) e = rt_d.cuKernelGetFunction(&cf, (CUkernel)fn) ? cudaErrorInvalidDeviceFunction : cudaSuccess;
+    else e = resolve(f, &cf);
     if (e) return rt_ret(e);
     if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z || (unsigned long long)b.x * b.y * b.z > 1024)
         return rt_ret(cudaErrorInvalidConfiguration);
@@ -222,9 +224,11 @@ cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *c, const void *fn
 cudaError_t cudaFuncGetParamInfo(const void *fn, size_t idx, size_t *off, size_t *size)
 {
     rt_func *f = find(fn);
-    if (!f) return rt_ret(cudaErrorInvalidDeviceFunction);
     CUfunction cf;
-    cudaError_t e = resolve(f, &cf);
+    cudaError_t e;
+    /* not a registered kernel: a cudaKernel_t from cudaLibraryGetKernel (the driver's CUkernel) */
+    if (!f) e = rt_d.cuKernelGetFunction(&cf, (CUkernel)fn) ? cudaErrorInvalidDeviceFunction : cudaSuccess;
+    else e = resolve(f, &cf);
     if (e) return rt_ret(e);
     RT_CALL(rt_d.cuFuncGetParamInfo(cf, idx, off, size));
 }

@@ -150,3 +150,88 @@ cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *n, cudaGraph_t g, const 
     RT_ENTER();
     RT_CALL(rt_d.cuGraphAddChildGraphNode(n, g, deps, nd, child));
 }
+
+/* ---- copy and memset nodes, node queries, upload, conditional handles (issue 46) ---------- */
+static CUmemorytype mem_type(enum cudaMemcpyKind kind, int src)
+{
+    switch (kind) {
+    case cudaMemcpyHostToDevice: return src ? CU_MEMORYTYPE_HOST : CU_MEMORYTYPE_DEVICE;
+    case cudaMemcpyDeviceToHost: return src ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST;
+    case cudaMemcpyHostToHost: return CU_MEMORYTYPE_HOST;
+    case cudaMemcpyDeviceToDevice: return CU_MEMORYTYPE_DEVICE;
+    default: return CU_MEMORYTYPE_UNIFIED; /* cudaMemcpyDefault: the address says */
+    }
+}
+
+static void set_end(CUDA_MEMCPY3D *c, int src, enum cudaMemcpyKind kind, void *p, size_t pitch)
+{
+    CUmemorytype t = mem_type(kind, src);
+    if (src) {
+        c->srcMemoryType = t;
+        if (t == CU_MEMORYTYPE_HOST) c->srcHost = p; else c->srcDevice = (CUdeviceptr)p;
+        c->srcPitch = pitch;
+    } else {
+        c->dstMemoryType = t;
+        if (t == CU_MEMORYTYPE_HOST) c->dstHost = p; else c->dstDevice = (CUdeviceptr)p;
+        c->dstPitch = pitch;
+    }
+}
+
+/* linear memory only (pitched pointers; arrays are not modelled) */
+cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t g, const cudaGraphNode_t *deps, size_t n,
+                                   const struct cudaMemcpy3DParms *p)
+{
+    RT_ENTER();
+    if (!p) return rt_ret(cudaErrorInvalidValue);
+    if (p->srcArray || p->dstArray) return rt_ret(cudaErrorNotSupported);
+    CUDA_MEMCPY3D c;
+    memset(&c, 0, sizeof c);
+    set_end(&c, 1, p->kind, (char *)p->srcPtr.ptr + p->srcPos.x + p->srcPos.y * p->srcPtr.pitch, p->srcPtr.pitch);
+    set_end(&c, 0, p->kind, (char *)p->dstPtr.ptr + p->dstPos.x + p->dstPos.y * p->dstPtr.pitch, p->dstPtr.pitch);
+    c.WidthInBytes = p->extent.width;
+    c.Height = p->extent.height;
+    c.Depth = p->extent.depth;
+    RT_CALL(rt_d.cuGraphAddMemcpyNode((CUgraphNode *)node, g, (const CUgraphNode *)deps, n, &c, NULL));
+}
+
+cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t g, const cudaGraphNode_t *deps, size_t n,
+                                     void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    RT_ENTER();
+    CUDA_MEMCPY3D c;
+    memset(&c, 0, sizeof c);
+    set_end(&c, 1, kind, (void *)src, count);
+    set_end(&c, 0, kind, dst, count);
+    c.WidthInBytes = count;
+    c.Height = c.Depth = 1;
+    RT_CALL(rt_d.cuGraphAddMemcpyNode((CUgraphNode *)node, g, (const CUgraphNode *)deps, n, &c, NULL));
+}
+
+cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t g, const cudaGraphNode_t *deps, size_t n,
+                                   const struct cudaMemsetParams *p)
+{
+    RT_ENTER();
+    if (!p) return rt_ret(cudaErrorInvalidValue);
+    CUDA_MEMSET_NODE_PARAMS c = { (CUdeviceptr)p->dst, p->pitch, p->value, p->elementSize, p->width, p->height };
+    RT_CALL(rt_d.cuGraphAddMemsetNode((CUgraphNode *)node, g, (const CUgraphNode *)deps, n, &c, NULL));
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *num)
+{
+    RT_ENTER();
+    RT_CALL(rt_d.cuGraphGetNodes(g, (CUgraphNode *)nodes, num));
+}
+
+cudaError_t cudaGraphNodeGetDependencies(cudaGraphNode_t node, cudaGraphNode_t *deps, cudaGraphEdgeData *edges, size_t *num)
+{
+    RT_ENTER();
+    RT_CALL(rt_d.cuGraphNodeGetDependencies((CUgraphNode)node, (CUgraphNode *)deps, (CUgraphEdgeData *)edges, num));
+}
+
+PAIR(cudaError_t, cudaGraphUpload, (cudaGraphExec_t e, cudaStream_t s), d->cuGraphUpload(e, s))
+
+cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *h, cudaGraph_t g, unsigned int dflt, unsigned int flags)
+{
+    RT_ENTER();
+    RT_CALL(rt_d.cuGraphConditionalHandleCreate((CUgraphConditionalHandle *)h, g, NULL, dflt, flags));
+}

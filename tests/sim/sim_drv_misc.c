@@ -5,6 +5,7 @@
 #include "sim.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -212,3 +213,90 @@ CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attr, CUdevic
 /* ---- the profiler switches: nothing to profile, nothing to refuse ---------------------------- */
 CUresult cuProfilerStart(void) { sim_ctx *c; return sim_cur_ctx(&c); }
 CUresult cuProfilerStop(void) { sim_ctx *c; return sim_cur_ctx(&c); }
+
+/* ---- the JIT linker: what a driver needs of it to load the result -------------------------- */
+/* The sim runs no code, so "linking" keeps what its module loader reads: the PTX inputs joined
+ * (the loader scans them for entries and variables), or the first cubin/fatbin when there is one.
+ * Host objects and libraries of device code are not modelled. */
+#define LINK_MAGIC 0x5c111c01
+struct CUlinkState_st { int magic; char *ptx; size_t ptxlen; void *bin; size_t binlen; };
+
+CUresult cuLinkCreate_v2(unsigned int nopt, CUjit_option *opts, void **vals, CUlinkState *out)
+{
+    CUresult r = sim_init_check();
+    if (r) return r;
+    if (!out || (nopt && (!opts || !vals))) return CUDA_ERROR_INVALID_VALUE;
+    struct CUlinkState_st *l = calloc(1, sizeof *l);
+    if (!l) return CUDA_ERROR_OUT_OF_MEMORY;
+    l->magic = LINK_MAGIC;
+    *out = l;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkAddData_v2(CUlinkState l, CUjitInputType type, void *data, size_t size, const char *name,
+                          unsigned int nopt, CUjit_option *opts, void **vals)
+{
+    if (!l || l->magic != LINK_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    if (!data || !size) return CUDA_ERROR_INVALID_VALUE;
+    if (type == CU_JIT_INPUT_PTX) {
+        size_t n = strnlen(data, size);
+        char *p = realloc(l->ptx, l->ptxlen + n + 2);
+        if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+        memcpy(p + l->ptxlen, data, n);
+        l->ptxlen += n;
+        p[l->ptxlen++] = '\n';
+        p[l->ptxlen] = '\0';
+        l->ptx = p;
+        return CUDA_SUCCESS;
+    }
+    if (type != CU_JIT_INPUT_CUBIN && type != CU_JIT_INPUT_FATBINARY) return CUDA_ERROR_NOT_SUPPORTED;
+    if (l->bin) return CUDA_SUCCESS; /* the first binary stands for the link */
+    if (!(l->bin = malloc(size))) return CUDA_ERROR_OUT_OF_MEMORY;
+    memcpy(l->bin, data, size);
+    l->binlen = size;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkAddFile_v2(CUlinkState l, CUjitInputType type, const char *path, unsigned int nopt,
+                          CUjit_option *opts, void **vals)
+{
+    if (!l || l->magic != LINK_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) return CUDA_ERROR_FILE_NOT_FOUND;
+    char *buf = NULL;
+    size_t len = 0, cap = 0, n;
+    char chunk[65536];
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (len + n > cap) {
+            char *b = realloc(buf, cap = (len + n) * 2);
+            if (!b) { free(buf); fclose(f); return CUDA_ERROR_OUT_OF_MEMORY; }
+            buf = b;
+        }
+        memcpy(buf + len, chunk, n);
+        len += n;
+    }
+    fclose(f);
+    CUresult r = cuLinkAddData_v2(l, type, buf, len, path, nopt, opts, vals);
+    free(buf);
+    return r;
+}
+
+CUresult cuLinkComplete(CUlinkState l, void **image, size_t *size)
+{
+    if (!l || l->magic != LINK_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    if (!image || !size) return CUDA_ERROR_INVALID_VALUE;
+    if (!l->bin && !l->ptx) return CUDA_ERROR_INVALID_IMAGE; /* nothing to link */
+    *image = l->bin ? l->bin : l->ptx;
+    *size = l->bin ? l->binlen : l->ptxlen + 1;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLinkDestroy(CUlinkState l)
+{
+    if (!l || l->magic != LINK_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    l->magic = 0;
+    free(l->ptx);
+    free(l->bin);
+    free(l);
+    return CUDA_SUCCESS;
+}

@@ -411,3 +411,99 @@ CUresult cuGraphExecDestroy(CUgraphExec e)
     free(e);
     return CUDA_SUCCESS;
 }
+
+/* ---- nodes by hand: copies and memsets (issue 46) ----------------------------------------- */
+/* A CUDA_MEMCPY3D the sim can replay: linear memory (host, device or unified; no arrays), one
+ * contiguous run (a single row and slice, or pitches equal to the width). */
+static CUresult copy_op(const CUDA_MEMCPY3D *p, sim_op *op)
+{
+    if (!p || !p->WidthInBytes) return CUDA_ERROR_INVALID_VALUE;
+    if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY) return CUDA_ERROR_NOT_SUPPORTED;
+    size_t h = p->Height ? p->Height : 1, d = p->Depth ? p->Depth : 1;
+    if ((h > 1 || d > 1) && (p->srcPitch != p->WidthInBytes || p->dstPitch != p->WidthInBytes)) return CUDA_ERROR_NOT_SUPPORTED;
+    if (p->srcXInBytes || p->srcY || p->srcZ || p->dstXInBytes || p->dstY || p->dstZ) return CUDA_ERROR_NOT_SUPPORTED;
+    const void *src = p->srcMemoryType == CU_MEMORYTYPE_HOST ? p->srcHost : (const void *)(uintptr_t)p->srcDevice;
+    void *dst = p->dstMemoryType == CU_MEMORYTYPE_HOST ? p->dstHost : (void *)(uintptr_t)p->dstDevice;
+    if (!src || !dst) return CUDA_ERROR_INVALID_VALUE;
+    *op = (sim_op){ .type = 1, .dst = dst, .src = src, .n = p->WidthInBytes * h * d };
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                              const CUDA_MEMCPY3D *p, CUcontext ctx)
+{
+    if (!node || !g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    sim_op op;
+    CUresult r = copy_op(p, &op);
+    if (r) return r;
+    pthread_mutex_lock(&sim_lock);
+    r = add_node(g, &op, node);
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
+
+/* element size 1, 2 or 4; rows contiguous (one row, or a pitch equal to the row) */
+CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                              const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+    if (!node || !g || g->magic != GRAPH_MAGIC || !p || !p->dst || !p->width) return CUDA_ERROR_INVALID_VALUE;
+    if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) return CUDA_ERROR_INVALID_VALUE;
+    size_t h = p->height ? p->height : 1;
+    if (h > 1 && p->pitch != p->width * p->elementSize) return CUDA_ERROR_NOT_SUPPORTED;
+    sim_op op = { .type = 2, .dst = (void *)(uintptr_t)p->dst, .n = p->width * h, .value = p->value, .elem = p->elementSize };
+    pthread_mutex_lock(&sim_lock);
+    CUresult r = add_node(g, &op, node);
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
+
+/* Every op of the graph, as nodes in the order they run (captured ops get their handles now). */
+CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
+{
+    if (!g || g->magic != GRAPH_MAGIC || !num) return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&sim_lock);
+    size_t want = *num;
+    for (size_t i = 0; i < g->n && !r; i++) {
+        struct CUgraphNode_st *nd;
+        for (nd = g->nodes; nd && nd->idx != i; nd = nd->next) {}
+        if (!nd && (nd = calloc(1, sizeof *nd))) {
+            *nd = (struct CUgraphNode_st){ NODE_MAGIC, g, i, g->nodes };
+            g->nodes = nd;
+        }
+        if (!nd) r = CUDA_ERROR_OUT_OF_MEMORY;
+        else if (nodes && i < want) nodes[i] = nd;
+    }
+    if (!r) *num = nodes && want < g->n ? want : g->n;
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
+
+/* Dependencies are not modelled (nodes run in the order added): a node has none. */
+CUresult cuGraphNodeGetDependencies_v2(CUgraphNode node, CUgraphNode *deps, CUgraphEdgeData *edges, size_t *num)
+{
+    if (!node || node->magic != NODE_MAGIC || !num) return CUDA_ERROR_INVALID_VALUE;
+    *num = 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphUpload(CUgraphExec e, CUstream s)
+{
+    sim_ctx *c;
+    CUresult r = sim_stream_check(s, &c);
+    if (r) return r;
+    return e && e->magic == EXEC_MAGIC ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+SIM_ALIAS(cuGraphUpload, cuGraphUpload_ptsz);
+
+/* A handle for conditional nodes (which the sim does not model): distinct per call. */
+CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *h, CUgraph g, CUcontext ctx, unsigned int dflt,
+                                        unsigned int flags)
+{
+    static cuuint64_t next = 1;
+    if (!h || !g || g->magic != GRAPH_MAGIC || (flags & ~(unsigned)CU_GRAPH_COND_ASSIGN_DEFAULT)) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&sim_lock);
+    *h = next++;
+    pthread_mutex_unlock(&sim_lock);
+    return CUDA_SUCCESS;
+}
