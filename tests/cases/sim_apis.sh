@@ -96,6 +96,9 @@ for how in plain traced; do
     # sync is cudaErrorIllegalAddress (700), as on a GPU
     check_eq "$how: k_b launched by its cudaKernel_t: device buffer 0/0, host buffer 0/700" \
         "$(v "$l" rlib_launch) $(v "$l" rlib_sync) $(v "$l" rlib_launch_host) $(v "$l" rlib_sync_host)" "0 0 0 700"
+    check_eq "$how: cudaKernelSetAttributeForDevice: device 0 ok, device 9: 101" "$(v "$l" rlib_setattr) $(v "$l" rlib_setattr_bad_device)" "0 101"
+    check_eq "$how: cudaLibraryLoadFromFile: 2 kernels; a missing file: cudaErrorFileNotFound (301); cudaLibraryUnload 0" \
+        "$(v "$l" rlib_file_load) $(v "$l" rlib_file_count) $(v "$l" rlib_file_missing) $(v "$l" rlib_unload)" "0 0:2 301 0"
     # --- graphs by hand: memset 0x5a over 4096 B, a 1D copy of it to the host, a 3D-form copy of
     # its first 1024 B; then a captured memset + copy ---
     check_eq "$how: memset, 1D copy and 3D copy nodes added" "$(v "$g" memset_node) $(v "$g" copy_node) $(v "$g" copy3d_node)" "0 0 0"

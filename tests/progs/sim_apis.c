@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* two kernels, as NVRTC or a framework's JIT hands them over: PTX text */
 static const char ptx[] =
@@ -272,6 +273,21 @@ static int library(void)
     P("rlib_launch_host", "%d", (int)cudaLaunchKernel((const void *)k, grid, block, hargs, 0, 0));
     P("rlib_sync_host", "%d", (int)cudaDeviceSynchronize());
     free(hbuf);
+    P("rlib_setattr", "%d", (int)cudaKernelSetAttributeForDevice(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536, 0));
+    P("rlib_setattr_bad_device", "%d", (int)cudaKernelSetAttributeForDevice(k, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536, 9));
+    cudaGetLastError();
+    /* the same image from a file */
+    char path[] = "/tmp/sim_apis-XXXXXX";
+    int fd = mkstemp(path);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (f) { fputs(ptx, f); fclose(f); }
+    cudaLibrary_t flib;
+    P("rlib_file_load", "%d", (int)cudaLibraryLoadFromFile(&flib, path, NULL, NULL, 0, NULL, NULL, 0));
+    unlink(path);
+    PR("rlib_file_count", cudaLibraryGetKernelCount(&count, flib), "%u", count);
+    P("rlib_file_missing", "%d", (int)cudaLibraryLoadFromFile(&flib, "/nonexistent/k.ptx", NULL, NULL, 0, NULL, NULL, 0));
+    cudaGetLastError();
+    P("rlib_unload", "%d", (int)cudaLibraryUnload(lib));
     return 0;
 }
 
