@@ -10,7 +10,8 @@ SIM_DRV_SRCS := tests/sim/sim_driver.c tests/sim/sim_mem.c tests/sim/sim_drv_mem
 SIM_RT_SRCS  := $(wildcard tests/sim/rt_*.c)
 SIM_DRV_OBJS := $(SIM_DRV_SRCS:tests/sim/%.c=$(SIM_DIR)/obj/%.o)
 SIM_RT_OBJS  := $(SIM_RT_SRCS:tests/sim/%.c=$(SIM_DIR)/obj/%.o)
-SIM_LIBS     := $(SIM_DIR)/libcuda.so.1 $(SIM_DIR)/libcudart.so.13 $(SIM_DIR)/libcuda.so $(SIM_DIR)/libcudart.so
+SIM_LIBS     := $(SIM_DIR)/libcuda.so.1 $(SIM_DIR)/libcudart.so.13 $(SIM_DIR)/libcuda.so $(SIM_DIR)/libcudart.so \
+                $(SIM_DIR)/libvtsimredirect.so
 
 $(SIM_DIR)/obj/%.o: tests/sim/%.c $(wildcard tests/sim/*.h tests/sim/*.def)
 	@mkdir -p $(dir $@)
@@ -25,6 +26,10 @@ $(SIM_DIR)/libcuda.so.1: $(SIM_DRV_OBJS)
 $(SIM_DIR)/libcudart.so.13: $(SIM_RT_OBJS) tests/sim/libcudart.map
 	$(CC) -shared -o $@ $(SIM_RT_OBJS) $(LDFLAGS) -Wl,-soname,libcudart.so.13 -Wl,-Bsymbolic-functions \
 	    -Wl,--version-script=tests/sim/libcudart.map $(if $(SAN),,-Wl,--no-undefined) -ldl -lpthread
+# run --sim preloads it: a dlopen of a CUDA runtime or driver by path gets the simulated one
+$(SIM_DIR)/libvtsimredirect.so: tests/sim/sim_redirect.c
+	@mkdir -p $(dir $@)
+	$(CC) $(SIM_CFLAGS) -shared -o $@ $< $(LDFLAGS) -ldl -lpthread
 $(SIM_DIR)/libcuda.so: $(SIM_DIR)/libcuda.so.1
 	ln -sf libcuda.so.1 $@
 $(SIM_DIR)/libcudart.so: $(SIM_DIR)/libcudart.so.13

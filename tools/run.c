@@ -141,6 +141,7 @@ static void sweep_stale(const char *tmpdir)
         if (fd < 0) continue;
         unlinkat(fd, "traces.list", 0);
         unlinkat(fd, "libvramtrace.so", 0);
+        unlinkat(fd, "libvtsimredirect.so", 0);
         close(fd);
         unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
     }
@@ -187,23 +188,39 @@ static int make_private_dir(const char *kind, int preloadable, char *dir, size_t
     }
 }
 
-/* A private directory holding a link to LIB: the name that goes into LD_PRELOAD when LIB's own
- * path cannot. The link lives as long as `run` (processes the command starts after run has
- * returned find no tracer). */
-static int preload_link(const char *lib, char *dir, size_t dirlen, char *link, size_t linklen, char *err, size_t errlen)
+/* LD_PRELOAD's names for the N libraries in LIBS: each one's own path, or, when that has a
+ * character LD_PRELOAD cannot carry, a link to it (under its file name) in one private directory
+ * made for them (DIR; "" when none was needed). The links live as long as `run` (processes the
+ * command starts after run has returned find no tracer). */
+#define MAX_PRELOADS 2
+static int preload_names(const char *const *libs, int n, char names[][PATH_MAX + 32], char *dir, size_t dirlen,
+                         char *err, size_t errlen)
 {
-    const char *parent;
-    if (make_private_dir("lib", 1, dir, dirlen, &parent) != 0) {
-        snprintf(err, errlen, "no private directory for a link to it in %s: %s", parent, strerror(errno));
-        return -1;
-    }
-    snprintf(link, linklen, "%s/libvramtrace.so", dir);
-    if (symlink(lib, link) != 0) {
-        snprintf(err, errlen, "cannot link to it from %s: %s", dir, strerror(errno));
-        rmdir(dir);
-        return -1;
+    dir[0] = '\0';
+    for (int k = 0; k < n; k++) {
+        if (!preload_unsafe(libs[k])) { snprintf(names[k], PATH_MAX + 32, "%s", libs[k]); continue; }
+        const char *parent;
+        if (!dir[0] && make_private_dir("lib", 1, dir, dirlen, &parent) != 0) {
+            dir[0] = '\0';
+            snprintf(err, errlen, "no private directory for a link to %s in %s: %s", libs[k], parent, strerror(errno));
+            return -1;
+        }
+        const char *base = strrchr(libs[k], '/');
+        snprintf(names[k], PATH_MAX + 32, "%s/%s", dir, base ? base + 1 : libs[k]);
+        if (symlink(libs[k], names[k]) != 0) {
+            snprintf(err, errlen, "cannot link to %s from %s: %s", libs[k], dir, strerror(errno));
+            return -1;
+        }
     }
     return 0;
+}
+
+static void preload_names_remove(const char *dir, char names[][PATH_MAX + 32], int n)
+{
+    if (!dir[0]) return;
+    for (int k = 0; k < n; k++)
+        if (!strncmp(names[k], dir, strlen(dir))) unlink(names[k]);
+    rmdir(dir);
 }
 
 /* At exit, from the list the tracer kept (VRAMTRACE_MANIFEST): each trace's ring converted (the
@@ -342,6 +359,7 @@ int vt_cmd_run(int argc, char **argv)
             return 1;
         }
         prepend_env("LD_LIBRARY_PATH", simdir, ':');
+        setenv("VRAMTRACE_SIM_DIR", simdir, 1);
     }
     char tmpl[PATH_MAX];
     absolute(output ? output : "vramtrace-%e-%p.jsonl", tmpl, sizeof tmpl);
@@ -405,17 +423,25 @@ int vt_cmd_run(int argc, char **argv)
                                 "`vramtrace bandwidth --json -o ref.json` on the machine with the GPU and pass that to report --bandwidth\n");
         }
     }
-    char link_dir[PATH_MAX] = "", link[PATH_MAX + 32];
-    if (preload_unsafe(lib)) {
-        char err[PATH_MAX + 128];
-        if (preload_link(lib, link_dir, sizeof link_dir, link, sizeof link, err, sizeof err) != 0) {
-            fprintf(stderr, "vramtrace run: cannot preload %s: its path has a space, colon or '$', which LD_PRELOAD "
-                            "cannot carry, and %s; not starting %s\n", lib, err, argv[i]);
-            if (manifest_ok) { unlink(manifest); rmdir(list_dir); }
-            return 1;
-        }
+    /* the tracer, and under --sim the shim that hands frameworks the simulated runtime when they
+     * open theirs by path (tests/sim/sim_redirect.c) */
+    const char *preloads[MAX_PRELOADS] = { lib };
+    int npreloads = 1;
+    char shim[PATH_MAX + 32];
+    if (sim) {
+        snprintf(shim, sizeof shim, "%s/sim/libvtsimredirect.so", self_dir());
+        if (file_exists(shim)) preloads[npreloads++] = shim;
     }
-    prepend_env("LD_PRELOAD", link_dir[0] ? link : lib, ':');
+    char link_dir[PATH_MAX] = "", names[MAX_PRELOADS][PATH_MAX + 32];
+    char err[2 * PATH_MAX + 128];
+    if (preload_names(preloads, npreloads, names, link_dir, sizeof link_dir, err, sizeof err) != 0) {
+        fprintf(stderr, "vramtrace run: cannot preload %s: its path has a space, colon or '$', which LD_PRELOAD "
+                        "cannot carry, and %s; not starting %s\n", lib, err, argv[i]);
+        preload_names_remove(link_dir, names, npreloads);
+        if (manifest_ok) { unlink(manifest); rmdir(list_dir); }
+        return 1;
+    }
+    for (int k = npreloads - 1; k >= 0; k--) prepend_env("LD_PRELOAD", names[k], ':');
     /* A sanitizer runtime (libasan/libtsan) must come before everything else in LD_PRELOAD. */
     const char *first = getenv("VRAMTRACE_PRELOAD_FIRST");
     if (first && *first) prepend_env("LD_PRELOAD", first, ':');
@@ -450,9 +476,6 @@ int vt_cmd_run(int argc, char **argv)
         unlink(manifest);
         rmdir(list_dir);
     }
-    if (link_dir[0]) {
-        unlink(link);
-        rmdir(link_dir);
-    }
+    preload_names_remove(link_dir, names, npreloads);
     return rc;
 }

@@ -1,0 +1,38 @@
+#!/bin/sh
+# sim_bundled.sh - a program that opens its own CUDA runtime by full path (as PyTorch's wheel
+# does) gets the simulated one under `vramtrace run --sim` (issue 46 slice 2; tests/sim/README.md
+# "Frameworks"). Without it, NVIDIA's runtime runs on the simulated driver and fails.
+. tests/lib.sh
+need_sim
+P="$PROGS/sim_bundled"
+REAL="${CUDA_HOME:-/usr/local/cuda}/lib64/libcudart.so.13"
+if [ ! -x "$P" ] || [ ! -f "$REAL" ]; then
+    skip "$(basename "$0"): no toolkit libcudart.so.13 to bundle"
+    exit 0
+fi
+v() { printf '%s\n' "$1" | sed -n "s/^$2=//p" | head -1; }
+# a wheel's layout, the runtime under its full version name as some wheels ship it
+W="$TMP/site packages/nvidia/cu13/lib"
+mkdir -p "$W" && cp "$REAL" "$W/libcudart.so.13" && cp "$REAL" "$W/libcudart.so.13.0.96"
+out=$(env LD_LIBRARY_PATH="$SIM" "$P" "$W/libcudart.so.13" 2>/dev/null)
+check "without run --sim: NVIDIA's bundled runtime is used and cannot allocate on the simulated driver" \
+    sh -c "[ '$(v "$out" runtime_is_sim)' = 0 ] && [ '$(v "$out" malloc)' != 0 ]"
+line=$(grep -n 'cmalloc(&d' "$ROOT/tests/progs/sim_bundled.c" | cut -d: -f1)
+cline=$(grep -n 'cmemcpy(d' "$ROOT/tests/progs/sim_bundled.c" | cut -d: -f1)
+for lib in libcudart.so.13 libcudart.so.13.0.96; do
+    out=$("$VT" run --sim -q -o "$TMP/$lib.jsonl" -- "$P" "$W/$lib" 2>"$TMP/$lib.err")
+    check_eq "run --sim, $lib opened by path: the simulated runtime; allocate, copy, free succeed" \
+        "$?:$(v "$out" runtime_is_sim):$(v "$out" malloc):$(v "$out" memcpy):$(v "$out" free)" "0:1:0:0:0"
+    check_eq "... traced: one 3 MiB allocation, freed; one 4096-byte h2d copy" \
+        "$(jqs "$TMP/$lib.jsonl" '[([.[]|select(.ev=="alloc")|.size]|join(",")), ([.[]|select(.ev=="free")]|length), ([.[]|select(.ev=="copy")|"\(.dir) \(.size)"]|join(","))]|join(" ")')" \
+        "3145728 1 h2d 4096"
+    "$VT" report "$TMP/$lib.jsonl" >"$TMP/$lib.rep" 2>&1
+    check_eq "... the sites are the program's lines ($line, $cline)" \
+        "$(grep -c "main (sim_bundled.c:$line)" "$TMP/$lib.rep" | tr -d ' ' | sed 's/^0$/missing/;s/^[1-9].*/ok/'):$(grep -c "main (sim_bundled.c:$cline)" "$TMP/$lib.rep" | sed 's/^0$/missing/;s/^[1-9].*/ok/')" "ok:ok"
+done
+# other libraries opened by path are left alone (libm's own file, not a CUDA one)
+LIBM=$(ldconfig -p 2>/dev/null | sed -n 's/.*libm.so.6 (libc6,x86-64) => //p' | head -1)
+if [ -n "$LIBM" ]; then
+    out=$("$VT" run --sim -q -o "$TMP/libm.jsonl" -- "$P" "$LIBM" 2>&1)
+    check_eq "run --sim, libm opened by path: opened as it is (no cudaMalloc in it)" "$(v "$out" dlsym)" missing
+fi
