@@ -1,0 +1,29 @@
+#!/bin/sh
+# setup-frameworks.sh - the Python environments `make test-frameworks` traces, installed once into
+# a cache outside the checkout and reused (issue 46 slice 3):
+#   $VT_PY_CACHE/numba   numba-cuda (pinned below), from PyPI
+# VT_PY_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py. An environment that cannot
+# be installed (no network, no venv module) is reported in one loud line; the tests that need it
+# then count a skip, never a pass. Exit 0 either way: the tests say what ran.
+NUMBA_CUDA=${VT_NUMBA_CUDA:-numba-cuda==0.30.4}
+cache=${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}
+mkdir -p "$cache" || { echo "setup-frameworks: SKIPPED: cannot create $cache" >&2; exit 0; }
+# ready: a python that imports the package, and the pin it was made with
+ready() { [ -x "$cache/$1/bin/python" ] && [ "$(cat "$cache/$1/.pin" 2>/dev/null)" = "$2" ] &&
+          "$cache/$1/bin/python" -c "import $3" >/dev/null 2>&1; }
+install() { # NAME PIN MODULE
+    ready "$1" "$2" "$3" && { echo "setup-frameworks: $1 ready ($2) in $cache/$1"; return 0; }
+    rm -rf "$cache/$1.new"
+    echo "setup-frameworks: installing $2 into $cache/$1 (once; reused after)"
+    if python3 -m venv "$cache/$1.new" >"$cache/$1.log" 2>&1 &&
+       "$cache/$1.new/bin/pip" install -q --disable-pip-version-check "$2" >>"$cache/$1.log" 2>&1 &&
+       "$cache/$1.new/bin/python" -c "import $3" >>"$cache/$1.log" 2>&1; then
+        echo "$2" >"$cache/$1.new/.pin"
+        rm -rf "$cache/$1" && mv "$cache/$1.new" "$cache/$1"
+        echo "setup-frameworks: $1 installed"
+    else
+        rm -rf "$cache/$1.new"
+        echo "setup-frameworks: SKIPPED: could not install $2 ($(tail -1 "$cache/$1.log" 2>/dev/null)); its tests will count as skipped" >&2
+    fi
+}
+install numba "$NUMBA_CUDA" numba.cuda
