@@ -68,17 +68,19 @@ static int find_lib(char *out, size_t len)
     return file_exists(out);
 }
 
-static void prepend_env(const char *name, const char *value, char sep)
+static void add_env(const char *name, const char *value, char sep, int append)
 {
     const char *old = getenv(name);
     if (!old || !*old) { setenv(name, value, 1); return; }
     size_t n = strlen(value) + strlen(old) + 2;
     char *v = malloc(n);
     if (!v) return;
-    snprintf(v, n, "%s%c%s", value, sep, old);
+    if (append) snprintf(v, n, "%s%c%s", old, sep, value);
+    else snprintf(v, n, "%s%c%s", value, sep, old);
     setenv(name, v, 1);
     free(v);
 }
+static void prepend_env(const char *name, const char *value, char sep) { add_env(name, value, sep, 0); }
 
 static void absolute(const char *in, char *out, size_t len)
 {
@@ -142,6 +144,7 @@ static void sweep_stale(const char *tmpdir)
         unlinkat(fd, "traces.list", 0);
         unlinkat(fd, "libvramtrace.so", 0);
         unlinkat(fd, "libvtsimredirect.so", 0);
+        unlinkat(fd, "libcudart.so.13", 0);
         close(fd);
         unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
     }
@@ -192,7 +195,7 @@ static int make_private_dir(const char *kind, int preloadable, char *dir, size_t
  * character LD_PRELOAD cannot carry, a link to it (under its file name) in one private directory
  * made for them (DIR; "" when none was needed). The links live as long as `run` (processes the
  * command starts after run has returned find no tracer). */
-#define MAX_PRELOADS 2
+#define MAX_PRELOADS 3
 static int preload_names(const char *const *libs, int n, char names[][PATH_MAX + 32], char *dir, size_t dirlen,
                          char *err, size_t errlen)
 {
@@ -424,14 +427,22 @@ int vt_cmd_run(int argc, char **argv)
         }
     }
     /* the tracer, and under --sim the shim that hands frameworks the simulated runtime when they
-     * open theirs by path (tests/sim/sim_redirect.c) */
+     * open theirs by path (tests/sim/sim_redirect.c) and the simulated runtime */
     const char *preloads[MAX_PRELOADS] = { lib };
     int npreloads = 1;
-    char shim[PATH_MAX + 32];
+    char shim[PATH_MAX + 32], simrt[PATH_MAX + 32];
     if (sim) {
         snprintf(shim, sizeof shim, "%s/sim/libvtsimredirect.so", self_dir());
         if (file_exists(shim)) preloads[npreloads++] = shim;
+        /* the simulated runtime itself, after the tracer: a library whose DT_RPATH names the
+         * wheel's own runtime (PyTorch's libtorch_global_deps.so, RPATH beats LD_LIBRARY_PATH)
+         * then finds libcudart.so.13 already loaded, by its SONAME */
+        snprintf(simrt, sizeof simrt, "%s/sim/libcudart.so.13", self_dir());
+        preloads[npreloads++] = simrt;
     }
+    /* the simulated runtime goes last, after the user's own preloads: an interposer of theirs
+     * must still come before the runtime it wraps */
+    int nfront = sim ? npreloads - 1 : npreloads;
     char link_dir[PATH_MAX] = "", names[MAX_PRELOADS][PATH_MAX + 32];
     char err[2 * PATH_MAX + 128];
     if (preload_names(preloads, npreloads, names, link_dir, sizeof link_dir, err, sizeof err) != 0) {
@@ -441,7 +452,8 @@ int vt_cmd_run(int argc, char **argv)
         if (manifest_ok) { unlink(manifest); rmdir(list_dir); }
         return 1;
     }
-    for (int k = npreloads - 1; k >= 0; k--) prepend_env("LD_PRELOAD", names[k], ':');
+    for (int k = nfront - 1; k >= 0; k--) prepend_env("LD_PRELOAD", names[k], ':');
+    if (nfront < npreloads) add_env("LD_PRELOAD", names[nfront], ':', 1);
     /* A sanitizer runtime (libasan/libtsan) must come before everything else in LD_PRELOAD. */
     const char *first = getenv("VRAMTRACE_PRELOAD_FIRST");
     if (first && *first) prepend_env("LD_PRELOAD", first, ':');

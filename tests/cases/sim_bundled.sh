@@ -36,3 +36,36 @@ if [ -n "$LIBM" ]; then
     out=$("$VT" run --sim -q -o "$TMP/libm.jsonl" -- "$P" "$LIBM" 2>&1)
     check_eq "run --sim, libm opened by path: opened as it is (no cudaMalloc in it)" "$(v "$out" dlsym)" missing
 fi
+
+# a library linked against the runtime with a DT_RPATH to the wheel's copy (PyTorch's
+# libtorch_global_deps.so: RPATH beats LD_LIBRARY_PATH): run --sim preloads the simulated runtime
+# (after the user's own preloads), so the DT_NEEDED libcudart.so.13 is the one already loaded
+cat >"$TMP/rpath.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+int main(void)
+{
+    void *d = NULL;
+    int rc = (int)cudaMalloc(&d, 1 << 20);
+    char line[4096];
+    int wheel = 0;
+    FILE *m = fopen("/proc/self/maps", "r");
+    while (m && fgets(line, sizeof line, m)) wheel |= strstr(line, "nvidia/cu13/lib/libcudart") != NULL;
+    if (m) fclose(m);
+    printf("malloc=%d wheel_runtime_mapped=%d\n", rc, wheel);
+    return 0;
+}
+C
+CUDA_INC="${CUDA_HOME:-/usr/local/cuda}/include"
+if no_san cc -o "$TMP/rpath" "$TMP/rpath.c" -I"$CUDA_INC" -L"$W" -Wl,--disable-new-dtags,-rpath,"$W" -l:libcudart.so.13 2>"$TMP/rpath.cc.err"; then
+    out=$(env LD_LIBRARY_PATH="$SIM" "$TMP/rpath" 2>/dev/null)
+    check "DT_RPATH to the wheel, LD_LIBRARY_PATH alone: the wheel's runtime is loaded and cannot allocate" \
+        sh -c "printf '%s' '$out' | grep -q 'wheel_runtime_mapped=1' && ! printf '%s' '$out' | grep -q 'malloc=0 '"
+    out=$("$VT" run --sim -q -o "$TMP/rpath.jsonl" -- "$TMP/rpath" 2>/dev/null)
+    check_eq "DT_RPATH to the wheel under run --sim: the simulated runtime allocates, the wheel's is never mapped" \
+        "$out" "malloc=0 wheel_runtime_mapped=0"
+    check_eq "... traced: the 1 MiB allocation" "$(jqs "$TMP/rpath.jsonl" '[.[]|select(.ev=="alloc")|.size]|join(",")')" 1048576
+else
+    skip "DT_RPATH program: cannot link against the toolkit's runtime ($(head -1 "$TMP/rpath.cc.err"))"
+fi

@@ -52,7 +52,7 @@
     X(cuLibraryLoadFromFile) X(cuLibraryUnload) X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels) \
     X(cuLibraryGetGlobal) X(cuLibraryGetManaged) X(cuLibraryGetUnifiedFunction) X(cuKernelGetFunction) \
     X(cuGraphAddMemcpyNode) X(cuGraphAddMemsetNode) X(cuGraphGetNodes) X(cuGraphNodeGetDependencies) \
-    X(cuGraphUpload) X(cuGraphConditionalHandleCreate)
+    X(cuGraphUpload) X(cuGraphConditionalHandleCreate) X(cuStreamBeginCaptureToGraph)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

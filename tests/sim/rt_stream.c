@@ -235,3 +235,8 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *h, cuda
     RT_ENTER();
     RT_CALL(rt_d.cuGraphConditionalHandleCreate((CUgraphConditionalHandle *)h, g, NULL, dflt, flags));
 }
+
+PAIR(cudaError_t, cudaStreamBeginCaptureToGraph,
+     (cudaStream_t s, cudaGraph_t g, const cudaGraphNode_t *deps, const cudaGraphEdgeData *edges, size_t n,
+      enum cudaStreamCaptureMode m),
+     d->cuStreamBeginCaptureToGraph(s, g, (const CUgraphNode *)deps, (const CUgraphEdgeData *)edges, n, (CUstreamCaptureMode)m))

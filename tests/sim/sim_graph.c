@@ -196,23 +196,36 @@ CUresult cuGraphCreate(CUgraph *g, unsigned int flags)
     return CUDA_SUCCESS;
 }
 
-CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+/* Capture into GRAPH (an existing graph: cuStreamBeginCaptureToGraph), or into a new one. */
+static CUresult begin_capture(CUstream s, struct CUgraph_st *graph)
 {
     sim_ctx *c;
     CUresult r = sim_stream_check(s, &c);
     if (r) return r;
     if (sim_is_default_stream(s)) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
-    CUgraph g;
+    CUgraph g = graph;
     pthread_mutex_lock(&sim_lock);
     int slot = -1;
     if (cap_index(s) >= 0) r = CUDA_ERROR_ILLEGAL_STATE;
     for (int i = 0; !r && i < MAX_CAPTURE && slot < 0; i++)
         if (!caps[i].g) slot = i;
     if (!r && slot < 0) r = CUDA_ERROR_OUT_OF_MEMORY;
-    if (!r && !(r = cuGraphCreate(&g, 0))) { caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 1; }
+    if (!r && (g || !(r = cuGraphCreate(&g, 0)))) { caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 1; }
     pthread_mutex_unlock(&sim_lock);
     return r;
 }
+
+CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode) { return begin_capture(s, NULL); }
+
+/* CUDA 12.3+: the capture appends to GRAPH, which cuStreamEndCapture then returns (dependencies
+ * are not modelled: the nodes follow those already in the graph). */
+CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph g, const CUgraphNode *deps, const CUgraphEdgeData *edges,
+                                     size_t ndeps, CUstreamCaptureMode mode)
+{
+    if (!g || g->magic != GRAPH_MAGIC || (ndeps && !deps)) return CUDA_ERROR_INVALID_VALUE;
+    return begin_capture(s, g);
+}
+SIM_ALIAS(cuStreamBeginCaptureToGraph, cuStreamBeginCaptureToGraph_ptsz);
 SIM_ALIAS(cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz);
 
 CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
