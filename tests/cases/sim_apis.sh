@@ -107,6 +107,8 @@ for how in plain traced; do
     check_eq "$how: uploaded and launched: all 4096 + 1024 host bytes 0x5a, byte 1024 of the second untouched" \
         "$(v "$g" upload) $(v "$g" graph_launch) $(v "$g" graph_ran)" "0 0 1:0"
     check_eq "$how: two conditional handles, distinct; a captured graph has 2 nodes" "$(v "$g" cond_handles) $(v "$g" captured_nodes)" "0:1 0:2"
+    check_eq "$how: cudaStreamBeginCaptureToGraph: the copy appended to the graph's memset, the same graph ended" \
+        "$(v "$g" capture_to_graph) $(v "$g" capture_to_graph_nodes)" "0 1:2"
     # --- the JIT linker: nothing added is CUDA_ERROR_INVALID_IMAGE (200); a missing file
     # CUDA_ERROR_FILE_NOT_FOUND (301); the linked PTX loads and has k_a ---
     check_eq "$how: cuLinkCreate, empty complete 200, add 0, missing file 301" \

@@ -340,6 +340,17 @@ static int graph(void)
     cudaStreamEndCapture(s, &cg);
     num = 0;
     PR("captured_nodes", cudaGraphGetNodes(cg, NULL, &num), "%zu", num);
+    /* a capture into an existing graph (one memset node already): the copy is appended to it */
+    cudaGraph_t into, ended = NULL;
+    cudaGraphCreate(&into, 0);
+    cudaGraphNode_t first;
+    cudaGraphAddMemsetNode(&first, into, NULL, 0, &mp);
+    P("capture_to_graph", "%d", (int)cudaStreamBeginCaptureToGraph(s, into, NULL, NULL, 0, cudaStreamCaptureModeGlobal));
+    cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s);
+    cudaStreamEndCapture(s, &ended);
+    num = 0;
+    cudaGraphGetNodes(into, NULL, &num);
+    P("capture_to_graph_nodes", "%d:%zu", ended == into, num);
     return 0;
 }
 
