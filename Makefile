@@ -86,8 +86,9 @@ test: all $(UNIT_BINS) $(TEST_DEPS)
 	@BUILD=$(BUILD) NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" SAN="$(SAN)" sh tests/run.sh
 # Here, not in mk/reliability.mk: a prerequisite list is expanded where it is read, and the mk
 # files that come after reliability.mk (sim, trace_tests) add to TEST_DEPS. (CI runs make test in
-# another clone, so tsan-test must build the simulator and programs itself.)
+# another clone, so tsan-test and test-frameworks must build the simulator and programs themselves.)
 tsan-test: $(TEST_DEPS)
+test-frameworks: all $(TEST_DEPS)
 
 clean:
 	rm -rf build build-san

@@ -119,24 +119,24 @@ while ! grep -q '^ready' "$TMP/sig.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 
 kill -TERM $vt; wait $vt
 check_eq "SIGTERM to run: passed to the program (exit 143), the trace named, run's directory removed" \
     "$?:$(grep -c "trace written to $W/sig.jsonl" "$TMP/sig.err"):$(ls -A "$TMP/rt" | wc -l | tr -d ' ')" "143:1:0"
-TMPDIR="$TMP/rt" "$VT" run --sim -o "$W/sig2.jsonl" -- "$PROGS/rel_crash" sleep 1 >"$TMP/sig2.out" 2>&1 &
-vt=$!
-i=0
-while ! grep -q '^ready' "$TMP/sig2.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-kill -KILL $vt; wait $vt 2>/dev/null
-kill -KILL "$(sed -n 's/^ready pid=//p' "$TMP/sig2.out")" 2>/dev/null
+# kill_run_when_ready OUT TMPDIR VRAMTRACE -o TRACE: a run of rel_crash (sleeping) SIGKILLed once its
+# program is ready, and the program after it (a killed run leaves its directories behind)
+kill_run_when_ready() {
+    TMPDIR="$2" "$3" run --sim -o "$4" -- "$PROGS/rel_crash" sleep 1 >"$1" 2>&1 &
+    vt=$!
+    i=0
+    while ! grep -q '^ready' "$1" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
+    kill -KILL $vt; wait $vt 2>/dev/null
+    kill -KILL "$(sed -n 's/^ready pid=//p' "$1")" 2>/dev/null
+}
+kill_run_when_ready "$TMP/sig2.out" "$TMP/rt" "$VT" "$W/sig2.jsonl"
 check_eq "SIGKILL to run: its directory is left" "$(ls -A "$TMP/rt" | grep -c '^vramtrace-run-')" 1
 TMPDIR="$TMP/rt" "$VT" run --sim -q -o "$W/sig3.jsonl" -- "$P" alloc >/dev/null 2>&1
 check_eq "... and the next run removes it (its run is gone)" "$(ls -A "$TMP/rt" | wc -l | tr -d ' ')" 0
 # the tracer under 'my tools/' and a TMPDIR LD_PRELOAD cannot carry: the list goes to TMPDIR, the
 # link's directory to /tmp; a SIGKILLed run leaves both, the next run removes both
 mkdir -p "$TMP/rt sp"
-TMPDIR="$TMP/rt sp" "$SP/vramtrace" run --sim -o "$W/sig4.jsonl" -- "$PROGS/rel_crash" sleep 1 >"$TMP/sig4.out" 2>&1 &
-vt=$!
-i=0
-while ! grep -q '^ready' "$TMP/sig4.out" 2>/dev/null && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
-kill -KILL $vt; wait $vt 2>/dev/null
-kill -KILL "$(sed -n 's/^ready pid=//p' "$TMP/sig4.out")" 2>/dev/null
+kill_run_when_ready "$TMP/sig4.out" "$TMP/rt sp" "$SP/vramtrace" "$W/sig4.jsonl"
 check_eq "SIGKILL to run with its link in /tmp: both directories left" \
     "$(ls -A "$TMP/rt sp" | grep -c "^vramtrace-run-$vt-"):$(ls -A /tmp | grep -c "^vramtrace-lib-$vt-")" 1:1
 TMPDIR="$TMP/rt sp" "$SP/vramtrace" run --sim -q -o "$W/sig5.jsonl" -- "$P" alloc >/dev/null 2>&1

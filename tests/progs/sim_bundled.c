@@ -22,7 +22,7 @@ int main(int argc, char **argv)
     if (!cmalloc || !cfree || !cmemcpy) { printf("dlsym=missing\n"); return 1; }
     /* which file the handle is (cudaMalloc itself may be a tracer's wrapper) */
     struct link_map *lm = NULL;
-    printf("runtime_is_sim=%d\n", dlinfo(h, RTLD_DI_LINKMAP, &lm) == 0 && lm && strstr(lm->l_name, "/sim/libcudart.so.13") != NULL);
+    printf("runtime_is_wheel=%d\n", dlinfo(h, RTLD_DI_LINKMAP, &lm) != 0 || !lm || strstr(lm->l_name, "nvidia/cu13/lib") != NULL);
     void *d = NULL;
     int rc = cmalloc(&d, 3 << 20);
     printf("malloc=%d\n", rc);

@@ -221,14 +221,21 @@ static size_t elf_size(const unsigned char *e)
     return (size_t)h.e_shoff + (size_t)h.e_shnum * sizeof(Elf64_Shdr);
 }
 
-sim_kfunc *sim_layouts_read(const void *image)
+/* An image as the driver is handed one (a fatbin, its wrapper, a cubin or PTX text), read by ELF
+ * and PTX into *list (non-NULL once something was found). */
+static void read_image(const void *image, elf_reader elf, ptx_reader ptx, void **list)
 {
     const unsigned char *p = image;
-    sim_kfunc *list = NULL;
     if (rd(p, 4) == WRAPPER_MAGIC) memcpy(&p, p + 8, sizeof p);
-    if (rd(p, 4) == FATBIN_MAGIC) read_fatbin(p, kernels_elf, kernels_ptx, &list, (void **)&list);
-    else if (!memcmp(p, ELFMAG, SELFMAG)) read_elf(p, elf_size(p), &list);
-    else read_ptx((const char *)p, strlen((const char *)p), &list);
+    if (rd(p, 4) == FATBIN_MAGIC) read_fatbin(p, elf, ptx, list, list);
+    else if (!memcmp(p, ELFMAG, SELFMAG)) elf(p, elf_size(p), list);
+    else ptx((const char *)p, strlen((const char *)p), list);
+}
+
+sim_kfunc *sim_layouts_read(const void *image)
+{
+    sim_kfunc *list = NULL;
+    read_image(image, kernels_elf, kernels_ptx, (void **)&list);
     return list;
 }
 
@@ -304,12 +311,8 @@ static void globals_ptx(const char *src, size_t len, void *list)
 
 sim_global *sim_globals_read(const void *image)
 {
-    const unsigned char *p = image;
     sim_global *list = NULL;
-    if (rd(p, 4) == WRAPPER_MAGIC) memcpy(&p, p + 8, sizeof p);
-    if (rd(p, 4) == FATBIN_MAGIC) read_fatbin(p, globals_elf, globals_ptx, &list, (void **)&list);
-    else if (!memcmp(p, ELFMAG, SELFMAG)) globals_elf(p, elf_size(p), &list);
-    else globals_ptx((const char *)p, strlen((const char *)p), &list);
+    read_image(image, globals_elf, globals_ptx, (void **)&list);
     return list;
 }
 
