@@ -35,8 +35,8 @@ tsan-lib: $(TSAN_BUILD)/libvramtrace.so
 # TSan's default die_after_fork=1 stays: a fork child that starts a thread after a
 # multi-threaded fork is outside POSIX's async-signal-safe rules, which is worth failing on.
 tsan-test: all $(TSAN_BUILD)/libvramtrace.so $(TEST_DEPS)
-	@BUILD=$(BUILD) VT_TSAN_LIB=$(abspath $(TSAN_BUILD)/libvramtrace.so) \
-	    TSAN_OPTIONS="halt_on_error=0 exitcode=66 second_deadlock_stack=1 suppressions=$(abspath tests/tsan.supp)" \
+	@BUILD=$(BUILD) VT_TSAN_LIB="$(abspath $(TSAN_BUILD)/libvramtrace.so)" \
+	    TSAN_OPTIONS="halt_on_error=0 exitcode=66 second_deadlock_stack=1 suppressions='$(abspath tests/tsan.supp)'" \
 	    sh tests/run.sh rel_tsan
 
 # --- lint ------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ $(REPORT_UNIT_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/vt_test.h 
 .PHONY: fuzz-trace
 FUZZ_CC ?= clang
 fuzz-trace: $(BUILD)/fuzz/fuzz_trace
-$(BUILD)/fuzz/fuzz_trace: fuzz/fuzz_trace.c $(REPORT_SRCS) $(wildcard tools/report/*.h)
+# util.c's output files reach their directory with src/platform/safepath.c
+$(BUILD)/fuzz/fuzz_trace: fuzz/fuzz_trace.c $(REPORT_SRCS) $(wildcard tools/report/*.h) src/platform/safepath.c
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Itools -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_trace.c $(REPORT_SRCS) -ljson-c -ldw -lelf -lstdc++ -lm
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Itools -Isrc/platform -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_trace.c $(REPORT_SRCS) src/platform/safepath.c -ljson-c -ldw -lelf -lstdc++ -lm
