@@ -75,6 +75,9 @@ cudaError_t rt_err(CUresult r);        /* CUresult -> cudaError_t */
 #define RT_ENTER() do { cudaError_t e_ = rt_enter(); if (e_) return rt_ret(e_); } while (0)
 #define RT_CALL(expr) return rt_ret(rt_err(expr))
 
+/* rt_mem.c: cudaMemcpy[Async] by kind, through driver table d (the symbol copies use it too) */
+cudaError_t rt_copy(const rt_driver *d, void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
+                    cudaStream_t s, int async);
 /* rt_launch.c: forget modules loaded into dev (cudaDeviceReset) */
 void rt_forget_modules(int dev);
 CUcontext rt_ctx_of(int dev); /* primary context of dev (retained), NULL if invalid */

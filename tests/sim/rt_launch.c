@@ -317,6 +317,8 @@ static cudaError_t symbol_range(const void *sym, size_t count, size_t offset, CU
     return cudaSuccess;
 }
 
+/* The copy itself is cudaMemcpy's (rt_copy), between the host or device pointer and the
+ * variable's address. */
 static cudaError_t to_symbol(const void *sym, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind,
                              cudaStream_t s, int async)
 {
@@ -324,15 +326,7 @@ static cudaError_t to_symbol(const void *sym, const void *src, size_t count, siz
         return rt_ret(cudaErrorInvalidMemcpyDirection);
     CUdeviceptr at;
     cudaError_t e = symbol_range(sym, count, offset, &at);
-    if (e) return rt_ret(e);
-    CUresult r;
-    if (kind == cudaMemcpyHostToDevice)
-        r = async ? rt_d.cuMemcpyHtoDAsync(at, src, count, s) : rt_d.cuMemcpyHtoD(at, src, count);
-    else if (kind == cudaMemcpyDeviceToDevice)
-        r = async ? rt_d.cuMemcpyDtoDAsync(at, (CUdeviceptr)src, count, s) : rt_d.cuMemcpyDtoD(at, (CUdeviceptr)src, count);
-    else
-        r = async ? rt_d.cuMemcpyAsync(at, (CUdeviceptr)src, count, s) : rt_d.cuMemcpy(at, (CUdeviceptr)src, count);
-    return rt_ret(rt_err(r));
+    return e ? rt_ret(e) : rt_copy(&rt_d, (void *)at, src, count, kind, s, async);
 }
 
 static cudaError_t from_symbol(void *dst, const void *sym, size_t count, size_t offset, enum cudaMemcpyKind kind,
@@ -342,15 +336,7 @@ static cudaError_t from_symbol(void *dst, const void *sym, size_t count, size_t 
         return rt_ret(cudaErrorInvalidMemcpyDirection);
     CUdeviceptr at;
     cudaError_t e = symbol_range(sym, count, offset, &at);
-    if (e) return rt_ret(e);
-    CUresult r;
-    if (kind == cudaMemcpyDeviceToHost)
-        r = async ? rt_d.cuMemcpyDtoHAsync(dst, at, count, s) : rt_d.cuMemcpyDtoH(dst, at, count);
-    else if (kind == cudaMemcpyDeviceToDevice)
-        r = async ? rt_d.cuMemcpyDtoDAsync((CUdeviceptr)dst, at, count, s) : rt_d.cuMemcpyDtoD((CUdeviceptr)dst, at, count);
-    else
-        r = async ? rt_d.cuMemcpyAsync((CUdeviceptr)dst, at, count, s) : rt_d.cuMemcpy((CUdeviceptr)dst, at, count);
-    return rt_ret(rt_err(r));
+    return e ? rt_ret(e) : rt_copy(&rt_d, dst, (const void *)at, count, kind, s, async);
 }
 
 cudaError_t cudaMemcpyToSymbol(const void *sym, const void *src, size_t count, size_t offset, enum cudaMemcpyKind kind)

@@ -108,8 +108,8 @@ cudaError_t cudaMemGetInfo(size_t *f, size_t *t)
     RT_CALL(rt_d.cuMemGetInfo(f, t));
 }
 
-static cudaError_t copy(const rt_driver *d, void *dst, const void *src, size_t n,
-                        enum cudaMemcpyKind kind, cudaStream_t s, int async)
+cudaError_t rt_copy(const rt_driver *d, void *dst, const void *src, size_t n,
+                    enum cudaMemcpyKind kind, cudaStream_t s, int async)
 {
     RT_ENTER();
     CUresult r;
@@ -133,10 +133,10 @@ static cudaError_t copy(const rt_driver *d, void *dst, const void *src, size_t n
     RT_CALL(r);
 }
 
-cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind k) { return copy(&rt_d, dst, src, n, k, 0, 0); }
-cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind k) { return copy(&rt_dpt, dst, src, n, k, 0, 0); }
-cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s) { return copy(&rt_d, dst, src, n, k, s, 1); }
-cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s) { return copy(&rt_dpt, dst, src, n, k, s, 1); }
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind k) { return rt_copy(&rt_d, dst, src, n, k, 0, 0); }
+cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n, enum cudaMemcpyKind k) { return rt_copy(&rt_dpt, dst, src, n, k, 0, 0); }
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s) { return rt_copy(&rt_d, dst, src, n, k, s, 1); }
+cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t n, enum cudaMemcpyKind k, cudaStream_t s) { return rt_copy(&rt_dpt, dst, src, n, k, s, 1); }
 
 static cudaError_t copy2d(const rt_driver *d, void *dst, size_t dp, const void *src, size_t sp, size_t w,
                           size_t h, enum cudaMemcpyKind k, cudaStream_t s, int async)
