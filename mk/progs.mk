@@ -14,7 +14,8 @@ EXAMPLE_CU := $(wildcard examples/*.cu)
 ifneq ($(NVCC),)
 PROG_BINS := $(PROG_CU:tests/progs/%.cu=$(BUILD)/tests/progs/%) $(PROG_C:tests/progs/%.c=$(BUILD)/tests/progs/%)
 EXAMPLE_BINS := $(EXAMPLE_CU:examples/%.cu=$(BUILD)/examples/%)
-TEST_DEPS += $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/tests/progs/typed_sites_o2
+TEST_DEPS += $(PROG_BINS) $(EXAMPLE_BINS) $(BUILD)/tests/progs/typed_sites_o2 \
+             $(BUILD)/tests/progs/sass_words_sass $(BUILD)/tests/progs/sass_words_rdc
 endif
 examples: all $(EXAMPLE_BINS)
 
@@ -25,6 +26,13 @@ $(BUILD)/tests/progs/%: tests/progs/%.cu
 $(BUILD)/tests/progs/typed_sites_o2: tests/progs/typed_sites.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) $(NVCCFLAGS) -O2 -cudart shared -o $@ $<
+# the same program without PTX: SASS only, and device-linked (check_sass_words.sh)
+$(BUILD)/tests/progs/sass_words_sass: tests/progs/sass_words.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(filter-out -arch=%,$(NVCCFLAGS)) -gencode arch=compute_90,code=sm_90 -cudart shared -o $@ $<
+$(BUILD)/tests/progs/sass_words_rdc: tests/progs/sass_words.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVCCFLAGS) -rdc=true -cudart shared -o $@ $<
 $(BUILD)/tests/progs/%: tests/progs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -rdynamic -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64 -L$(CUDA_HOME)/lib64/stubs -lcudart -lcuda -ldl -lpthread

@@ -108,6 +108,9 @@
     X(WRONG_DEVICE) X(MISMATCHED_FREE)
 #define VT_SEVN_ERROR   "error"
 #define VT_SEVN_WARNING "warning"
+/* not a finding: an argument word that looked like a bad address where nothing can verify
+ * whether the kernel uses it (inside a by-value struct, no PTX); the report folds them per kernel */
+#define VT_SEVN_NOTE    "note"
 
 /* ---- field names: every top-level key a record may carry (docs/trace-format.md says which
  * record has which).  Keys are C identifiers; VT_TRACE_FIELD_NAME(k) is the JSON string. ---- */

@@ -17,6 +17,7 @@
 #include "sink.h"
 
 static _Atomic uint64_t finding_counts[VT_F_COUNT];
+static _Atomic uint64_t finding_errors; /* of them, errors (the rest are warnings) */
 
 static const char *const kind_names[VT_F_COUNT] = {
 #define VT_X(id) [VT_F_##id] = VT_FINDN_##id,
@@ -38,10 +39,15 @@ struct repeat {
     _Atomic uint64_t key;               /* 0: free */
     _Atomic uint64_t count, first_t, last_t, written; /* written: the highest count in the trace */
     _Atomic int ready;                  /* the fields below are set (for the exit flush) */
-    int kind, error, arg, dev;
+    int kind, error, note, arg, dev;
     uint64_t k, offset;
 };
 static struct repeat repeats[REPEAT_SLOTS];
+
+static const char *severity_name(int error, int note)
+{
+    return note ? VT_SEVN_NOTE : error ? VT_SEVN_ERROR : VT_SEVN_WARNING;
+}
 
 static uint64_t mix64(uint64_t h, uint64_t v)
 {
@@ -53,7 +59,7 @@ static uint64_t mix64(uint64_t h, uint64_t v)
 static uint64_t repeat_key(const struct vt_finding *f)
 {
     uint64_t h = mix64(mix64(mix64(mix64(0, f->k->id), (uint64_t)(uint32_t)f->arg), f->offset), (uint64_t)(uint32_t)f->dev);
-    h = mix64(h, (uint64_t)f->kind << 1 | (uint64_t)(f->error != 0));
+    h = mix64(h, (uint64_t)f->kind << 2 | (uint64_t)(f->note != 0) << 1 | (uint64_t)(f->error != 0));
     /* the class: where a host value lives; for the others, the kind of memory named */
     if (f->cls) for (const char *c = f->cls; *c; c++) h = mix64(h, (unsigned char)*c);
     else h = mix64(h, 0x100u + (unsigned)f->alloc_mem);
@@ -70,7 +76,7 @@ static struct repeat *repeat_slot(const struct vt_finding *f)
         if (cur == key) return r;
         if (cur) continue;
         if (atomic_compare_exchange_strong(&r->key, &cur, key)) {
-            r->kind = f->kind; r->error = f->error; r->arg = f->arg; r->dev = f->dev;
+            r->kind = f->kind; r->error = f->error; r->note = f->note; r->arg = f->arg; r->dev = f->dev;
             r->k = f->k->id; r->offset = f->offset;
             atomic_store_explicit(&r->ready, 1, memory_order_release);
             return r;
@@ -95,7 +101,7 @@ static void write_repeat(struct repeat *r, uint64_t n, uint64_t t)
     VT_PUT_LIT(&l, "{\"ev\":\"" VT_EVN_FINDING "\"");
     vt_put_key(&l, "t"); vt_put_u64(&l, t);
     vt_put_key(&l, "kind"); vt_put_str(&l, kind_names[r->kind]);
-    vt_put_key(&l, "severity"); vt_put_str(&l, r->error ? VT_SEVN_ERROR : VT_SEVN_WARNING);
+    vt_put_key(&l, "severity"); vt_put_str(&l, severity_name(r->error, r->note));
     vt_put_key(&l, "dev"); vt_put_i64(&l, r->dev);
     vt_put_key(&l, "k"); vt_put_u64(&l, r->k);
     vt_put_key(&l, "arg"); vt_put_i64(&l, r->arg);
@@ -120,23 +126,20 @@ void vt_findings_flush(void)
 }
 
 uint64_t vt_findings_count(int kind) { return kind >= 0 && kind < VT_F_COUNT ? atomic_load(&finding_counts[kind]) : 0; }
+uint64_t vt_findings_errors(void) { return atomic_load(&finding_errors); }
 
 void vt_findings_reset_after_fork(void)
 {
     for (int i = 0; i < VT_F_COUNT; i++) atomic_store(&finding_counts[i], 0);
+    atomic_store(&finding_errors, 0);
     atomic_store(&findings_printed, 0);
     memset(repeats, 0, sizeof repeats); /* only this thread runs in the child */
 }
 
 static void short_name(const char *mangled, char *out, size_t cap)
 {
-    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-    static demangle_fn dem;
-    static int looked;
-    if (!looked) { dem = (demangle_fn)vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle"); looked = 1; }
-    int status = -1;
-    char *d = dem && mangled[0] == '_' && mangled[1] == 'Z' ? dem(mangled, NULL, NULL, &status) : NULL;
-    const char *s = d && status == 0 ? d : mangled;
+    char *d = vt_demangle(mangled);
+    const char *s = d ? d : mangled;
     size_t n = strlen(s);
     int depth = 0;
     for (size_t i = 0; s[i]; i++) {
@@ -163,7 +166,8 @@ static void short_name(const char *mangled, char *out, size_t cap)
 void vt_ev_finding(const struct vt_finding *f)
 {
     VT_SAVE_ERRNO;
-    atomic_fetch_add(&finding_counts[f->kind], 1);
+    if (!f->note) atomic_fetch_add(&finding_counts[f->kind], 1);
+    if (!f->note && f->error) atomic_fetch_add(&finding_errors, 1);
     struct repeat *rep = f->k ? repeat_slot(f) : NULL;
     uint64_t now = 0;
     if (rep) {
@@ -248,7 +252,7 @@ void vt_ev_finding(const struct vt_finding *f)
         vt_put_key(&l, "t"); vt_put_u64(&l, rep ? now : vt_now());
         vt_put_key(&l, "tid"); vt_put_i64(&l, vt_gettid());
         vt_put_key(&l, "kind"); vt_put_str(&l, kind_names[f->kind]);
-        vt_put_key(&l, "severity"); vt_put_str(&l, f->error ? VT_SEVN_ERROR : VT_SEVN_WARNING);
+        vt_put_key(&l, "severity"); vt_put_str(&l, severity_name(f->error, f->note));
         vt_put_key(&l, "api"); vt_put_str(&l, f->api);
         vt_put_key(&l, "dev"); vt_put_i64(&l, f->k ? f->dev : vt_ts.cur_dev);
         if (f->k) {
@@ -276,6 +280,10 @@ void vt_ev_finding(const struct vt_finding *f)
         vt_put_key(&l, "msg"); vt_put_str(&l, msg);
         vt_fmt_emit(&l);
         if (rep) raise_written(rep, 1);
+    }
+    if (f->note) { /* for the report alone */
+        VT_RESTORE_ERRNO;
+        return;
     }
     if (!vt_cfg.quiet && atomic_fetch_add(&findings_printed, 1) < 20)
         fprintf(stderr, "vramtrace: %s: %s\n", f->error ? VT_SEVN_ERROR : VT_SEVN_WARNING, msg);

@@ -17,6 +17,8 @@ enum vt_finding_kind {
 };
 struct vt_finding {
     int kind, error;            /* error: 1 error, 0 warning */
+    int note;                   /* not a finding: a word nothing can verify (severity "note"); not
+                                 * counted, not on stderr, never stops the program */
     const char *api;
     vt_kernel *k; int arg; uint64_t offset;
     uint64_t value;
@@ -32,8 +34,10 @@ void vt_ev_finding(const struct vt_finding *f);
 /* Writes the final count of each launch finding repeated since its last line (at exit, before
  * the journal closes). */
 void vt_findings_flush(void);
-/* Exit summary: findings of KIND so far, repeats included. */
+/* Exit summary: findings of KIND so far, repeats included (notes are none). */
 uint64_t vt_findings_count(int kind);
+/* Of all findings so far, the errors (the others are warnings). */
+uint64_t vt_findings_errors(void);
 /* Fork child: no finding yet. */
 void vt_findings_reset_after_fork(void);
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "param_types.h"
 #include "tracer.h"
 
 #define TABLE_BITS 18
@@ -192,8 +193,10 @@ static vt_fatbin *parsed_for(const void *key, const void *image, size_t len, uns
  * for every parameter: every 8-byte word of each parameter that can hold a pointer. The argument
  * buffer places each parameter at a multiple of its alignment, and a type holding a pointer is
  * 8-aligned, so a parameter at an offset that is not a multiple of 8 holds none: an align-4
- * struct's int pairs (CUB's GridEvenShare at offset 20) are never read as addresses. */
-static void plan_words(vt_kernel *k, const vt_addr_use *uses, int32_t nuses)
+ * struct's int pairs (CUB's GridEvenShare at offset 20) are never read as addresses. A parameter
+ * the kernel's mangled name types as an integer or floating type (`arith[i]`, NULL when the name
+ * says nothing) holds no address either, whatever its value (param_types.h). */
+static void plan_words(vt_kernel *k, const vt_addr_use *uses, int32_t nuses, const uint8_t *arith)
 {
     uint32_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -201,7 +204,7 @@ static void plan_words(vt_kernel *k, const vt_addr_use *uses, int32_t nuses)
         uint32_t j = 0;
         for (uint32_t i = 0; i < k->nparams; i++) {
             uint32_t off = k->params[i].offset, size = k->params[i].size;
-            if (size < 8) continue;
+            if (size < 8 || (arith && arith[i] == VT_PT_ARITH)) continue;
             int whole = nuses < 0;
             for (int32_t u = 0; u < nuses; u++) {
                 if (uses[u].param != i) continue;
@@ -255,7 +258,9 @@ vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigne
             if (k->params) {
                 memcpy(k->params, tmp, n * sizeof tmp[0]);
                 k->nparams = n;
-                plan_words(k, lay ? lay->uses : NULL, lay ? lay->nuses : -1);
+                uint8_t types[VT_FATBIN_MAX_PARAMS];
+                int ntypes = vt_param_types_of(k->name, types, VT_FATBIN_MAX_PARAMS);
+                plan_words(k, lay ? lay->uses : NULL, lay ? lay->nuses : -1, ntypes == (int)n ? types : NULL);
             } else k->source = VT_LAYOUT_NONE;
         }
         atomic_store_explicit(&k->layout_state, 1, memory_order_release);

@@ -82,8 +82,9 @@ static int classify_finding(uint64_t v, int dev, vt_ptr_info *info, struct vt_fi
 
 /* Word WIDX (of k->words; -1 when walking the layout) of argument ARG holds V. Without the
  * kernel's PTX (SASS only) nothing tells a pointer inside a by-value struct from data that looks
- * like one (a stride table's garbage tail), so a finding there is a warning, once per word per
- * kernel; a top-level 8-byte argument keeps the full check. */
+ * like one (a stride table's garbage tail, padding), so what would be a finding there is a note,
+ * once per word per kernel: never counted, never fatal (docs/detection.md); a top-level 8-byte
+ * argument keeps the full check. */
 static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v, int32_t widx)
 {
     if (vt_looks_scalar(v)) return;
@@ -106,6 +107,7 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
     if (!k->uses_known && arg < k->nparams && k->params[arg].size > 8) {
         if (widx >= 0 && k->warned && atomic_exchange(&k->warned[widx], 1)) return; /* said once */
         f.error = 0;
+        f.note = 1;
         if (!f.why) f.why = "inside a by-value struct, and the image has no PTX to tell whether the kernel uses it as an address";
     }
     vt_ev_finding(&f);

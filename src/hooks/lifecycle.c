@@ -455,12 +455,16 @@ void vt_tracer_shutdown(void)
                                                        "other-device pointer", "mismatched free" };
         fprintf(stderr, "vramtrace: %s:", vt_trace_file);
         if (nfind) {
-            fprintf(stderr, " findings:");
+            /* by severity first, as the report says it, then by kind */
+            uint64_t nerr = vt_findings_errors(), nwarn = nfind - nerr;
+            fprintf(stderr, " findings: %llu error%s, %llu warning%s (", (unsigned long long)nerr, nerr == 1 ? "" : "s",
+                    (unsigned long long)nwarn, nwarn == 1 ? "" : "s");
             int first = 1;
             for (int k = 0; k < VT_F_COUNT; k++) {
                 uint64_t c = vt_findings_count(k);
-                if (c) { fprintf(stderr, "%s %llu %s", first ? "" : ",", (unsigned long long)c, names[k]); first = 0; }
+                if (c) { fprintf(stderr, "%s%llu %s", first ? "" : ", ", (unsigned long long)c, names[k]); first = 0; }
             }
+            fputc(')', stderr);
         }
         static const char *const kinds[LEAK_KINDS] = {
 #define VT_X(id, word) word,

@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "backtrace.h"
@@ -28,6 +29,19 @@ VT_EARLY void *vt_real_dlsym(void *handle, const char *name)
     dlsym_fn f = atomic_load_explicit(&libc_dlsym, memory_order_acquire);
     if (!f) f = find_libc_dlsym();
     return f ? f(handle, name) : NULL;
+}
+
+char *vt_demangle(const char *mangled)
+{
+    typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+    static _Atomic(demangle_fn) dem;
+    if (!mangled || mangled[0] != '_' || mangled[1] != 'Z') return NULL;
+    demangle_fn f = atomic_load_explicit(&dem, memory_order_acquire);
+    if (!f && (f = (demangle_fn)vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle"))) atomic_store_explicit(&dem, f, memory_order_release);
+    int status = -1;
+    char *d = f ? f(mangled, NULL, NULL, &status) : NULL;
+    if (d && status != 0) { free(d); d = NULL; }
+    return d;
 }
 
 void *vt_real_not_self(void *p) { return p && !vt_addr_is_self((uint64_t)(uintptr_t)p) ? p : NULL; }

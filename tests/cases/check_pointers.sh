@@ -52,7 +52,7 @@ check_eq "use after free names the freed allocation" \
 check_eq "between: the warning names the nearest allocation" "$(q between '.[] | select(.ev=="finding") | .alloc.addr')" "$(sed -n 's/^near //p' "$TMP/between.out");"
 check_eq "oob_end: the one-past-the-end pointer is legal: no finding" "$(q oob_end '[.[] | select(.ev=="finding")] | length')" "0;"
 check "between allocations is explained" grep -q "between allocations" "$TMP/between.err"
-check "exit summary counts the finding" grep -q "findings: 1 host pointer" "$TMP/host_malloc.err"
+check "exit summary counts the finding" grep -q "findings: 1 error, 0 warnings (1 host pointer)" "$TMP/host_malloc.err"
 
 # ---- no false positives (device offsets, pinned, managed, registered, NULL, scalars), and a host
 # pointer in a struct, on every nvcc variant with both layout sources ----
@@ -86,7 +86,7 @@ check "oob copy says by how much" grep -q "destination range runs 4096 bytes pas
 check "direction mismatch says what the kind claimed" grep -q "kind says d2h but the pointers are h2d" "$TMP/copies.err"
 check_eq "oob copy names its allocation" \
     "$(q copies '[.[] | select(.ev=="finding" and .kind=="oob_copy") | .alloc.size] | map(tostring) | join(",")')" "4096,4096,4096;"
-check "summary lists every kind" grep -q "findings: 3 out-of-bounds copy, 1 direction mismatch, 1 double free, 1 invalid free" "$TMP/copies.err"
+check "summary lists every kind" grep -q "findings: 6 errors, 0 warnings (3 out-of-bounds copy, 1 direction mismatch, 1 double free, 1 invalid free)" "$TMP/copies.err"
 
 # ---- leaks -----------------------------------------------------------------------------------
 trace leak "" -- "$PROGS/trace_rt" leak

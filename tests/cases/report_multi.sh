@@ -8,7 +8,7 @@ check_eq "directory of traces: exit 0" "$rc" 0
 check "per-rank table, rank 2 marked as peak" sh -c 'printf "%s\n" "$1" | grep -Eq "^  2 +502 +node1 +769.00 MiB +1 +0 .*rank2.jsonl  <- peak"' _ "$out"
 check "highest peak line" sh -c 'printf "%s\n" "$1" | grep -q "highest peak: rank 2, pid 502, 769.00 MiB"' _ "$out"
 check "combined line: three devices (two hosts) at once 1.50 GiB, as the peaks sum" sh -c 'printf "%s\n" "$1" | grep -q "^    at once: 1.50 GiB at .* (the traces. own peaks sum to 1.50 GiB)$"' _ "$out"
-check "totals line" sh -c 'printf "%s\n" "$1" | grep -q "^  all traces: 1 OOM, 0 findings, 1.50 GiB leaked$"' _ "$out"
+check "totals line" sh -c 'printf "%s\n" "$1" | grep -q "^  all traces: 1 OOM, 0 errors, 0 warnings, 1.50 GiB leaked$"' _ "$out"
 j=$("$VT" report --json "$D/rank0.jsonl" "$D/rank1.jsonl" "$D/rank2.jsonl"); rc=$?
 check_eq "--json over 3 files: exit 0" "$rc" 0
 q() { printf '%s' "$j" | jq -r "$1"; }

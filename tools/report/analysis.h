@@ -143,6 +143,17 @@ struct vt_finding {
     int64_t last_t;                    /* the last occurrence (t is the first) */
 };
 
+/* The words of one kernel's by-value struct arguments that looked like bad addresses where the
+ * image has no PTX to say whether the kernel uses them (severity "note" in the trace): not
+ * findings, one per kernel. */
+struct vt_note {
+    const char *kernel;
+    uint64_t words;                    /* distinct (argument, byte) words */
+    uint64_t host_words;               /* of them, host addresses (the rest: freed, out of bounds, another device's) */
+    int64_t t;                         /* the first */
+    int site;                          /* the first's launch site; -1 without a backtrace */
+};
+
 struct vt_error { const char *api; int64_t res; uint64_t count; int64_t first_t; };
 
 struct vt_bucket { int64_t t0; uint64_t min, max, last; uint64_t big_size; int big_site; const char *big_api; int used; };
@@ -229,7 +240,10 @@ struct vt_proc {
 
     struct vt_finding *findings;
     size_t nfindings;
-    uint64_t finding_count;
+    uint64_t finding_count;            /* errors and warnings, repeats included: */
+    uint64_t finding_errors, finding_warnings;
+    struct vt_note *notes;             /* by first appearance */
+    size_t nnotes;
 
     struct vt_error errors[VT_AN_MAX_ERRORS];
     size_t nerrors;

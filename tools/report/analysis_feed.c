@@ -537,6 +537,40 @@ static int on_snapshot(struct vt_proc *p, const struct vt_event *ev)
     return 0;
 }
 
+/* N more occurrences of a finding of SEVERITY ("error", else a warning). */
+static void count_finding(struct vt_proc *p, const char *severity, uint64_t n)
+{
+    p->finding_count += n;
+    if (!strcmp(severity, VT_SEVN_ERROR)) p->finding_errors += n;
+    else p->finding_warnings += n;
+}
+
+/* A note line: one more word of kernel EV->k that nothing could verify (trace.h, VT_SEVN_NOTE),
+ * folded into the kernel's one note. A word is counted once, however often its line repeats. */
+static int on_note(struct vt_proc *p, const struct vt_event *ev, const struct vt_kernel_stat *k)
+{
+    struct vt_an_private *a = p->priv;
+    uint64_t kid = (ev->has & VT_F_K) ? (uint64_t)ev->k : UINT64_MAX;
+    uint64_t word = kid * 0x9E3779B97F4A7C15ull ^ ((uint64_t)ev->arg << 40) ^ (uint64_t)ev->offset;
+    if (vtr_hmap_get(&a->note_words, word)) return 0;
+    if (vtr_hmap_put(&a->note_words, word, 1) < 0) return VT_AN_ENOMEM;
+    uint64_t *idx = vtr_hmap_get(&a->note_by_kernel, kid);
+    if (!idx) {
+        GROW(p->notes, p->nnotes, a->capnotes, 8);
+        if (vtr_hmap_put(&a->note_by_kernel, kid, p->nnotes) < 0) return VT_AN_ENOMEM;
+        int st = -1;
+        if (ev->nbt && (st = vt_an_intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
+        p->notes[p->nnotes] = (struct vt_note){ k ? k->name : "", 0, 0, ev->t, st };
+        idx = vtr_hmap_get(&a->note_by_kernel, kid);
+        p->nnotes++;
+    }
+    struct vt_note *n = &p->notes[*idx];
+    n->words++;
+    if (!strcmp(ev->kind, VT_FINDN_HOST_POINTER)) n->host_words++;
+    if (ev->t < n->t) n->t = ev->t;
+    return 0;
+}
+
 /* A finding line. Repeats of one launch finding share an "id": the first line has the details,
  * later ones the count so far (highest wins, lines may arrive in any order across threads). */
 static int on_finding(struct vt_proc *p, const struct vt_event *ev, const char **kname)
@@ -544,13 +578,14 @@ static int on_finding(struct vt_proc *p, const struct vt_event *ev, const char *
     struct vt_an_private *a = p->priv;
     struct vt_kernel_stat *k = (ev->has & VT_F_K) ? kernel(p, ev->k) : NULL;
     if (k) *kname = k->name;
+    if (!strcmp(ev->severity, VT_SEVN_NOTE)) return on_note(p, ev, k);
     int repeated = (ev->has & VT_F_ID) && ev->count;
     uint64_t count = repeated ? ev->count : 1;
     int64_t first = repeated && ev->first ? ev->first : ev->t;
     uint64_t *idx = repeated ? vtr_hmap_get(&a->finding_by_id, (uint64_t)ev->id) : NULL;
     if (idx) {
         struct vt_finding *x = &p->findings[*idx];
-        if (count > x->count) { p->finding_count += count - x->count; x->count = count; }
+        if (count > x->count) { count_finding(p, x->severity, count - x->count); x->count = count; }
         if (ev->t > x->last_t) x->last_t = ev->t;
         if (first < x->t) x->t = first;
         if (!x->msg[0] && ev->msg && ev->msg[0]) { /* the details came after a repeat */
@@ -566,10 +601,10 @@ static int on_finding(struct vt_proc *p, const struct vt_event *ev, const char *
         return 0;
     }
     if (p->nfindings == VT_AN_MAX_FINDINGS) {
-        if (count == 1) p->finding_count++; /* a repeat of a finding not kept would count twice */
+        if (count == 1) count_finding(p, ev->severity, 1); /* a repeat of a finding not kept would count twice */
         return 0;
     }
-    p->finding_count += count;
+    count_finding(p, ev->severity, count);
     int st = -1;
     if (ev->nbt && (st = vt_an_intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
     GROW(p->findings, p->nfindings, a->capfindings, 16);

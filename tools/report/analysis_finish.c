@@ -223,6 +223,8 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
     for (size_t i = 0; i < p->nlargest; i++) p->largest[i].site = a->stacks[p->largest[i].site].site;
     for (size_t i = 0; i < p->nfindings; i++)
         if (p->findings[i].site >= 0) p->findings[i].site = a->stacks[p->findings[i].site].site;
+    for (size_t i = 0; i < p->nnotes; i++)
+        if (p->notes[i].site >= 0) p->notes[i].site = a->stacks[p->notes[i].site].site;
     for (size_t i = 0; i < p->ntimeline; i++)
         if (p->timeline[i].used && p->timeline[i].big_site >= 0)
             p->timeline[i].big_site = a->stacks[p->timeline[i].big_site].site;
@@ -246,6 +248,7 @@ void vt_proc_free(struct vt_proc *p)
     free(p->snapshots);
     free(p->ooms);
     free(p->findings);
+    free(p->notes);
     free(p->kernels);
     for (size_t i = 0; i < p->ndevices; i++) free(p->devices[i].peak_sites);
     free(p->devices);
@@ -270,6 +273,8 @@ void vt_proc_free(struct vt_proc *p)
         vtr_hmap_free(&a->rstat_by_hash);
         vtr_hmap_free(&a->kernel_by_id);
         vtr_hmap_free(&a->finding_by_id);
+        vtr_hmap_free(&a->note_by_kernel);
+        vtr_hmap_free(&a->note_words);
         free(a->changes);
         free(a->pending);
         vtr_hmap_free(&a->staged);

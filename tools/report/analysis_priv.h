@@ -59,7 +59,9 @@ struct vt_an_private {
     uint64_t rstamp;
     struct vtr_hmap kernel_by_id;        /* kernel id -> index in p->kernels */
     struct vtr_hmap finding_by_id;       /* a repeated launch finding's id -> index in p->findings */
-    size_t capkernels, capooms, capfindings, capsnapshots;
+    struct vtr_hmap note_by_kernel;      /* kernel id -> index in p->notes */
+    struct vtr_hmap note_words;          /* (kernel, argument, byte) of each note word seen */
+    size_t capkernels, capooms, capfindings, capsnapshots, capnotes;
     struct vt_observer obs;
     struct vtr_hmap staged;              /* host address a d2h copy wrote -> (size << 12 | device + 1) */
     /* thread -> stack + 1 and stream of its async d2h copy into pinned memory, until its next

@@ -79,6 +79,11 @@ const char *vt_site_label(const struct vt_proc *p, int site);   /* "(unknown)" f
 /* Why the trace is incomplete, in a sentence: the tracer stopped writing (disk full ...) and
  * dropped events, or the process died (no footer); NULL when it is complete. In buf. */
 const char *vt_incomplete_reason(char *buf, size_t n, const struct vt_proc *p);
+/* Findings summed by severity, as every output says them: "1 error, 0 warnings". In BUF. */
+char *vt_fmt_findings(char *buf, size_t n, uint64_t errors, uint64_t warnings);
+/* A kernel's note in one sentence: "24 argument words inside by-value structs looked like host
+ * addresses; the image has no PTX, so they were not checked". In BUF. */
+char *vt_note_text(char *buf, size_t n, const struct vt_note *x);
 /* Index of the process with the highest peak (0 when N is 0). */
 size_t vt_peak_proc(struct vt_proc *const *procs, size_t n);
 #endif

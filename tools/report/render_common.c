@@ -56,6 +56,25 @@ struct vt_dirstat vt_dirstat_all(struct vt_proc *const *procs, size_t n, enum vt
     return t;
 }
 
+char *vt_fmt_findings(char *buf, size_t n, uint64_t errors, uint64_t warnings)
+{
+    snprintf(buf, n, "%llu error%s, %llu warning%s", (unsigned long long)errors, errors == 1 ? "" : "s",
+             (unsigned long long)warnings, warnings == 1 ? "" : "s");
+    return buf;
+}
+
+char *vt_note_text(char *buf, size_t n, const struct vt_note *x)
+{
+    /* host words are what a no-PTX struct mostly shows; freed or out-of-bounds ones are named as such */
+    int one = x->words == 1;
+    const char *what = x->host_words == x->words ? (one ? "a host address" : "host addresses")
+                     : x->host_words ? "host, freed or out-of-bounds addresses"
+                     : (one ? "a freed or out-of-bounds address" : "freed or out-of-bounds addresses");
+    snprintf(buf, n, "%llu argument word%s inside by-value structs looked like %s; the image has no PTX, so %s not checked",
+             (unsigned long long)x->words, one ? "" : "s", what, one ? "it was" : "they were");
+    return buf;
+}
+
 char *vt_fmt_dur(char *buf, size_t n, double sec)
 {
     double a = sec < 0 ? -sec : sec;

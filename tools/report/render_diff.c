@@ -15,7 +15,7 @@
 
 struct side_sum {
     size_t traces;
-    uint64_t peak, ooms, leaked, allocs, alloc_bytes, findings, failed;
+    uint64_t peak, ooms, leaked, allocs, alloc_bytes, findings, errors, warnings, failed;
 };
 
 static struct side_sum summarize(struct vt_proc *const *procs, size_t n)
@@ -26,6 +26,7 @@ static struct side_sum summarize(struct vt_proc *const *procs, size_t n)
         if (p->peak > s.peak) s.peak = p->peak;
         s.ooms += p->oom_count; vt_sat_add(&s.leaked, p->leak_bytes); s.allocs += p->alloc_count;
         vt_sat_add(&s.alloc_bytes, p->alloc_bytes); s.findings += p->finding_count; s.failed += p->error_count;
+        s.errors += p->finding_errors; s.warnings += p->finding_warnings;
     }
     return s;
 }
@@ -170,7 +171,7 @@ static int text(FILE *f, struct vt_proc *const *a, size_t na, struct vt_proc *co
             vtr_fmt_bytes(y, sizeof y, sb.alloc_bytes), signed_bytes(d, sizeof d, sa.alloc_bytes, sb.alloc_bytes));
     const struct { const char *name; uint64_t base, now; } counts[] = {
         { "allocations", sa.allocs, sb.allocs }, { "OOMs", sa.ooms, sb.ooms },
-        { "findings", sa.findings, sb.findings }, { "failed calls", sa.failed, sb.failed },
+        { "errors", sa.errors, sb.errors }, { "warnings", sa.warnings, sb.warnings }, { "failed calls", sa.failed, sb.failed },
     };
     for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
         if (counts[i].now == counts[i].base) fprintf(f, "  %-14s %12llu %12llu %14s\n", counts[i].name, U(counts[i].base), U(counts[i].now), "0");
@@ -211,8 +212,9 @@ static int text(FILE *f, struct vt_proc *const *a, size_t na, struct vt_proc *co
 static void side_json(FILE *f, const struct side_sum *s)
 {
     vt_esc_printf(f, VT_ESC_JSON, "{\"traces\":%zu,\"peak_bytes\":%llu,\"leaked_bytes\":%llu,\"alloc_count\":%llu,\"alloc_bytes\":%llu,"
-                  "\"oom_count\":%llu,\"finding_count\":%llu,\"failed_calls\":%llu}", s->traces, U(s->peak), U(s->leaked), U(s->allocs),
-                  U(s->alloc_bytes), U(s->ooms), U(s->findings), U(s->failed));
+                  "\"oom_count\":%llu,\"finding_count\":%llu,\"finding_errors\":%llu,\"finding_warnings\":%llu,\"failed_calls\":%llu}",
+                  s->traces, U(s->peak), U(s->leaked), U(s->allocs), U(s->alloc_bytes), U(s->ooms), U(s->findings), U(s->errors),
+                  U(s->warnings), U(s->failed));
 }
 
 static void str_or_null(FILE *f, const char *s) { if (s) vt_json_str(f, s); else fputs("null", f); }

@@ -262,8 +262,9 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         fputs("</section>", f);
     }
     if (p->nfindings) {
-        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Findings (%llu)</h2><table><tr><th>severity</th><th>kind</th><th>kernel</th><th>arg</th><th>address</th><th>site</th><th>message</th><th class=\"n\">times</th></tr>",
-                (unsigned long long)p->finding_count);
+        char fs[96];
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Findings (%s)</h2><table><tr><th>severity</th><th>kind</th><th>kernel</th><th>arg</th><th>address</th><th>site</th><th>message</th><th class=\"n\">times</th></tr>",
+                vt_fmt_findings(fs, sizeof fs, p->finding_errors, p->finding_warnings));
         for (size_t i = 0; i < p->nfindings && i < (size_t)o->top * 10; i++) {
             const struct vt_finding *x = &p->findings[i];
             fputs("<tr><td>", f); H(x->severity);
@@ -275,6 +276,19 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
             H(vt_site_label(p, x->site));
             fputs("</code></td><td>", f); H(x->msg);
             vt_esc_printf(f, VT_ESC_HTML, "</td><td class=\"n\">%llu</td></tr>", (unsigned long long)x->count);
+        }
+        fputs("</table></section>", f);
+    }
+    if (p->nnotes) {
+        fputs("<section><h2>Notes (not findings)</h2><table><tr><th>kernel</th><th class=\"n\">words</th><th>first at</th><th>note</th></tr>", f);
+        for (size_t i = 0; i < p->nnotes && i < (size_t)o->top * 10; i++) {
+            char msg[256];
+            fputs("<tr><td><code>", f); H(p->notes[i].kernel);
+            vt_esc_printf(f, VT_ESC_HTML, "</code></td><td class=\"n\">%llu</td><td><code>", (unsigned long long)p->notes[i].words);
+            H(vt_site_label(p, p->notes[i].site));
+            fputs("</code></td><td>", f);
+            H(vt_note_text(msg, sizeof msg, &p->notes[i]));
+            fputs("</td></tr>", f);
         }
         fputs("</table></section>", f);
     }
@@ -311,9 +325,9 @@ int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct
 {
     const struct vt_proc *pk = procs[vt_peak_proc(procs, n)];
     char v[96];
-    uint64_t oomc = 0, fc = 0, leak = 0, errs = 0;
+    uint64_t oomc = 0, fe = 0, fw = 0, leak = 0, errs = 0;
     for (size_t i = 0; i < n; i++) {
-        oomc += procs[i]->oom_count; fc += procs[i]->finding_count; vt_sat_add(&leak, procs[i]->leak_bytes); errs += procs[i]->error_count;
+        oomc += procs[i]->oom_count; fe += procs[i]->finding_errors; fw += procs[i]->finding_warnings; vt_sat_add(&leak, procs[i]->leak_bytes); errs += procs[i]->error_count;
     }
     fputs("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\">"
@@ -341,24 +355,23 @@ int vt_render_html(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     card(f, oomc ? "bad" : "ok", "failed allocations", v);
     snprintf(v, sizeof v, "%s", B(leak));
     card(f, leak ? "warn" : "ok", "leaked VRAM", v);
-    snprintf(v, sizeof v, "%llu", (unsigned long long)fc);
-    card(f, fc ? "bad" : "ok", "findings", v);
+    card(f, fe ? "bad" : fw ? "warn" : "ok", "findings", vt_fmt_findings(v, sizeof v, fe, fw));
     snprintf(v, sizeof v, "%llu", (unsigned long long)errs);
     card(f, errs ? "warn" : "ok", "failed API calls", v);
     fputs("</div>", f);
     if (n > 1) {
         size_t top = vt_peak_proc(procs, n);
         fputs("<section><h2>Ranks</h2><table><tr><th>rank</th><th>pid</th><th>host</th><th class=\"n\">peak</th><th class=\"n\">OOMs</th>"
-              "<th class=\"n\">findings</th><th class=\"n\">leaked</th><th>trace</th></tr>", f);
+              "<th class=\"n\">errors</th><th class=\"n\">warnings</th><th class=\"n\">leaked</th><th>trace</th></tr>", f);
         for (size_t i = 0; i < n; i++) {
             const struct vt_proc *p = procs[i];
             fputs(i == top ? "<tr style=\"background:#fff6e0\"><td>" : "<tr><td>", f);
             if (p->rank >= 0) vt_esc_printf(f, VT_ESC_HTML, "%lld", (long long)p->rank); else fputs("-", f);
             vt_esc_printf(f, VT_ESC_HTML, "</td><td>%lld</td><td>", (long long)p->pid);
             H(p->hostname);
-            vt_esc_printf(f, VT_ESC_HTML, "</td><td class=\"n\">%s%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td><code>",
+            vt_esc_printf(f, VT_ESC_HTML, "</td><td class=\"n\">%s%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td><td><code>",
                     B(p->peak), i == top ? " (highest)" : "", (unsigned long long)p->oom_count,
-                    (unsigned long long)p->finding_count, B(p->leak_bytes));
+                    (unsigned long long)p->finding_errors, (unsigned long long)p->finding_warnings, B(p->leak_bytes));
             H(base(p->path));
             fputs("</code></td></tr>", f);
         }

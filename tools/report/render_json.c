@@ -131,6 +131,21 @@ static void findings(FILE *f, const struct vt_proc *p, int *first)
     }
 }
 
+static void notes(FILE *f, const struct vt_proc *p, int *first)
+{
+    for (size_t i = 0; i < p->nnotes; i++) {
+        const struct vt_note *x = &p->notes[i];
+        char msg[256];
+        fputs(*first ? "{\"kernel\":" : ",{\"kernel\":", f);
+        *first = 0;
+        if (x->kernel[0]) vt_json_str(f, x->kernel); else fputs("null", f);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"words\":%llu,\"host_words\":%llu,\"msg\":", U(x->words), U(x->host_words));
+        vt_json_str(f, vt_note_text(msg, sizeof msg, x));
+        fputs(",\"site\":", f); if (x->site >= 0) vt_json_str(f, vt_site_label(p, x->site)); else fputs("null", f);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"time_ns\":%lld,\"pid\":%lld}", I(x->t), I(p->pid));
+    }
+}
+
 static void merged(FILE *f, struct vt_proc *const *procs, size_t n, int which)
 {
     struct vt_merged_site *m = NULL;
@@ -194,9 +209,11 @@ static void process(FILE *f, const struct vt_proc *p)
     vt_esc_printf(f, VT_ESC_JSON, ",\"complete\":%s,\"incomplete_reason\":", reason ? "false" : "true");
     if (reason) vt_json_str(f, reason); else fputs("null", f);
     vt_esc_printf(f, VT_ESC_JSON, ",\"dropped_events\":%lld,\"events\":%llu,\"warnings\":%ld,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
-            "\"peak_pool_kept_free_bytes\":%llu,\"oom_count\":%llu,\"oom_recovered_count\":%llu,\"finding_count\":%llu,\"leaked_bytes\":%llu,\"devices\":[",
+            "\"peak_pool_kept_free_bytes\":%llu,\"oom_count\":%llu,\"oom_recovered_count\":%llu,\"finding_count\":%llu,"
+            "\"finding_errors\":%llu,\"finding_warnings\":%llu,\"note_count\":%zu,\"leaked_bytes\":%llu,\"devices\":[",
             I(p->footer_dropped), U(p->events), p->warnings, U(p->peak), I(p->peak_t), U(p->peak_pool_kept_free),
-            U(p->oom_count), U(p->oom_recovered), U(p->finding_count), U(p->leak_bytes));
+            U(p->oom_count), U(p->oom_recovered), U(p->finding_count), U(p->finding_errors), U(p->finding_warnings), p->nnotes,
+            U(p->leak_bytes));
     int first = 1;
     for (size_t i = 0; i < p->ndevices; i++) {
         const struct vt_device *d = &p->devices[i];
@@ -280,13 +297,14 @@ static void verdicts(FILE *f, struct vt_proc *const *procs, size_t n, const stru
 int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct vt_render_opts *o)
 {
     const struct vt_proc *pk = procs[vt_peak_proc(procs, n)];
-    uint64_t leaked = 0, leak_count = 0, oomc = 0, fc = 0, managed = 0, host = 0, sum = 0;
+    uint64_t leaked = 0, leak_count = 0, oomc = 0, fc = 0, fe = 0, fw = 0, managed = 0, host = 0, sum = 0;
     uint64_t ac = 0, ab = 0, fr = 0, failed = 0, errors = 0, launches = 0, sets = 0, set_bytes = 0, glaunch = 0, gcopy = 0,
              gset = 0, captured = 0;
     long warnings = 0;
     for (size_t i = 0; i < n; i++) {
         const struct vt_proc *p = procs[i];
         vt_sat_add(&leaked, p->leak_bytes); leak_count += p->leak_count; oomc += p->oom_count; fc += p->finding_count;
+        fe += p->finding_errors; fw += p->finding_warnings;
         managed = p->managed_peak > managed ? p->managed_peak : managed;
         host = p->host_peak > host ? p->host_peak : host;
         vt_sat_add(&sum, p->peak); ac += p->alloc_count; vt_sat_add(&ab, p->alloc_bytes); fr += p->free_count;
@@ -321,9 +339,13 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     fputc(',', f);
     transfers(f, procs, n);
     verdicts(f, procs, n, o->ref);
-    vt_esc_printf(f, VT_ESC_JSON, ",\"finding_count\":%llu,\"findings\":[", U(fc));
+    vt_esc_printf(f, VT_ESC_JSON, ",\"finding_count\":%llu,\"finding_errors\":%llu,\"finding_warnings\":%llu,\"findings\":[",
+                  U(fc), U(fe), U(fw));
     first = 1;
     for (size_t i = 0; i < n; i++) findings(f, procs[i], &first);
+    fputs("],\"notes\":[", f);
+    first = 1;
+    for (size_t i = 0; i < n; i++) notes(f, procs[i], &first);
     vt_esc_printf(f, VT_ESC_JSON, "],\"errors\":[");
     first = 1;
     for (size_t i = 0; i < n; i++)

@@ -138,7 +138,11 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     VT_LEAK_KINDS(VT_X)
 #undef VT_X
     if (!first) fputc('\n', f);
-    fprintf(f, "  findings      %llu\n", (unsigned long long)p->finding_count);
+    char fs[96];
+    fprintf(f, "  findings      %s\n", vt_fmt_findings(fs, sizeof fs, p->finding_errors, p->finding_warnings));
+    if (p->nnotes)
+        fprintf(f, "  notes         %zu kernel%s with argument words nothing could check (no PTX): not findings, see Notes\n",
+                p->nnotes, p->nnotes == 1 ? "" : "s");
     fprintf(f, "  failed calls  %llu", (unsigned long long)p->error_count);
     for (size_t i = 0; i < p->nerrors && i < 6; i++) {
         const char *nm = vt_cuda_error_name(p->errors[i].api, p->errors[i].res);
@@ -429,10 +433,12 @@ static void copy_sites(FILE *f, const struct vt_proc *p, const struct vt_render_
 static void findings(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
 {
     if (!p->finding_count) return;
+    char fs[96];
+    vt_fmt_findings(fs, sizeof fs, p->finding_errors, p->finding_warnings);
     if (p->nfindings < p->finding_count && p->nfindings < VT_AN_MAX_FINDINGS) /* repeats folded */
-        fprintf(f, "\nFindings (%llu, %zu distinct):\n", (unsigned long long)p->finding_count, p->nfindings);
+        fprintf(f, "\nFindings (%s; %zu distinct):\n", fs, p->nfindings);
     else
-        fprintf(f, "\nFindings (%llu):\n", (unsigned long long)p->finding_count);
+        fprintf(f, "\nFindings (%s):\n", fs);
     for (size_t i = 0; i < p->nfindings && i < (size_t)o->top; i++) {
         const struct vt_finding *x = &p->findings[i];
         fprintf(f, "  %-7s %-18s", x->severity[0] ? x->severity : "-", x->kind);
@@ -451,6 +457,20 @@ static void findings(FILE *f, const struct vt_proc *p, const struct vt_render_op
         }
         fputc('\n', f);
     }
+}
+
+/* One line per kernel, after the findings and outside their count: what nothing could verify. */
+static void notes(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    if (!p->nnotes) return;
+    fprintf(f, "\nNotes (not findings):\n");
+    for (size_t i = 0; i < p->nnotes && i < (size_t)o->top; i++) {
+        char msg[256];
+        fprintf(f, "  note    kernel %s\n", p->notes[i].kernel[0] ? p->notes[i].kernel : "(unknown)");
+        if (p->notes[i].site >= 0) fprintf(f, "          first at %s\n", vt_site_label(p, p->notes[i].site));
+        fprintf(f, "          %s\n", vt_note_text(msg, sizeof msg, &p->notes[i]));
+    }
+    if (p->nnotes > (size_t)o->top) fprintf(f, "  ... %zu more kernels with notes\n", p->nnotes - (size_t)o->top);
 }
 
 static void kernels(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
@@ -478,6 +498,7 @@ static void one(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o
     transfers(f, &pp, 1, o);
     copy_sites(f, p, o);
     findings(f, p, o);
+    notes(f, p, o);
     kernels(f, p, o);
 }
 
@@ -486,17 +507,19 @@ int vt_render_text(FILE *f, struct vt_proc *const *procs, size_t n, const struct
     BUFS;
     if (n == 1) { one(f, procs[0], o); return ferror(f) ? -1 : 0; }
     size_t top = vt_peak_proc(procs, n);
-    uint64_t sum = 0, ooms_ = 0, fnd = 0, leak = 0;
-    fprintf(f, "vramtrace report: %zu traces\n\n  %-5s %-8s %-12s %10s %6s %8s %10s  %s\n", n, "rank", "pid", "host",
-            "peak", "OOMs", "findings", "leaked", "trace");
+    uint64_t sum = 0, ooms_ = 0, errs = 0, warns = 0, leak = 0;
+    fprintf(f, "vramtrace report: %zu traces\n\n  %-5s %-8s %-12s %10s %6s %6s %8s %10s  %s\n", n, "rank", "pid", "host",
+            "peak", "OOMs", "errors", "warnings", "leaked", "trace");
     for (size_t i = 0; i < n; i++) {
         const struct vt_proc *p = procs[i];
         char rk[24] = "-";
         if (p->rank >= 0) snprintf(rk, sizeof rk, "%lld", (long long)p->rank);
-        fprintf(f, "  %-5s %-8lld %-12.12s %10s %6llu %8llu %10s  %s%s\n", rk, (long long)p->pid,
+        fprintf(f, "  %-5s %-8lld %-12.12s %10s %6llu %6llu %8llu %10s  %s%s\n", rk, (long long)p->pid,
                 p->hostname[0] ? p->hostname : "-", B(p->peak), (unsigned long long)p->oom_count,
-                (unsigned long long)p->finding_count, B(p->leak_bytes), base(p->path), i == top ? "  <- peak" : "");
-        vt_sat_add(&sum, p->peak); ooms_ += p->oom_count; fnd += p->finding_count; vt_sat_add(&leak, p->leak_bytes);
+                (unsigned long long)p->finding_errors, (unsigned long long)p->finding_warnings, B(p->leak_bytes), base(p->path),
+                i == top ? "  <- peak" : "");
+        vt_sat_add(&sum, p->peak); ooms_ += p->oom_count; errs += p->finding_errors; warns += p->finding_warnings;
+        vt_sat_add(&leak, p->leak_bytes);
     }
     const struct vt_proc *pk = procs[top];
     fprintf(f, "\n  highest peak: ");
@@ -519,8 +542,9 @@ int vt_render_text(FILE *f, struct vt_proc *const *procs, size_t n, const struct
         }
     } else fprintf(f, "  combined: peaks sum to %s (not combined by time: %s)\n", B(sum), c.why_not ? c.why_not : "unknown");
     vt_combined_free(&c);
-    fprintf(f, "  all traces: %llu OOM%s, %llu finding%s, %s leaked\n", (unsigned long long)ooms_, ooms_ == 1 ? "" : "s",
-            (unsigned long long)fnd, fnd == 1 ? "" : "s", B(leak));
+    char fs[96];
+    fprintf(f, "  all traces: %llu OOM%s, %s, %s leaked\n", (unsigned long long)ooms_, ooms_ == 1 ? "" : "s",
+            vt_fmt_findings(fs, sizeof fs, errs, warns), B(leak));
     struct vt_merged_site *m = NULL;
     long nm = vt_merge_sites(procs, n, 0, &m);
     if (nm > 0) fputs("\nTop call sites at each rank's peak (all ranks):\n", f);
