@@ -11,7 +11,7 @@ SIM_RT_SRCS  := $(wildcard tests/sim/rt_*.c)
 SIM_DRV_OBJS := $(SIM_DRV_SRCS:tests/sim/%.c=$(SIM_DIR)/obj/%.o)
 SIM_RT_OBJS  := $(SIM_RT_SRCS:tests/sim/%.c=$(SIM_DIR)/obj/%.o)
 SIM_LIBS     := $(SIM_DIR)/libcuda.so.1 $(SIM_DIR)/libcudart.so.13 $(SIM_DIR)/libcuda.so $(SIM_DIR)/libcudart.so \
-                $(SIM_DIR)/libvtsimredirect.so
+                $(SIM_DIR)/libvtsimredirect.so $(SIM_DIR)/libnvidia-ml.so.1
 
 $(SIM_DIR)/obj/%.o: tests/sim/%.c $(wildcard tests/sim/*.h tests/sim/*.def)
 	@mkdir -p $(dir $@)
@@ -30,6 +30,10 @@ $(SIM_DIR)/libcudart.so.13: $(SIM_RT_OBJS) tests/sim/libcudart.map
 $(SIM_DIR)/libvtsimredirect.so: tests/sim/sim_redirect.c
 	@mkdir -p $(dir $@)
 	$(CC) $(SIM_CFLAGS) -shared -o $@ $< $(LDFLAGS) -ldl -lpthread
+# NVML beside the driver, as the driver package installs it (frameworks call it: sim_nvml.c)
+$(SIM_DIR)/libnvidia-ml.so.1: tests/sim/sim_nvml.c tests/sim/sim.h
+	@mkdir -p $(dir $@)
+	$(CC) $(SIM_CFLAGS) -shared -o $@ $< $(LDFLAGS) -Wl,-soname,libnvidia-ml.so.1
 $(SIM_DIR)/libcuda.so: $(SIM_DIR)/libcuda.so.1
 	ln -sf libcuda.so.1 $@
 $(SIM_DIR)/libcudart.so: $(SIM_DIR)/libcudart.so.13

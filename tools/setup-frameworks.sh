@@ -2,10 +2,13 @@
 # setup-frameworks.sh - the Python environments `make test-frameworks` traces, installed once into
 # a cache outside the checkout and reused (issue 46 slice 3):
 #   $VT_PY_CACHE/numba   numba-cuda (pinned below), from PyPI
+#   $VT_PY_CACHE/torch   PyTorch with its CUDA 13 wheels (pinned below; about 5 GB, 2 minutes on
+#                        a fast line), from PyPI
 # VT_PY_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py. An environment that cannot
 # be installed (no network, no venv module) is reported in one loud line; the tests that need it
 # then count a skip, never a pass. Exit 0 either way: the tests say what ran.
 NUMBA_CUDA=${VT_NUMBA_CUDA:-numba-cuda==0.30.4}
+TORCH=${VT_TORCH:-torch==2.15.0}
 cache=${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}
 mkdir -p "$cache" || { echo "setup-frameworks: SKIPPED: cannot create $cache" >&2; exit 0; }
 # ready: a python that imports the package, and the pin it was made with
@@ -27,3 +30,4 @@ install() { # NAME PIN MODULE
     fi
 }
 install numba "$NUMBA_CUDA" numba.cuda
+install torch "$TORCH" torch

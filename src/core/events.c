@@ -299,10 +299,20 @@ static void copy_class(uint64_t v, vt_ptr_info *out)
 static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t p, uint64_t extent, const char *role)
 {
     if (i->cls != VT_PTR_DEVICE && i->cls != VT_PTR_MANAGED && i->cls != VT_PTR_PINNED) return;
-    if (p + extent <= i->alloc.base + i->alloc.size) return;
+    uint64_t end = i->alloc.base + i->alloc.size;
+    /* cuMemMap'd pieces side by side are one contiguous range: growing an allocation by mapping
+     * more after it is what VMM is for (PyTorch's expandable segments copy and memset across
+     * their 2 MiB pieces). Walk on through the mappings that start where the last one ends. */
+    if (i->alloc.mem == VT_MEM_VMM_MAP) {
+        vt_alloc_info next;
+        while (p + extent > end && vt_live_lookup_cached(end, &next) == 0 && next.base == end && next.mem == VT_MEM_VMM_MAP &&
+               next.size)
+            end = next.base + next.size;
+    }
+    if (p + extent <= end) return;
     char why[96];
     snprintf(why, sizeof why, "%s range runs %llu bytes past the end of its allocation", role,
-             (unsigned long long)(p + extent - (i->alloc.base + i->alloc.size)));
+             (unsigned long long)(p + extent - end));
     struct vt_finding f = { .kind = VT_F_OOB_COPY, .error = 1, .api = c->api, .arg = -1, .value = p,
                             .has_alloc = 1, .alloc_base = i->alloc.base, .alloc_size = i->alloc.size, .alloc_mem = i->alloc.mem, .why = why };
     vt_ev_finding(&f);

@@ -260,7 +260,8 @@ vt_kernel *vt_kernel_resolve_layout(vt_kernel *k, vt_paraminfo_fn query, unsigne
                 k->nparams = n;
                 uint8_t types[VT_FATBIN_MAX_PARAMS];
                 int ntypes = vt_param_types_of(k->name, types, VT_FATBIN_MAX_PARAMS);
-                plan_words(k, lay ? lay->uses : NULL, lay ? lay->nuses : -1, ntypes == (int)n ? types : NULL);
+                if (ntypes == (int)n && (k->ptypes = malloc(n))) memcpy(k->ptypes, types, n);
+                plan_words(k, lay ? lay->uses : NULL, lay ? lay->nuses : -1, k->ptypes);
             } else k->source = VT_LAYOUT_NONE;
         }
         atomic_store_explicit(&k->layout_state, 1, memory_order_release);

@@ -44,6 +44,8 @@ typedef struct vt_kernel {
      * params by the second rule). */
     uint32_t nwords;
     vt_arg_word *words;
+    uint8_t *ptypes;         /* per parameter, its type by the mangled name (enum vt_param_type);
+                              * NULL when the name says nothing (param_types.h) */
     int source;              /* enum vt_layout_source */
     int uses_known;          /* the words came from the kernel's PTX */
     _Atomic uint8_t *warned; /* per word, without PTX: its struct-word warning was written */

@@ -10,6 +10,7 @@
 #include "findings.h"
 #include "graphs.h"
 #include "launch_check.h"
+#include "param_types.h"
 #include "registry.h"
 #include "resolve.h"
 #include "tracer.h"
@@ -104,7 +105,8 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
         f.alloc_size = info.alloc.size;
         f.alloc_mem = info.alloc.mem;
     }
-    if (!k->uses_known && arg < k->nparams && k->params[arg].size > 8) {
+    /* a by-value struct: bigger than a pointer, or a class (an 8-byte lambda closure) by its name */
+    if (!k->uses_known && arg < k->nparams && (k->params[arg].size > 8 || (k->ptypes && k->ptypes[arg] == VT_PT_CLASS))) {
         if (widx >= 0 && k->warned && atomic_exchange(&k->warned[widx], 1)) return; /* said once */
         f.error = 0;
         f.note = 1;

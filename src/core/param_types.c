@@ -12,6 +12,7 @@ static const char *const arith_names[] = {
     "short", "unsigned short", "int", "unsigned int", "long", "unsigned long", "long long",
     "unsigned long long", "__int128", "unsigned __int128", "float", "double", "long double",
     "__float128", "_Float16", "_Float32", "_Float64", "_Float128", "std::float16_t", "std::bfloat16_t",
+    "decltype(nullptr)", "std::nullptr_t",
 };
 
 static int is_space(char c) { return c == ' ' || c == '\t'; }
@@ -28,9 +29,16 @@ static int classify(const char *s, const char *e)
         break;
     }
     size_t n = (size_t)(e - s);
+    if (!n) return VT_PT_OTHER;
     for (size_t i = 0; i < sizeof arith_names / sizeof arith_names[0]; i++)
         if (strlen(arith_names[i]) == n && !memcmp(arith_names[i], s, n)) return VT_PT_ARITH;
-    return VT_PT_OTHER;
+    if (e[-1] == '*') return VT_PT_POINTER;                   /* "float*", "char const*", "Foo<int>*" */
+    /* "void (*)(int)", "int (*) [4]": a pointer to a function or an array */
+    for (const char *p = s; p + 3 <= e; p++)
+        if (p[0] == '(' && p[1] == '*' && p[2] == ')') return VT_PT_POINTER;
+    if (e[-1] == '&' || e[-1] == ')' || e[-1] == ']') return VT_PT_OTHER; /* a reference, a function, an array */
+    /* what remains is a name: a class, union, enum or closure type, or a template of one */
+    return VT_PT_CLASS;
 }
 
 int vt_param_types_parse(const char *demangled, uint8_t *kinds, uint32_t max)

@@ -37,7 +37,18 @@ char *vt_demangle(const char *mangled)
     static _Atomic(demangle_fn) dem;
     if (!mangled || mangled[0] != '_' || mangled[1] != 'Z') return NULL;
     demangle_fn f = atomic_load_explicit(&dem, memory_order_acquire);
-    if (!f && (f = (demangle_fn)vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle"))) atomic_store_explicit(&dem, f, memory_order_release);
+    if (!f) f = (demangle_fn)vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    /* A C program (Python) has the C++ runtime only as a dependency of libraries it dlopen'ed
+     * with RTLD_LOCAL (PyTorch's): not in the global scope. Ask the runtimes by name, only if
+     * already loaded (RTLD_NOLOAD: the tracer never loads a library the program did not). */
+    static const char *const runtimes[] = { "libstdc++.so.6", "libc++abi.so.1", "libc++.so.1" };
+    for (size_t i = 0; !f && i < sizeof runtimes / sizeof runtimes[0]; i++) {
+        void *h = dlopen(runtimes[i], RTLD_LAZY | RTLD_NOLOAD);
+        if (!h) continue;
+        f = (demangle_fn)vt_real_dlsym(h, "__cxa_demangle");
+        dlclose(h); /* the library stays: NOLOAD only added a reference */
+    }
+    if (f) atomic_store_explicit(&dem, f, memory_order_release);
     int status = -1;
     char *d = f ? f(mangled, NULL, NULL, &status) : NULL;
     if (d && status != 0) { free(d); d = NULL; }

@@ -35,9 +35,10 @@ static inline void *vt_real_get(vt_real_slot *slot, const char *name)
  * is not loaded. Never loads libcuda itself: that would change the program's behaviour. */
 void *vt_real_driver(const char *name);
 
-/* MANGLED ("_Z...") demangled by the C++ runtime loaded in the process (__cxa_demangle), as a
- * malloc'd string the caller frees; NULL when it is no C++ name or no runtime is loaded (looked
- * for again at the next call: a C program may load one later). */
+/* MANGLED ("_Z...") demangled by the C++ runtime loaded in the process (__cxa_demangle, in the
+ * global scope or a libstdc++/libc++ loaded locally, never one loaded for it), as a malloc'd
+ * string the caller frees; NULL when it is no C++ name or no runtime is loaded (looked for again
+ * at the next call: a C program may load one later). */
 char *vt_demangle(const char *mangled);
 
 /* P, unless it points into libvramtrace.so itself (a slot holding our own wrapper would recurse). */

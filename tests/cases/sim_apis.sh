@@ -14,6 +14,7 @@ for how in plain traced; do
         l=$(env LD_LIBRARY_PATH="$SIM" "$P" library 2>"$TMP/l.err")
         g=$(env LD_LIBRARY_PATH="$SIM" "$P" graph 2>"$TMP/g.err")
         k=$(env LD_LIBRARY_PATH="$SIM" "$P" link 2>"$TMP/k.err")
+        m=$(env LD_LIBRARY_PATH="$SIM" "$P" vmm 2>"$TMP/m.err")
     else
         d=$("$VT" run --sim -q -o "$TMP/d.jsonl" -- "$P" driver 2>"$TMP/d.err")
         e=$("$VT" run --sim -q -o "$TMP/e.jsonl" -- "$P" entrypoint 2>"$TMP/e.err")
@@ -22,6 +23,7 @@ for how in plain traced; do
         l=$("$VT" run --sim -q -o "$TMP/l.jsonl" -- "$P" library 2>"$TMP/l.err")
         g=$("$VT" run --sim -q -o "$TMP/g.jsonl" -- "$P" graph 2>"$TMP/g.err")
         k=$("$VT" run --sim -q -o "$TMP/k.jsonl" -- "$P" link 2>"$TMP/k.err")
+        m=$("$VT" run --sim -q -o "$TMP/m.jsonl" -- "$P" vmm 2>"$TMP/m.err")
     fi
     # a library of two PTX kernels: both counted and enumerated
     check_eq "$how: cuLibraryGetKernelCount counts the image's 2 kernels" "$(v "$d" kernel_count_rc):$(v "$d" kernel_count)" 0:2
@@ -115,6 +117,35 @@ for how in plain traced; do
         "$(v "$k" link_create) $(v "$k" link_empty) $(v "$k" link_add) $(v "$k" link_add_missing_file)" "0 200 0 301"
     check_eq "$how: cuLinkComplete gives an image that loads, with k_a; destroyed" \
         "$(v "$k" link_complete) $(v "$k" link_load) $(v "$k" link_function) $(v "$k" link_destroy)" "0:1 0 0 0"
+    # --- VMM as PyTorch's expandable segments use it (tests/progs/sim_apis.c, vmm) ---
+    # two handles mapped side by side are one range: a memset across the seam succeeds and writes
+    # every byte; cuStreamWriteValue32 writes its word in stream order
+    check_eq "$how: cuMemsetD8 across two adjacent mappings; cuStreamWriteValue32" \
+        "$(v "$m" seam_memset) $(v "$m" write_value32)" "0:1 0:abcd1234"
+    # cuMemRetainAllocationHandle: the handle mapped there, given back by cuMemRelease; an address
+    # no mapping holds is CUDA_ERROR_INVALID_VALUE (1)
+    check_eq "$how: cuMemRetainAllocationHandle finds the second handle; cuMemRelease gives it back; unmapped: 1" \
+        "$(v "$m" retain) $(v "$m" retain_release) $(v "$m" retain_unmapped)" "0:1 0 1"
+    # properties: PINNED (1) on DEVICE (1) 0, with the POSIX fd handle type (1) it was made with
+    check_eq "$how: cuMemGetAllocationPropertiesFromHandle: pinned, device 0, POSIX fd type" "$(v "$m" props)" "0:1:1:0:1"
+    # a POSIX fd export imports to a handle that maps the same memory (the word written above);
+    # a handle made without that type: 1; the fabric type: CUDA_ERROR_NOT_SUPPORTED (801)
+    check_eq "$how: export as a file descriptor, import, the import aliases the memory" \
+        "$(v "$m" export) $(v "$m" import) $(v "$m" import_aliases)" "0:1 0:1 abcd1234"
+    check_eq "$how: export of a handle made without the type: 1; as a fabric handle: 801" \
+        "$(v "$m" export_not_requested) $(v "$m" export_fabric)" "1 801"
+    # what the simulated GPU has not: multicast and SM partitions (801); no green context exists
+    check_eq "$how: cuMulticastCreate 801, cuDeviceGetDevResource 801, cuGreenCtxDestroy(NULL) 1" \
+        "$(v "$m" multicast) $(v "$m" dev_resource) $(v "$m" green_destroy_none)" "801 801 1"
+    check_eq "$how: cuLogsRegisterCallback and cuLogsUnregisterCallback; everything unmapped and released" \
+        "$(v "$m" logs) $(v "$m" cleanup)" "0:0 1"
+    # NVML beside the driver: one device, found by the driver's PCI bus id; an unknown bus is
+    # NVML_ERROR_NOT_FOUND (6), fabric info NVML_ERROR_NOT_SUPPORTED (3); the driver's version
+    check_eq "$how: NVML loads; init, 1 device, the bus id's device, unknown bus 6, fabric 3, driver version" \
+        "$(v "$m" nvml_loads) $(v "$m" nvml_init) $(v "$m" nvml_count) $(v "$m" nvml_by_bus) $(v "$m" nvml_unknown_bus) $(v "$m" nvml_fabric) $(v "$m" nvml_driver)" \
+        "1 0 0:1 0:1 6 3 0:1"
+    [ $how = traced ] && check_eq "traced: the memset across adjacent mappings is no out-of-bounds finding (no finding at all)" \
+        "$(jqs "$TMP/m.jsonl" '[.[]|select(.ev=="finding")]|length')" 0
 done
 
 # the tracer on the library kernel: exactly one finding, k_b's argument 1 (p), the malloc'd buffer

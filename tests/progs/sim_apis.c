@@ -2,8 +2,9 @@
  * checked against what the CUDA documentation says it returns (tests/cases/sim_apis.sh). Prints
  * KEY=VALUE lines; the expected values are in the test, from the documentation and the simulated
  * device's stated figures (132 SMs, 2048 resident threads per SM, 1024 threads per block).
- * Usage: sim_apis driver|entrypoint|runtime|two_devices|library|graph|link */
+ * Usage: sim_apis driver|entrypoint|runtime|two_devices|library|graph|link|vmm */
 #include <cuda.h>
+#include <dlfcn.h>
 #include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
@@ -376,6 +377,94 @@ static int link_ptx(void)
     return 0;
 }
 
+/* VMM as PyTorch's expandable segments use it: two 2 MiB handles mapped side by side and written
+ * across the seam; a handle found back from an address, its properties, shared as a file
+ * descriptor and imported again; a 32-bit write in stream order. Then what the simulated GPU has
+ * not (multicast, green contexts: CUDA_ERROR_NOT_SUPPORTED), driver log callbacks, and the NVML
+ * that sits beside the driver. */
+typedef int (*nvml_fn)();
+static int vmm(void)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) || cuCtxSetCurrent(ctx)) return 1;
+    const size_t two = 2u << 20;
+    CUmemAllocationProp prop = { .type = CU_MEM_ALLOCATION_TYPE_PINNED, .location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 },
+                                 .requestedHandleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR };
+    CUmemGenericAllocationHandle h1, h2, plain, back, imported;
+    CUdeviceptr va, va2;
+    cuMemCreate(&h1, two, &prop, 0);
+    cuMemCreate(&h2, two, &prop, 0);
+    cuMemAddressReserve(&va, 2 * two, 0, 0, 0);
+    cuMemMap(va, two, 0, h1, 0);
+    cuMemMap(va + two, two, 0, h2, 0);
+    CUmemAccessDesc acc = { { CU_MEM_LOCATION_TYPE_DEVICE, 0 }, CU_MEM_ACCESS_FLAGS_PROT_READWRITE };
+    cuMemSetAccess(va, 2 * two, &acc, 1);
+    unsigned char seam[1024];
+    memset(seam, 0, sizeof seam);
+    int rc = (int)cuMemsetD8(va + two - 512, 0x5a, sizeof seam);
+    cuMemcpyDtoH(seam, va + two - 512, sizeof seam);
+    int all = 1;
+    for (size_t i = 0; i < sizeof seam; i++) all &= seam[i] == 0x5a;
+    P("seam_memset", "%d:%d", rc, all);
+    unsigned word = 0;
+    rc = (int)cuStreamWriteValue32(NULL, va + 16, 0xabcd1234u, 0);
+    cuMemcpyDtoH(&word, va + 16, sizeof word);
+    P("write_value32", "%d:%x", rc, word);
+    PR("retain", cuMemRetainAllocationHandle(&back, (void *)(uintptr_t)(va + two + 4096)), "%d", back == h2);
+    P("retain_release", "%d", (int)cuMemRelease(back));
+    P("retain_unmapped", "%d", (int)cuMemRetainAllocationHandle(&back, &word));
+    CUmemAllocationProp got;
+    PR("props", cuMemGetAllocationPropertiesFromHandle(&got, h1), "%d:%d:%d:%d", (int)got.type, (int)got.location.type,
+       got.location.id, (int)got.requestedHandleTypes);
+    int fd = -1;
+    PR("export", cuMemExportToShareableHandle(&fd, h1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0), "%d", fd >= 0);
+    PR("import", cuMemImportFromShareableHandle(&imported, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), "%d",
+       imported != h1);
+    cuMemAddressReserve(&va2, two, 0, 0, 0);
+    cuMemMap(va2, two, 0, imported, 0);
+    cuMemSetAccess(va2, two, &acc, 1);
+    word = 0;
+    cuMemcpyDtoH(&word, va2 + 16, sizeof word);
+    P("import_aliases", "%x", word);
+    cuMemCreate(&plain, two, &(CUmemAllocationProp){ .type = CU_MEM_ALLOCATION_TYPE_PINNED, .location = { CU_MEM_LOCATION_TYPE_DEVICE, 0 } }, 0);
+    P("export_not_requested", "%d", (int)cuMemExportToShareableHandle(&fd, plain, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+    P("export_fabric", "%d", (int)cuMemExportToShareableHandle(&fd, h1, CU_MEM_HANDLE_TYPE_FABRIC, 0));
+    CUmulticastObjectProp mp = { .numDevices = 1, .size = two, .handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR };
+    CUmemGenericAllocationHandle mc;
+    P("multicast", "%d", (int)cuMulticastCreate(&mc, &mp));
+    CUdevResource res;
+    P("dev_resource", "%d", (int)cuDeviceGetDevResource(dev, &res, CU_DEV_RESOURCE_TYPE_SM));
+    P("green_destroy_none", "%d", (int)cuGreenCtxDestroy(NULL));
+    CUlogsCallbackHandle logs;
+    PR("logs", cuLogsRegisterCallback((CUlogsCallback)(void (*)(void))abort, NULL, &logs), "%d", (int)cuLogsUnregisterCallback(logs));
+    int ok = !cuMemUnmap(va, 2 * two) && !cuMemUnmap(va2, two) && !cuMemAddressFree(va, 2 * two) && !cuMemAddressFree(va2, two) &&
+             !cuMemRelease(h1) && !cuMemRelease(h2) && !cuMemRelease(imported) && !cuMemRelease(plain);
+    P("cleanup", "%d", ok);
+    /* NVML, where the driver package puts it */
+    void *nvml = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    P("nvml_loads", "%d", nvml != NULL);
+    if (!nvml) return 0;
+    nvml_fn init = (nvml_fn)dlsym(nvml, "nvmlInit_v2"), count = (nvml_fn)dlsym(nvml, "nvmlDeviceGetCount_v2"),
+            by_bus = (nvml_fn)dlsym(nvml, "nvmlDeviceGetHandleByPciBusId_v2"), fabric = (nvml_fn)dlsym(nvml, "nvmlDeviceGetGpuFabricInfoV"),
+            drv = (nvml_fn)dlsym(nvml, "nvmlSystemGetCudaDriverVersion_v2");
+    if (!init || !count || !by_bus || !fabric || !drv) { P("nvml_symbols", "%d", 0); return 0; }
+    unsigned n = 0;
+    char bus[32] = "";
+    void *nd = NULL;
+    int v = 0, cv = 0;
+    cuDeviceGetPCIBusId(bus, sizeof bus, dev);
+    cuDriverGetVersion(&cv);
+    P("nvml_init", "%d", init());
+    PR("nvml_count", count(&n), "%u", n);
+    PR("nvml_by_bus", by_bus(bus, &nd), "%d", nd != NULL);
+    P("nvml_unknown_bus", "%d", by_bus("0000:99:00.0", &nd));
+    unsigned char info[256];
+    P("nvml_fabric", "%d", fabric(nd, info));
+    PR("nvml_driver", drv(&v), "%d", v == cv);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) { fprintf(stderr, "usage: sim_apis driver|entrypoint\n"); return 2; }
@@ -386,6 +475,7 @@ int main(int argc, char **argv)
     if (!strcmp(argv[1], "library")) return library();
     if (!strcmp(argv[1], "graph")) return graph();
     if (!strcmp(argv[1], "link")) return link_ptx();
+    if (!strcmp(argv[1], "vmm")) return vmm();
     fprintf(stderr, "sim_apis: unknown mode %s\n", argv[1]);
     return 2;
 }

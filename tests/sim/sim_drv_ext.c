@@ -11,7 +11,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define LOCK() pthread_mutex_lock(&sim_lock)
@@ -382,7 +384,10 @@ void sim_graph_mem_free(uintptr_t base)
 }
 
 /* ---- virtual memory management -------------------------------------------------------------- */
-typedef struct phys { int magic, dev, fd, released; size_t size; int maps; } phys;
+/* released: the creator's reference is gone; retains: cuMemRetainAllocationHandle's, each given
+ * back by a cuMemRelease; imported: from another handle's file descriptor (its memory is counted
+ * by the exporter, not again). */
+typedef struct phys { int magic, dev, fd, released, retains, imported; unsigned handle_types; size_t size; int maps; } phys;
 typedef struct resv { uintptr_t base; size_t size; struct resv *next; } resv;
 static resv *resvs;
 
@@ -394,8 +399,8 @@ static phys *phys_of(CUmemGenericAllocationHandle h)
 
 static void phys_put(phys *p)
 {
-    if (!p->released || p->maps) return;
-    sim_devs[p->dev].used -= p->size;
+    if (!p->released || p->retains || p->maps) return;
+    if (!p->imported) sim_devs[p->dev].used -= p->size;
     close(p->fd);
     p->magic = 0;
     free(p);
@@ -478,6 +483,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *h, size_t size, const CUmemAl
         p->magic = PHYS_MAGIC;
         p->dev = dev;
         p->size = size;
+        p->handle_types = (unsigned)prop->requestedHandleTypes;
     }
     UNLOCK();
     if (r) { free(p); return r; }
@@ -489,10 +495,93 @@ CUresult cuMemRelease(CUmemGenericAllocationHandle h)
 {
     LOCK();
     phys *p = phys_of(h);
-    CUresult r = p && !p->released ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
-    if (!r) { p->released = 1; phys_put(p); }
+    CUresult r = p && (!p->released || p->retains) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (!r) {
+        if (p->retains) p->retains--; /* a retained reference goes first: the creator's may be gone already */
+        else p->released = 1;
+        phys_put(p);
+    }
     UNLOCK();
     return r;
+}
+
+/* The handle mapped at ADDR, with one more reference (given back by cuMemRelease). */
+CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *h, void *addr)
+{
+    CUresult r = sim_init_check();
+    if (r) return r;
+    if (!h) return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    sim_region *g = sim_region_find((uintptr_t)addr);
+    if (!g || g->kind != SIM_K_VMM) r = CUDA_ERROR_INVALID_VALUE;
+    else {
+        phys *p = g->pool;
+        p->retains++;
+        *h = (CUmemGenericAllocationHandle)(uintptr_t)p;
+    }
+    UNLOCK();
+    return r;
+}
+
+CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle h)
+{
+    CUresult r = sim_init_check();
+    if (r) return r;
+    if (!prop) return CUDA_ERROR_INVALID_VALUE;
+    LOCK();
+    phys *p = phys_of(h);
+    if (!p || (p->released && !p->retains)) r = CUDA_ERROR_INVALID_VALUE;
+    else {
+        memset(prop, 0, sizeof *prop);
+        prop->type = CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop->location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        prop->location.id = p->dev;
+        prop->requestedHandleTypes = (CUmemAllocationHandleType)p->handle_types;
+    }
+    UNLOCK();
+    return r;
+}
+
+/* Only POSIX file descriptors, and only for a handle created asking for them (as CUDA requires):
+ * the memfd behind the handle, duplicated, so an import really shares the memory. */
+CUresult cuMemExportToShareableHandle(void *out, CUmemGenericAllocationHandle h, CUmemAllocationHandleType type,
+                                      unsigned long long flags)
+{
+    CUresult r = sim_init_check();
+    if (r) return r;
+    if (!out || flags) return CUDA_ERROR_INVALID_VALUE;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    LOCK();
+    phys *p = phys_of(h);
+    if (!p || (p->released && !p->retains) || !(p->handle_types & CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR))
+        r = CUDA_ERROR_INVALID_VALUE;
+    else {
+        int fd = fcntl(p->fd, F_DUPFD_CLOEXEC, 0);
+        if (fd < 0) r = CUDA_ERROR_OUT_OF_MEMORY;
+        else *(int *)out = fd;
+    }
+    UNLOCK();
+    return r;
+}
+
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *h, void *os_handle, CUmemAllocationHandleType type)
+{
+    CUresult r = sim_init_check();
+    if (r) return r;
+    if (!h) return CUDA_ERROR_INVALID_VALUE;
+    if (type != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) return CUDA_ERROR_NOT_SUPPORTED;
+    int src = (int)(intptr_t)os_handle;
+    struct stat st;
+    if (fstat(src, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size % VMM_GRAN) return CUDA_ERROR_INVALID_VALUE;
+    phys *p = calloc(1, sizeof *p);
+    if (!p) return CUDA_ERROR_OUT_OF_MEMORY;
+    if ((p->fd = fcntl(src, F_DUPFD_CLOEXEC, 0)) < 0) { free(p); return CUDA_ERROR_OUT_OF_MEMORY; }
+    p->magic = PHYS_MAGIC;
+    p->size = (size_t)st.st_size;
+    p->imported = 1;
+    p->handle_types = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+    *h = (CUmemGenericAllocationHandle)(uintptr_t)p;
+    return CUDA_SUCCESS;
 }
 
 CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t off, CUmemGenericAllocationHandle h, unsigned long long flags)

@@ -352,6 +352,13 @@ CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
 SIM_ALIAS(cuMemsetD16Async, cuMemsetD16Async_ptsz);
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s) { return do_set(d, v, 4, n, s, 1); }
 SIM_ALIAS(cuMemsetD32Async, cuMemsetD32Async_ptsz);
+/* a 4-byte write in stream order: what a one-element memset does (the flag only relaxes ordering) */
+CUresult cuStreamWriteValue32_v2(CUstream s, CUdeviceptr a, cuuint32_t v, unsigned int flags)
+{
+    if (flags & ~(unsigned)CU_STREAM_WRITE_VALUE_NO_MEMORY_BARRIER) return CUDA_ERROR_INVALID_VALUE;
+    return do_set(a, v, 4, 1, s, 1);
+}
+SIM_ALIAS(cuStreamWriteValue32_v2, cuStreamWriteValue32_v2_ptsz);
 
 /* replay a captured copy/memset (graph launch) */
 void sim_replay_op(const sim_op *op)

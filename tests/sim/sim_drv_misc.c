@@ -300,3 +300,41 @@ CUresult cuLinkDestroy(CUlinkState l)
     free(l);
     return CUDA_SUCCESS;
 }
+
+/* ---- what the simulated device does not have: answered as a driver without it does -------- */
+/* Multicast objects (NVLink SHARP): CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED is 0. */
+CUresult cuMulticastCreate(CUmemGenericAllocationHandle *h, const CUmulticastObjectProp *prop) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuMulticastAddDevice(CUmemGenericAllocationHandle h, CUdevice dev) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuMulticastBindMem(CUmemGenericAllocationHandle mc, size_t mc_off, CUmemGenericAllocationHandle mem, size_t mem_off,
+                            size_t size, unsigned long long flags) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuMulticastUnbind(CUmemGenericAllocationHandle mc, CUdevice dev, size_t mc_off, size_t size) { return CUDA_ERROR_NOT_SUPPORTED; }
+/* Green contexts (SM partitions): no SM resources to split. */
+CUresult cuDeviceGetDevResource(CUdevice dev, CUdevResource *res, CUdevResourceType type) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuDevSmResourceSplitByCount(CUdevResource *result, unsigned int *n, const CUdevResource *input, CUdevResource *remaining,
+                                     unsigned int flags, unsigned int min_count) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuDevResourceGenerateDesc(CUdevResourceDesc *desc, CUdevResource *res, unsigned int n) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuGreenCtxCreate(CUgreenCtx *ctx, CUdevResourceDesc desc, CUdevice dev, unsigned int flags) { return CUDA_ERROR_NOT_SUPPORTED; }
+CUresult cuGreenCtxDestroy(CUgreenCtx ctx) { return CUDA_ERROR_INVALID_VALUE; } /* none was ever made */
+CUresult cuCtxFromGreenCtx(CUcontext *out, CUgreenCtx ctx) { return CUDA_ERROR_INVALID_VALUE; }
+CUresult cuGreenCtxStreamCreate(CUstream *s, CUgreenCtx ctx, unsigned int flags, int priority) { return CUDA_ERROR_INVALID_VALUE; }
+
+/* Driver log callbacks: registered and unregistered; the sim writes no driver log, so none is called. */
+#define LOGCB_MAGIC 0x5c106cb1
+struct logcb { int magic; CUlogsCallback fn; void *user; };
+CUresult cuLogsRegisterCallback(CUlogsCallback fn, void *user, CUlogsCallbackHandle *out)
+{
+    if (!fn || !out) return CUDA_ERROR_INVALID_VALUE;
+    struct logcb *c = malloc(sizeof *c);
+    if (!c) return CUDA_ERROR_OUT_OF_MEMORY;
+    *c = (struct logcb){ LOGCB_MAGIC, fn, user };
+    *out = (CUlogsCallbackHandle)c;
+    return CUDA_SUCCESS;
+}
+CUresult cuLogsUnregisterCallback(CUlogsCallbackHandle h)
+{
+    struct logcb *c = (struct logcb *)h;
+    if (!c || c->magic != LOGCB_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    c->magic = 0;
+    free(c);
+    return CUDA_SUCCESS;
+}

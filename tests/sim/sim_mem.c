@@ -310,6 +310,17 @@ int sim_range_ok(uintptr_t p, size_t n, int allow_host_regions)
 {
     sim_region *r = sim_region_find(p);
     if (!r) return 0;
+    /* VMM mappings side by side are one contiguous range to the device: growing an allocation by
+     * mapping more physical memory after it is what VMM is for (PyTorch's expandable segments map
+     * 2 MiB pieces and copy and memset across them) */
+    while (r->kind == SIM_K_VMM && !(r->flags & SIM_F_NOACCESS) && n > r->size - (p - r->base)) {
+        uintptr_t end = r->base + r->size;
+        sim_region *next = sim_region_find(end);
+        if (!next || next->kind != SIM_K_VMM || next->base != end) return 0;
+        n -= end - p;
+        p = end;
+        r = next;
+    }
     if (n > r->size - (p - r->base)) return 0;
     if (r->kind == SIM_K_VMM && (r->flags & SIM_F_NOACCESS)) return 0;
     if (!allow_host_regions && (r->kind == SIM_K_PINNED || r->kind == SIM_K_REGISTERED))

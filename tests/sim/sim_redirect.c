@@ -5,7 +5,7 @@
  * driver by path. LD_LIBRARY_PATH cannot reach a dlopen of a path, so under --sim that program
  * would run NVIDIA's runtime on the simulated driver (which serves none of the private tables it
  * needs) and stop. This shim answers a dlopen whose file name is a CUDA runtime or driver
- * library (libcudart.so*, libcuda.so*) with the simulated one from $VRAMTRACE_SIM_DIR; every
+ * library (libcudart.so*, libcuda.so*, and the driver's NVML, libnvidia-ml.so*) with the simulated one from $VRAMTRACE_SIM_DIR; every
  * other dlopen passes through untouched. Without VRAMTRACE_SIM_DIR it does nothing. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,12 +29,13 @@ static void resolve(void)
 }
 
 /* "libcudart.so", "libcudart.so.13", "libcudart.so.13.0.96" -> "libcudart.so.13"; the same for
- * libcuda -> "libcuda.so.1"; NULL for anything else */
+ * libcuda -> "libcuda.so.1" and libnvidia-ml -> "libnvidia-ml.so.1"; NULL for anything else */
 static const char *sim_name(const char *base)
 {
     static const struct { const char *stem, *sim; } libs[] = {
         { "libcudart.so", "libcudart.so.13" },
         { "libcuda.so", "libcuda.so.1" },
+        { "libnvidia-ml.so", "libnvidia-ml.so.1" },
     };
     for (size_t i = 0; i < sizeof libs / sizeof libs[0]; i++) {
         size_t n = strlen(libs[i].stem);

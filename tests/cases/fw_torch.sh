@@ -1,0 +1,108 @@
+#!/bin/sh
+# fw_torch.sh - PyTorch traced on the simulated device (issue 46 slice 3): tests/frameworks/torch_train.py
+# (what it does, and so what the trace must hold, is written there) under each allocator setting
+# a training job uses: the caching allocator's default, expandable_segments:True (VMM) and
+# backend:cudaMallocAsync. Figures come from the script's arithmetic and PyTorch's own counters
+# (torch.cuda.memory_stats(), max_memory_reserved(), each tensor's storage size), which the script
+# prints; exactly one finding (the CPU tensor handed to a custom kernel), none on PyTorch's own
+# kernels. The environment comes from tools/setup-frameworks.sh (`make test-frameworks`); without
+# it the case is skipped, loudly.
+. tests/lib.sh
+need_sim
+PY="${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}/torch/bin/python"
+if [ ! -x "$PY" ]; then
+    skip "PyTorch: NOT TESTED - no environment at $PY (make test-frameworks installs it)"
+    exit 0
+fi
+if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
+    skip "PyTorch: not under the sanitizer build (the interpreter and PyTorch are not instrumented)"
+    exit 0
+fi
+NVCC=${NVCC:-$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")}
+[ -x "$NVCC" ] || { skip "PyTorch: NOT TESTED - no nvcc for the custom kernel"; exit 0; }
+S="$ROOT/tests/frameworks/torch_train.py"
+printf '%s\n' 'extern "C" __global__ void vt_scale(float *p, int n, float f)' \
+    '{ int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] *= f; }' >"$TMP/vt_scale.cu"
+"$NVCC" -fatbin -arch=sm_90 -o "$TMP/vt_scale.fatbin" "$TMP/vt_scale.cu" || { check "nvcc builds the custom kernel" false; exit 0; }
+# What the simulated device takes as each kernel's dereferenced words (its ground truth, from the
+# sources): vt_scale uses p (byte 0); PyTorch's kernels touch only their tensors' device memory,
+# so nothing they are handed faults (the default rule, "every top-level 8-byte parameter is
+# used", would read PyTorch's 8-byte lambda closures as pointers).
+printf '%s\n' '* ' 'vt_scale 0' >"$TMP/deref"
+export CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" PYTHONWARNINGS=ignore VRAMTRACE_SIM_DEREF="$TMP/deref"
+# the script's lines, without the CPU tensor's address (it differs from run to run)
+lines() { grep -v '^cpu_ptr ' "$1" | tr '\n' '|'; }
+num() { sed -n "s/^$2 //p" "$TMP/$1.out"; }            # num RUN KEY: the rest of the line
+field() { num "$1" "$2" | awk -v k="$3" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}'; }
+
+# untraced, on the simulated device with the redirect run --sim uses: what the program prints
+env LD_LIBRARY_PATH="$SIM" VRAMTRACE_SIM_DIR="$SIM" LD_PRELOAD="$(preload "$SIM/libvtsimredirect.so"):$SIM/libcudart.so.13" \
+    "$PY" "$S" "$TMP/vt_scale.fatbin" >"$TMP/plain.out" 2>"$TMP/plain.err"
+check_eq "untraced: exit 0, the module loads, both launches return 0, the bug's sync fails" \
+    "$?:$(grep -v '^tensor\|^segments\|^after_empty\|^end \|^cpu_ptr' "$TMP/plain.out" | tr '\n' '|')" \
+    "0:module 0 0|launch cuda tensor 0|launch cpu tensor 0|bug sync AcceleratorError|"
+
+for conf in default expandable_segments:True backend:cudaMallocAsync; do
+    n=${conf%%:*}
+    if [ $conf = default ]; then unset PYTORCH_CUDA_ALLOC_CONF; else export PYTORCH_CUDA_ALLOC_CONF=$conf; fi
+    "$VT" run --sim -o "$TMP/$n.jsonl" -- "$PY" "$S" "$TMP/vt_scale.fatbin" >"$TMP/$n.out" 2>"$TMP/$n.err"
+    rc=$?
+    T="$TMP/$n.jsonl"
+    if [ $conf = default ]; then
+        check_eq "$n: traced, the program prints what it printed untraced" "$rc:$(lines "$TMP/$n.out")" "0:$(lines "$TMP/plain.out")"
+    else
+        check_eq "$n: exit 0, the bug's sync fails" "$rc:$(num $n 'bug sync')" "0:AcceleratorError"
+    fi
+    cpu=$(num $n cpu_ptr)
+    check_eq "$n: exactly one finding: the CPU tensor ($cpu, heap) as argument 0 of vt_scale, an error" \
+        "$(jqs "$T" '(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k
+            | [.[]|select(.ev=="finding" and .severity!="note")|"\(.kind) \(.severity) \($k[.k|tostring]) \(.arg) \(.offset) \(.class) \(.value)"]|join(";")')" \
+        "host_pointer error vt_scale 0 0 heap $cpu"
+    check_eq "$n: the exit summary and the footer say the same" \
+        "$(grep -o 'findings: [^)]*)' "$TMP/$n.err") $(jqs "$T" '.[]|select(.ev=="footer")|.findings')" \
+        "findings: 1 error, 0 warnings (1 host pointer) 1"
+    check_eq "$n: copies: h2d pageable and pinned, d2h, two d2d (clone, sort's copy of its input), 1 MiB each" \
+        "$(jqs "$T" '[.[]|select(.ev=="copy")|"\(.dir) \(.host // "-") \(.size)"]|sort|join(", ")')" \
+        "d2d - 1048576, d2d - 1048576, d2h pageable 1048576, h2d pageable 1048576, h2d pinned 1048576"
+    check_eq "$n: one pinned host allocation: pin_memory()'s 1 MiB" \
+        "$(jqs "$T" '[.[]|select(.ev=="alloc" and .mem=="pinned")|.size]|join(" ")')" 1048576
+    # index_select of a 1-D tensor runs as PyTorch's gather kernel: index_select, gather and
+    # scatter_ are three launches of its scatter/gather kernels
+    check_eq "$n: vt_scale launched twice, the scatter/gather kernels 3 times; sum, sort, cumsum, softmax and elementwise kernels ran" \
+        "$(jqs "$T" '(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k | [.[]|select(.ev=="launch")|$k[.k|tostring]] as $l
+            | [($l|map(select(.=="vt_scale"))|length), ($l|map(select(test("scatter_gather")))|length)]
+              + (["reduce_kernel","sort","DeviceScan","softmax","elementwise_kernel"] | map(. as $p | $l|map(select(test($p; "i")))|length > 0))
+            | map(tostring) | join(" ")')" "2 3 true true true true true"
+    "$VT" report --json "$T" >"$TMP/$n.json" 2>/dev/null
+    check_eq "$n: report: 1 error, 0 warnings" "$(jq -c '[.finding_errors, .finding_warnings]' "$TMP/$n.json")" "[1,0]"
+    # VRAM at the end: PyTorch's own reserved bytes (one 4 KiB tensor live, in its 2 MiB segment
+    # or, under cudaMallocAsync, the pool's 4 KiB)
+    check_eq "$n: VRAM live at exit = torch.cuda.memory_reserved() at the end" \
+        "$(jqs "$T" '.[]|select(.ev=="footer")|.live_bytes')" "$(field $n end reserved)"
+    case $conf in
+    default)
+        check_eq "$n: cudaMalloc calls = PyTorch's segment count; cudaFree calls = its segments freed by empty_cache" \
+            "$(jqs "$T" '[([.[]|select(.ev=="alloc" and .api=="cudaMalloc")]|length), ([.[]|select(.ev=="free" and .api=="cudaFree")]|length)]|join(" ")')" \
+            "$(field $n end segments) $(num $n 'after_empty_cache segments_freed' | awk '{print $1}')"
+        check_eq "$n: peak VRAM = max_memory_reserved(); the segments made before empty_cache add up to it" \
+            "$(jq '.peak_bytes' "$TMP/$n.json") $(jqs "$T" '[.[]|select(.ev=="alloc" and .api=="cudaMalloc")|.size]|.[:-1]|add')" \
+            "$(field $n segments max_reserved) $(field $n segments reserved_peak)" ;;
+    expandable_segments:True)
+        check_eq "$n: VMM: peak VRAM = max_memory_reserved(); empty_cache releases all of it (its reserved bytes before)" \
+            "$(jq '.peak_bytes' "$TMP/$n.json") $(jqs "$T" '[.[]|select(.ev=="free" and .api=="cuMemRelease")|.size]|add')" \
+            "$(field $n segments max_reserved) $(field $n segments reserved_peak)"
+        check_eq "$n: no cudaMalloc: every byte of VRAM is cuMemCreate'd and cuMemMap'd" \
+            "$(jqs "$T" '[([.[]|select(.ev=="alloc" and .api=="cudaMalloc")]|length), ([.[]|select(.ev=="alloc" and .api=="cuMemCreate")]|length) == ([.[]|select(.ev=="map")]|length)]|map(tostring)|join(" ")')" \
+            "0 true" ;;
+    backend:cudaMallocAsync)
+        # each tensor is one cudaMallocAsync of its storage's size (PyTorch's backend asks CUDA's
+        # pool per allocation); the others are its kernels' scratch space
+        jqs "$T" '.[]|select(.ev=="alloc" and .api=="cudaMallocAsync")|.size' | sort >"$TMP/async.got"
+        num $n tensor | awk '{print $2}' | sort >"$TMP/async.want"
+        check_eq "$n: every tensor the script made ($(wc -l <"$TMP/async.want" | tr -d ' ')) is a cudaMallocAsync of its size" \
+            "$(comm -23 "$TMP/async.want" "$TMP/async.got" | wc -l | tr -d ' ')" 0
+        check_eq "$n: no cudaMalloc, and every stream-ordered allocation but the live tensor freed" \
+            "$(jqs "$T" '[([.[]|select(.ev=="alloc" and .api=="cudaMalloc")]|length), ([.[]|select(.ev=="alloc" and .mem=="async")]|length) - ([.[]|select(.ev=="free" and .mem=="async")]|length)]|map(tostring)|join(" ")')" \
+            "0 1" ;;
+    esac
+done
