@@ -3,7 +3,7 @@
 TOOL_EXTRA_LIBS += -lstdc++
 REPORT_SRCS := $(filter-out tools/report/report.c,$(wildcard tools/report/*.c))
 REPORT_OBJS := $(REPORT_SRCS:%.c=$(BUILD)/obj/%.o)
-REPORT_UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_report*.c))
+REPORT_UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(wildcard tests/unit/test_report*.c tests/unit/test_sass.c))
 
 $(REPORT_UNIT_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/vt_test.h $(REPORT_OBJS) $(BUILD)/libvtcore.a
 	@mkdir -p $(dir $@)

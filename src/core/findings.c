@@ -138,7 +138,7 @@ void vt_findings_reset_after_fork(void)
 
 static void short_name(const char *mangled, char *out, size_t cap)
 {
-    char *d = vt_demangle(mangled);
+    char *d = vt_cxa_demangle(mangled);
     const char *s = d ? d : mangled;
     size_t n = strlen(s);
     int depth = 0;

@@ -86,7 +86,7 @@ int vt_param_types_parse(const char *demangled, uint8_t *kinds, uint32_t max)
 
 int vt_param_types_of(const char *mangled, uint8_t *kinds, uint32_t max)
 {
-    char *d = vt_demangle(mangled);
+    char *d = vt_cxa_demangle(mangled);
     if (!d) return -1;
     int n = vt_param_types_parse(d, kinds, max);
     free(d);

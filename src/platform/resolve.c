@@ -31,7 +31,7 @@ VT_EARLY void *vt_real_dlsym(void *handle, const char *name)
     return f ? f(handle, name) : NULL;
 }
 
-char *vt_demangle(const char *mangled)
+char *vt_cxa_demangle(const char *mangled)
 {
     typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
     static _Atomic(demangle_fn) dem;

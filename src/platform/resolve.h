@@ -39,7 +39,7 @@ void *vt_real_driver(const char *name);
  * global scope or a libstdc++/libc++ loaded locally, never one loaded for it), as a malloc'd
  * string the caller frees; NULL when it is no C++ name or no runtime is loaded (looked for again
  * at the next call: a C program may load one later). */
-char *vt_demangle(const char *mangled);
+char *vt_cxa_demangle(const char *mangled);
 
 /* P, unless it points into libvramtrace.so itself (a slot holding our own wrapper would recurse). */
 void *vt_real_not_self(void *p);

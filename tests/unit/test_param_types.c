@@ -73,11 +73,13 @@ int main(void)
      * Loaded RTLD_LOCAL, as a Python process has it (a dependency of PyTorch's libraries): not in
      * the global scope, where dlsym(RTLD_DEFAULT) looks. */
     VT_CHECK_EQ_INT(vt_param_types_of("scale", k, 16), -1, "an extern \"C\" name says nothing");
-    if (!vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle"))
-        VT_CHECK_EQ_INT(vt_param_types_of("_Z5scalePflid", k, 16), -1, "no C++ runtime loaded: unknown");
+    /* (a sanitizer runtime brings the C++ runtime into the global scope: then only the global
+     * lookup is exercised) */
+    int global = vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle") != NULL;
+    if (!global) VT_CHECK_EQ_INT(vt_param_types_of("_Z5scalePflid", k, 16), -1, "no C++ runtime loaded: unknown");
     void *cxx = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
     VT_CHECK(cxx != NULL, "libstdc++.so.6 loads (%s)", cxx ? "yes" : dlerror());
-    VT_CHECK(!vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle"), "... locally: the global scope does not have it");
+    if (!global) VT_CHECK(!vt_real_dlsym(RTLD_DEFAULT, "__cxa_demangle"), "... locally: the global scope does not have it");
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         check_kinds(names[i].decl, vt_param_types_of(names[i].mangled, k, 16), k, names[i].n, names[i].kinds);
     VT_CHECK_EQ_INT(vt_param_types_of("_Z5scalePfl", k, 1), -1, "two parameters, room for one: unknown");
