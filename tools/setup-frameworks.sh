@@ -4,11 +4,15 @@
 #   $VT_PY_CACHE/numba   numba-cuda (pinned below), from PyPI
 #   $VT_PY_CACHE/torch   PyTorch with its CUDA 13 wheels (pinned below; about 5 GB, 2 minutes on
 #                        a fast line), from PyPI
+#   $VT_PY_CACHE/nvdisasm  the CUDA toolkit's nvdisasm (NVIDIA's nvidia-cuda-nvdisasm wheel, 4 MB),
+#                        for the report's SASS reader when the toolkit here has none:
+#                        $VT_PY_CACHE/nvdisasm/nvidia/cu13/bin/nvdisasm
 # VT_PY_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py. An environment that cannot
 # be installed (no network, no venv module) is reported in one loud line; the tests that need it
 # then count a skip, never a pass. Exit 0 either way: the tests say what ran.
 NUMBA_CUDA=${VT_NUMBA_CUDA:-numba-cuda==0.30.4}
 TORCH=${VT_TORCH:-torch==2.15.0}
+NVDISASM=${VT_NVDISASM:-nvidia-cuda-nvdisasm==13.2.86}
 cache=${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}
 mkdir -p "$cache" || { echo "setup-frameworks: SKIPPED: cannot create $cache" >&2; exit 0; }
 # ready: a python that imports the package, and the pin it was made with
@@ -31,3 +35,21 @@ install() { # NAME PIN MODULE
 }
 install numba "$NUMBA_CUDA" numba.cuda
 install torch "$TORCH" torch
+# nvdisasm: a binary, no Python module: unpacked with pip --target and checked by running it
+nvd="$cache/nvdisasm/nvidia/cu13/bin/nvdisasm"
+if [ -x "$nvd" ] && [ "$(cat "$cache/nvdisasm/.pin" 2>/dev/null)" = "$NVDISASM" ] && "$nvd" --version >/dev/null 2>&1; then
+    echo "setup-frameworks: nvdisasm ready ($NVDISASM) in $cache/nvdisasm"
+else
+    rm -rf "$cache/nvdisasm.new"
+    echo "setup-frameworks: installing $NVDISASM into $cache/nvdisasm (once; reused after)"
+    if python3 -m pip install -q --disable-pip-version-check --no-deps --target "$cache/nvdisasm.new" "$NVDISASM" >"$cache/nvdisasm.log" 2>&1 &&
+       chmod +x "$cache/nvdisasm.new/nvidia/cu13/bin/nvdisasm" 2>/dev/null &&
+       "$cache/nvdisasm.new/nvidia/cu13/bin/nvdisasm" --version >>"$cache/nvdisasm.log" 2>&1; then
+        echo "$NVDISASM" >"$cache/nvdisasm.new/.pin"
+        rm -rf "$cache/nvdisasm" && mv "$cache/nvdisasm.new" "$cache/nvdisasm"
+        echo "setup-frameworks: nvdisasm installed"
+    else
+        rm -rf "$cache/nvdisasm.new"
+        echo "setup-frameworks: SKIPPED: could not install $NVDISASM ($(tail -1 "$cache/nvdisasm.log" 2>/dev/null)); its tests will count as skipped" >&2
+    fi
+fi

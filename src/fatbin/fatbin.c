@@ -185,6 +185,11 @@ static int parse_entry(vt_fb_builder *b, const uint8_t *e, size_t avail, size_t 
         plen = (size_t)usz;
     }
     int rc;
+    if (b->on_elf) { /* vt_fatbin_each_cubin: the cubins themselves, no layouts */
+        rc = kind == KIND_ELF && b->on_elf(b->ctx, arch, pl, plen) ? VT_FB_STOP : 0;
+        free(buf);
+        return rc;
+    }
     b->cur_arch = arch;
     if (kind == KIND_ELF)
         rc = vt_fb_parse_elf(b, pl, plen, err, errlen);
@@ -321,6 +326,29 @@ const void *vt_fatbin_image_extent(const void *image, size_t *len)
     *len = n;
     return p;
 }
+
+int vt_fatbin_each_cubin(const void *data, size_t len, int (*fn)(void *ctx, unsigned sm, const uint8_t *elf, size_t len),
+                         void *ctx, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = '\0';
+    if (!data || !fn || !len)
+        return vt_fb_fail(err, errlen, VT_FATBIN_EINVAL, "no image");
+    if (len > VT_FATBIN_MAX_IMAGE)
+        return vt_fb_failn(err, errlen, VT_FATBIN_EINVAL, "image larger than the limit", len);
+    const uint8_t *p = data;
+    if (has_magic(p, len, elf_m, 4)) /* a bare cubin: its arch is in its own header, not asked for here */
+        return fn(ctx, 0, p, len), 0;
+    if (!has_magic(p, len, fat_m, 4))
+        return vt_fb_fail(err, errlen, VT_FATBIN_EINVAL, "not a fatbin or ELF cubin");
+    vt_fb_builder b = {0};
+    b.on_elf = fn;
+    b.ctx = ctx;
+    int rc = parse_fatbins(&b, p, len, err, errlen);
+    return rc == VT_FB_STOP ? 0 : rc;
+}
+
+uint32_t vt_fatbin_param_base(unsigned sm) { return vt_fb_param_base(sm); }
 
 int vt_fatbin_parse(const void *data, size_t len, vt_fatbin **out, char *err, size_t errlen)
 {

@@ -92,3 +92,5 @@ int vt_fb_set_uses(vt_fb_builder *b, const vt_addr_use *u, uint32_t n)
     l->nuses = (int32_t)n;
     return 0;
 }
+
+uint32_t vt_fb_param_base(unsigned sm) { return sm >= 100 ? 0x380 : sm >= 90 ? 0x210 : sm >= 70 ? 0x160 : 0; }

@@ -23,9 +23,15 @@ typedef struct vt_fb_builder {
     uint32_t *arch;     /* per layout: SM of the fatbin entry it came from (90 = sm_90), 0 unknown */
     size_t n, cap;
     uint32_t cur_arch;  /* arch of the entry being parsed, recorded by vt_fb_add */
+    /* vt_fatbin_each_cubin: each ELF entry goes here instead of being parsed; nonzero stops */
+    int (*on_elf)(void *ctx, unsigned sm, const uint8_t *elf, size_t len);
+    void *ctx;
 } vt_fb_builder;
+#define VT_FB_STOP 1   /* on_elf asked to stop: passed up as a positive code, not an error */
 
 /* ---- fatbin_builder.c ---- */
+/* The parameter bank's address for code of SM (vt_fatbin_param_base, fatbin.h). */
+uint32_t vt_fb_param_base(unsigned sm);
 /* Append a copy of name[0..namelen) and params[0..np). Returns 0 or VT_FATBIN_ENOMEM/ECORRUPT. */
 int vt_fb_add(vt_fb_builder *b, const char *name, size_t namelen, const vt_param *params,
               uint32_t np, enum vt_layout_source src);

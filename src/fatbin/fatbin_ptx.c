@@ -188,7 +188,7 @@ static uint32_t cbank_base(const lexer *lx)
         v = v * 10 + (uint32_t)(lx->tok[i] - '0');
     if (i == 3)
         return 0;
-    return v >= 100 ? 0x380 : v >= 90 ? 0x210 : v >= 70 ? 0x160 : 0;
+    return vt_fb_param_base(v);
 }
 
 /* The kernel body after the parameter list (the lexer's current token is the one after ')'):

@@ -79,6 +79,15 @@ for conf in default expandable_segments:True backend:cudaMallocAsync; do
     # or, under cudaMallocAsync, the pool's 4 KiB)
     check_eq "$n: VRAM live at exit = torch.cuda.memory_reserved() at the end" \
         "$(jqs "$T" '.[]|select(.ev=="footer")|.live_bytes')" "$(field $n end reserved)"
+    # where the toolkit's nvdisasm is at hand, the notes on PyTorch's kernels (words of by-value
+    # structs in SASS-only code) are settled from their machine code: none is used as an address
+    NVD="${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}/nvdisasm/nvidia/cu13/bin/nvdisasm"
+    if [ $conf = default ] && [ -x "$NVD" ]; then
+        VRAMTRACE_NVDISASM="$NVD" "$VT" report --json "$T" >"$TMP/$n.sass.json" 2>/dev/null
+        check_eq "$n: settled from the SASS (nvdisasm): every noted word read, none an address; still 1 error, no note" \
+            "$(jq -c '[.finding_errors, .finding_warnings, (.notes|length), .processes[0].sass.findings, .processes[0].sass.unsettled_kernels, .processes[0].sass.words > 0]' "$TMP/$n.sass.json")" \
+            "[1,0,0,0,0,true]"
+    fi
     case $conf in
     default)
         check_eq "$n: cudaMalloc calls = PyTorch's segment count; cudaFree calls = its segments freed by empty_cache" \

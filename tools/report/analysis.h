@@ -78,6 +78,7 @@ struct vt_device {
     const char *pci;                   /* PCI bus id from the device record; "" when unknown */
     uint64_t total_bytes;
     int sim, seen;
+    int cc;                            /* compute capability, 90 for 9.0; 0 unknown */
     uint64_t live, peak;
     int64_t peak_t;
     struct vt_driver_view driver;
@@ -158,7 +159,13 @@ struct vt_error { const char *api; int64_t res; uint64_t count; int64_t first_t;
 
 struct vt_bucket { int64_t t0; uint64_t min, max, last; uint64_t big_size; int big_site; const char *big_api; int used; };
 
-struct vt_kernel_stat { const char *name; uint64_t launches; int64_t ns; };
+struct vt_kernel_stat {
+    const char *name;                  /* demangled */
+    uint64_t launches;
+    int64_t ns;
+    const char *mangled;               /* as the trace names it */
+    uint32_t *params, nparams;         /* its layout, offset and size pairs (NULL when the trace has none) */
+};
 
 /* One NVTX range path: a push/pop stack of one thread ("step 1 > forward") or a start/end range
  * (its name).  An allocation or free is inside every range open around it: the thread's push
@@ -244,6 +251,13 @@ struct vt_proc {
     uint64_t finding_errors, finding_warnings;
     struct vt_note *notes;             /* by first appearance */
     size_t nnotes;
+    /* notes settled from the kernels' SASS (analysis_sass.c): the nvdisasm run (NULL: none found,
+     * so nothing settled), words read, of them used as addresses (now findings); kernels whose
+     * notes stay, and why (the first reason) */
+    const char *sass_tool;
+    uint64_t sass_words, sass_findings;
+    size_t sass_unsettled;
+    const char *sass_why;
 
     struct vt_error errors[VT_AN_MAX_ERRORS];
     size_t nerrors;

@@ -554,20 +554,13 @@ static int on_note(struct vt_proc *p, const struct vt_event *ev, const struct vt
     uint64_t word = kid * 0x9E3779B97F4A7C15ull ^ ((uint64_t)ev->arg << 40) ^ (uint64_t)ev->offset;
     if (vtr_hmap_get(&a->note_words, word)) return 0;
     if (vtr_hmap_put(&a->note_words, word, 1) < 0) return VT_AN_ENOMEM;
-    uint64_t *idx = vtr_hmap_get(&a->note_by_kernel, kid);
-    if (!idx) {
-        GROW(p->notes, p->nnotes, a->capnotes, 8);
-        if (vtr_hmap_put(&a->note_by_kernel, kid, p->nnotes) < 0) return VT_AN_ENOMEM;
-        int st = -1;
-        if (ev->nbt && (st = vt_an_intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
-        p->notes[p->nnotes] = (struct vt_note){ k ? k->name : "", 0, 0, ev->t, st };
-        idx = vtr_hmap_get(&a->note_by_kernel, kid);
-        p->nnotes++;
-    }
-    struct vt_note *n = &p->notes[*idx];
-    n->words++;
-    if (!strcmp(ev->kind, VT_FINDN_HOST_POINTER)) n->host_words++;
-    if (ev->t < n->t) n->t = ev->t;
+    int st = -1;
+    if (ev->nbt && (st = vt_an_intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
+    GROW(a->words, a->nwords, a->capwords, 16);
+    a->words[a->nwords++] = (struct note_word){
+        k ? k->name : "", k ? k->mangled : "", vt_an_keep(p, ev->kind), vt_an_keep(p, ev->cls), vt_an_keep(p, ev->mapping),
+        vt_an_keep(p, ev->api), vt_an_keep(p, ev->msg), k ? k->params : NULL, k ? k->nparams : 0,
+        (ev->has & VT_F_ARG) ? ev->arg : -1, ev->offset, ev->t, ev->value, st, (int)ev->dev };
     return 0;
 }
 
@@ -646,6 +639,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         if (!d) return VT_AN_ENOMEM;
         d->name = vt_an_keep(p, ev->name); d->total_bytes = ev->total_bytes; d->sim = ev->sim; d->seen = 1;
         d->pci = vt_an_keep(p, ev->pci);
+        d->cc = ev->cc;
         return 0;
     }
     case VT_EV_ALLOC: return on_alloc(p, ev);
@@ -659,7 +653,11 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_KERNEL: {
         char buf[4096];
         GROW(p->kernels, p->nkernels, a->capkernels, 16);
-        p->kernels[p->nkernels] = (struct vt_kernel_stat){ vt_an_keep(p, vt_demangle(ev->name, buf, sizeof buf)), 0, 0 };
+        uint32_t *params = NULL;
+        if (ev->nparams && !(params = malloc(ev->nparams * 2 * sizeof *params))) return VT_AN_ENOMEM;
+        if (params) memcpy(params, ev->params, ev->nparams * 2 * sizeof *params);
+        p->kernels[p->nkernels] = (struct vt_kernel_stat){ vt_an_keep(p, vt_demangle(ev->name, buf, sizeof buf)), 0, 0,
+                                                           vt_an_keep(p, ev->name), params, (uint32_t)ev->nparams };
         if (vtr_hmap_put(&a->kernel_by_id, (uint64_t)ev->id, p->nkernels) < 0) return VT_AN_ENOMEM;
         p->nkernels++;
         return 0;

@@ -188,6 +188,7 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
     if (p->pause_depth > 0) p->paused_ns += p->t_end - p->pause_t0;   /* ended while paused */
     leak(p, &a->by_addr);
     leak(p, &a->by_handle);
+    if (vt_an_settle_notes(p) < 0) goto oom;
     if (make_sites(p) < 0) goto oom;
     char stale[2048];
     if (vt_sym_stale_modules(p->priv->sym, 0, stale, sizeof stale)) p->stale_modules = vt_an_keep(p, stale);
@@ -249,6 +250,7 @@ void vt_proc_free(struct vt_proc *p)
     free(p->ooms);
     free(p->findings);
     free(p->notes);
+    for (size_t i = 0; i < p->nkernels; i++) free(p->kernels[i].params);
     free(p->kernels);
     for (size_t i = 0; i < p->ndevices; i++) free(p->devices[i].peak_sites);
     free(p->devices);
@@ -273,7 +275,7 @@ void vt_proc_free(struct vt_proc *p)
         vtr_hmap_free(&a->rstat_by_hash);
         vtr_hmap_free(&a->kernel_by_id);
         vtr_hmap_free(&a->finding_by_id);
-        vtr_hmap_free(&a->note_by_kernel);
+        free(a->words);
         vtr_hmap_free(&a->note_words);
         free(a->changes);
         free(a->pending);

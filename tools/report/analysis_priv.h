@@ -31,6 +31,18 @@ struct rstat { uint64_t hash, stamp; struct vt_range r; };
 /* One change of a device's live VRAM, for combining traces by time (analysis_combine.c). */
 struct vram_change { int64_t t; int64_t delta; int32_t dev; };
 
+/* One argument word the tracer could not verify (a `finding` of severity "note"): the kernel's
+ * names and layout, which word, and the finding it would be. */
+struct note_word {
+    const char *kernel, *mangled, *kind, *cls, *mapping, *api, *msg;
+    const uint32_t *params;              /* the kernel's layout: offset, size pairs (NULL unknown) */
+    uint32_t nparams;
+    int64_t arg, offset, t;
+    uint64_t value;
+    int site;                            /* a stack index, -1 none */
+    int dev;
+};
+
 struct vt_an_private {
     struct vt_sym *sym;
     struct stack *stacks;
@@ -59,8 +71,9 @@ struct vt_an_private {
     uint64_t rstamp;
     struct vtr_hmap kernel_by_id;        /* kernel id -> index in p->kernels */
     struct vtr_hmap finding_by_id;       /* a repeated launch finding's id -> index in p->findings */
-    struct vtr_hmap note_by_kernel;      /* kernel id -> index in p->notes */
     struct vtr_hmap note_words;          /* (kernel, argument, byte) of each note word seen */
+    struct note_word *words;             /* each, until analysis_sass.c settles them or folds them into p->notes */
+    size_t nwords, capwords;
     size_t capkernels, capooms, capfindings, capsnapshots, capnotes;
     struct vt_observer obs;
     struct vtr_hmap staged;              /* host address a d2h copy wrote -> (size << 12 | device + 1) */
@@ -127,6 +140,10 @@ void vt_an_range_opened(struct vt_proc *p, uint32_t stat);
 void vt_an_range_account(struct vt_proc *p, int64_t tid, uint64_t size, int free);
 /* Builds p->ranges sorted by peak. */
 int vt_an_range_finish(struct vt_proc *p);
+/* analysis_sass.c: the note words, settled from the kernels' SASS where nvdisasm is installed
+ * (into findings, or gone), the rest folded into p->notes, one per kernel. Before the sites are
+ * made (new findings keep their stacks). 0, or VT_AN_ENOMEM. */
+int vt_an_settle_notes(struct vt_proc *p);
 /* "a > b | c" for thread node NODE and the start/end ranges open now, interned. */
 const char *vt_an_ranges_string(struct vt_proc *p, uint32_t node);
 /* "a > b > c" for push/pop node NODE into BUF (at most 64 levels, truncated to N). */

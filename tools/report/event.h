@@ -10,6 +10,7 @@
 #include <vramtrace/trace.h>   /* VT_TRACE_VERSION, and the names the enums below are built from */
 
 #define VT_READER_MAX_BT 256
+#define VT_READER_MAX_PARAMS 4096      /* a kernel's parameters kept (CUDA allows 32764 bytes of them) */
 #define VT_MAX_SANE_SIZE (1ull << 50)      /* 1 PiB: bigger successful sizes are "absurd" */
 
 enum vt_rd_err { VT_RD_OK = 0, VT_RD_EIO = -1, VT_RD_ESYNTAX = -2, VT_RD_ESCHEMA = -3, VT_RD_ENOMEM = -4 };
@@ -73,6 +74,9 @@ struct vt_event {
     int64_t mtime;                  /* module: its file's mtime (s) */
     uint64_t base, lo, hi;
     int sim;                        /* device */
+    int cc;                         /* device: compute capability, major * 10 + minor ("9.0": 90); 0 unknown */
+    const uint32_t *params;         /* kernel: offset, size of each parameter (nparams pairs) */
+    size_t nparams;
     const char *pci;                /* device: PCI bus id ("" when absent) */
     int64_t wall_time_ns;           /* header: wall clock at t, ns (0 when absent) */
     uint64_t keep;                  /* pool_trim: keep; pool_attr: release_threshold */

@@ -260,6 +260,37 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("lo")) HEX(ev->lo, VT_F_LO);
     else if (KEY("hi")) HEX(ev->hi, VT_F_HI);
     else if (KEY("sim")) { WANT(v->type == JV_BOOL, "a boolean"); ev->sim = (int)v->i; }
+    else if (KEY("cc")) { /* "9.0" */
+        WANT(v->type == JV_STR, "a string");
+        unsigned maj = 0, min = 0;
+        char cc[16];
+        snprintf(cc, sizeof cc, "%.*s", (int)(v->n < 15 ? v->n : 15), v->s);
+        if (sscanf(cc, "%u.%u", &maj, &min) == 2 && maj < 100 && min < 10) ev->cc = (int)(maj * 10 + min);
+    } else if (KEY("params")) { /* [[offset, size], ...] */
+        WANT(v->type == JV_ARR, "an array");
+        size_t n = 0;
+        if (v->jo) {
+            size_t len = json_object_array_length(v->jo);
+            for (size_t i = 0; i < len && n < VT_READER_MAX_PARAMS; i++) {
+                json_object *pair = json_object_array_get_idx(v->jo, i);
+                if (!json_object_is_type(pair, json_type_array) || json_object_array_length(pair) != 2) {
+                    rc = vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "field 'params' element %zu is not an [offset, size] pair", i);
+                    break;
+                }
+                int64_t o = json_object_get_int64(json_object_array_get_idx(pair, 0));
+                int64_t z = json_object_get_int64(json_object_array_get_idx(pair, 1));
+                if (o < 0 || z < 0 || o > 65535 || z > 65535) {
+                    rc = vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "field 'params' element %zu is out of range", i);
+                    break;
+                }
+                r->params[2 * n] = (uint32_t)o;
+                r->params[2 * n + 1] = (uint32_t)z;
+                n++;
+            }
+        }
+        ev->params = r->params;
+        ev->nparams = n;
+    }
     else if (KEY("pci")) STR(ev->pci);
     else if (KEY("build_id")) STR(ev->build_id);
     else if (KEY("file_size")) rc = get_u64(r, k, kn, v, &ev->file_size, err, errlen);

@@ -34,6 +34,7 @@ struct vt_reader {
     char *arena;            /* copies of the strings of the current record */
     size_t acap, alen;
     uint64_t bt[VT_READER_MAX_BT];
+    uint32_t params[2 * VT_READER_MAX_PARAMS];
     struct jval elems[VT_READER_MAX_BT];
     /* keys that went down the whole field() chain unmatched: the next line's skip it at once */
     struct { uint32_t sig; uint8_t n; char k[27]; } skip[64];

@@ -25,7 +25,7 @@ struct batch {
     struct vt_event *ev;
     long *lidx;               /* each event's line, counted from the chunk's first */
     uint64_t *off;            /* each event's line offset in the file */
-    size_t *bto;              /* each event's backtrace, as an index into bt[] */
+    size_t *bto;              /* each event's backtrace (a kernel's parameters, packed offset << 32 | size), as an index into bt[] */
     size_t n, ecap;
     uint64_t *bt;
     size_t nbt, btcap;
@@ -43,6 +43,7 @@ struct vt_mreader {
     vt_reader_warn_fn warn;
     void *wctx;
     struct vt_reader *seq;    /* the sequential reader, when it has taken over */
+    uint32_t params[2 * VT_READER_MAX_PARAMS]; /* the kernel record returned last: its parameters */
     int fd;
     uint64_t size, chunk;
     long nchunks;
@@ -104,7 +105,7 @@ static int append(struct batch *b, const struct vt_event *src, long lidx, uint64
         if (!ev_n || !lidx_n || !off_n || !bto_n) return -1; /* ecap stays: the grown ones are just larger */
         b->ecap = nc;
     }
-    if (grow((void **)&b->bt, &b->btcap, b->nbt + src->nbt, sizeof *b->bt)) return -1;
+    if (grow((void **)&b->bt, &b->btcap, b->nbt + src->nbt + src->nparams, sizeof *b->bt)) return -1;
     struct vt_event *e = &b->ev[b->n];
     *e = *src;
     int ok = 1;
@@ -115,6 +116,9 @@ static int append(struct batch *b, const struct vt_event *src, long lidx, uint64
     if (src->nbt) memcpy(b->bt + b->nbt, src->bt, src->nbt * sizeof *b->bt);
     b->bto[b->n] = b->nbt;
     b->nbt += src->nbt;
+    for (size_t i = 0; i < src->nparams; i++) /* after the backtrace (a kernel record has none) */
+        b->bt[b->nbt++] = (uint64_t)src->params[2 * i] << 32 | src->params[2 * i + 1];
+    e->params = NULL;
     b->lidx[b->n] = lidx;
     b->off[b->n] = off;
     b->n++;
@@ -302,6 +306,12 @@ int vt_mreader_next(struct vt_mreader *m, struct vt_event *ev, char *err, size_t
             *ev = b->ev[m->pos];
             ev->line = m->base_line + b->lidx[m->pos] + 1;
             ev->bt = b->bt ? b->bt + b->bto[m->pos] : NULL;
+            for (size_t i = 0; i < ev->nparams && i < VT_READER_MAX_PARAMS; i++) {
+                uint64_t pk = b->bt[b->bto[m->pos] + ev->nbt + i];
+                m->params[2 * i] = (uint32_t)(pk >> 32);
+                m->params[2 * i + 1] = (uint32_t)pk;
+            }
+            ev->params = ev->nparams ? m->params : NULL;
             m->pos++;
             m->returned++;
             return 1;

@@ -210,10 +210,16 @@ static void process(FILE *f, const struct vt_proc *p)
     if (reason) vt_json_str(f, reason); else fputs("null", f);
     vt_esc_printf(f, VT_ESC_JSON, ",\"dropped_events\":%lld,\"events\":%llu,\"warnings\":%ld,\"peak_bytes\":%llu,\"peak_time_ns\":%lld,"
             "\"peak_pool_kept_free_bytes\":%llu,\"oom_count\":%llu,\"oom_recovered_count\":%llu,\"finding_count\":%llu,"
-            "\"finding_errors\":%llu,\"finding_warnings\":%llu,\"note_count\":%zu,\"leaked_bytes\":%llu,\"devices\":[",
+            "\"finding_errors\":%llu,\"finding_warnings\":%llu,\"note_count\":%zu,\"leaked_bytes\":%llu,",
             I(p->footer_dropped), U(p->events), p->warnings, U(p->peak), I(p->peak_t), U(p->peak_pool_kept_free),
             U(p->oom_count), U(p->oom_recovered), U(p->finding_count), U(p->finding_errors), U(p->finding_warnings), p->nnotes,
             U(p->leak_bytes));
+    fputs("\"sass\":{\"tool\":", f);
+    if (p->sass_tool) vt_json_str(f, p->sass_tool); else fputs("null", f);
+    vt_esc_printf(f, VT_ESC_JSON, ",\"words\":%llu,\"findings\":%llu,\"unsettled_kernels\":%zu,\"why\":", U(p->sass_words),
+                  U(p->sass_findings), p->sass_unsettled);
+    if (p->sass_why) vt_json_str(f, p->sass_why); else fputs("null", f);
+    fputs("},\"devices\":[", f);
     int first = 1;
     for (size_t i = 0; i < p->ndevices; i++) {
         const struct vt_device *d = &p->devices[i];

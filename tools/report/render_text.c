@@ -140,9 +140,18 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     if (!first) fputc('\n', f);
     char fs[96];
     fprintf(f, "  findings      %s\n", vt_fmt_findings(fs, sizeof fs, p->finding_errors, p->finding_warnings));
+    if (p->sass_words)
+        fprintf(f, "  settled       %llu noted word%s read in the kernels' SASS (%s): %llu used as %s, %llu not\n",
+                (unsigned long long)p->sass_words, p->sass_words == 1 ? "" : "s", p->sass_tool, (unsigned long long)p->sass_findings,
+                p->sass_findings == 1 ? "an address (now a finding)" : "addresses (now findings)",
+                (unsigned long long)(p->sass_words - p->sass_findings));
     if (p->nnotes)
         fprintf(f, "  notes         %zu kernel%s with argument words nothing could check (no PTX): not findings, see Notes\n",
                 p->nnotes, p->nnotes == 1 ? "" : "s");
+    if (p->nnotes && !p->sass_tool)
+        fprintf(f, "                (the CUDA toolkit's nvdisasm settles them from the kernels' SASS: put it on PATH or set VRAMTRACE_NVDISASM)\n");
+    else if (p->sass_unsettled)
+        fprintf(f, "                (%zu kernel%s not settled from SASS: %s)\n", p->sass_unsettled, p->sass_unsettled == 1 ? "" : "s", p->sass_why);
     fprintf(f, "  failed calls  %llu", (unsigned long long)p->error_count);
     for (size_t i = 0; i < p->nerrors && i < 6; i++) {
         const char *nm = vt_cuda_error_name(p->errors[i].api, p->errors[i].res);

@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +28,7 @@ struct insn {
     size_t lens[MAX_OPS];
     int nops;
     int pred_dest;                  /* the first operand is a predicate: no register is written */
+    int guarded;                    /* @P0: it may not run, so what it writes adds to the old value */
 };
 
 struct state {
@@ -49,6 +52,14 @@ static int or_into(struct state *s, uint64_t *dst, const uint64_t *src)
         if (v != dst[i]) { dst[i] = v; ch = 1; }
     }
     return ch;
+}
+
+/* A register written with VALUE: replaced, or (a guarded instruction) added to. */
+static void write_reg(struct state *s, int r, const uint64_t *value, int guarded)
+{
+    uint64_t *d = slot(s, r);
+    if (guarded) { s->changed |= or_into(s, d, value); return; }
+    if (memcmp(d, value, s->w * sizeof *d)) { memcpy(d, value, s->w * sizeof *d); s->changed = 1; }
 }
 
 static void mark_bytes(struct state *s, uint64_t *set, uint32_t from, uint32_t to)
@@ -155,6 +166,7 @@ static int parse_line(const char *l, size_t n, struct insn *I)
     const char *semi = memchr(p, ';', (size_t)(end - p));
     if (semi) end = semi;
     while (p < end && (*p == ' ' || *p == '\t')) p++;
+    I->guarded = p < end && *p == '@';
     if (p < end && *p == '@') { /* a guard predicate */
         while (p < end && *p != ' ') p++;
         while (p < end && *p == ' ') p++;
@@ -206,8 +218,13 @@ static void step(struct state *s, const struct insn *I)
 {
     int width = has_mod(I, ".64") ? 8 : 4;
     int r[8], k;
-    if (op_is(I, "CALL")) { /* a called function gets whatever its registers hold */
-        for (int i = 0; i < NSLOTS; i++) s->changed |= or_into(s, s->used, slot(s, i));
+    if (op_is(I, "CALL")) {
+        /* the compiler's arithmetic helpers (__cuda_sm20_rem_s64, __internal_* of libdevice)
+         * take numbers; any other function gets what its argument registers hold (the ABI
+         * passes them from R4 up: R4..R23 is a generous window; the others are the caller's) */
+        for (int i = 0; i < I->nops; i++)
+            if (memmem(I->ops[i], I->lens[i], "__cuda_sm", 9) || memmem(I->ops[i], I->lens[i], "__internal_", 11)) return;
+        for (int i = 4; i <= 23; i++) s->changed |= or_into(s, s->used, slot(s, i));
         return;
     }
     if (global_mem(I) || op_is(I, "LDL") || op_is(I, "STL")) {
@@ -227,20 +244,31 @@ static void step(struct state *s, const struct insn *I)
                 for (int j = 0; j < k; j++) s->changed |= or_into(s, s->used, slot(s, r[j]));
             }
         }
-        if (op_is(I, "LDL") && I->nops && (k = regs_in(I->ops[0], I->lens[0], r, 8)) > 0)
-            for (int j = 0; j < k; j++) s->changed |= or_into(s, slot(s, r[j]), slot(s, LOCAL_SLOT));
+        /* a load's destination holds memory, or (LDL) what was spilled */
+        int loads = op_is(I, "LDG") || op_is(I, "LD") || op_is(I, "LDL") || ((op_is(I, "ATOM") || op_is(I, "ATOMG")) && I->nops > 2);
+        if (loads && I->nops && !is_addr_operand(I->ops[0], I->lens[0]) && (k = regs_in(I->ops[0], I->lens[0], r, 8)) > 0) {
+            memcpy(s->tmp, slot(s, LOCAL_SLOT), s->w * sizeof *s->tmp);
+            if (!op_is(I, "LDL")) memset(s->tmp, 0, s->w * sizeof *s->tmp);
+            for (int j = 0; j < k; j++) write_reg(s, r[j], s->tmp, I->guarded);
+            if (width == 8 && k == 1 && r[0] + 1 < NREG) write_reg(s, r[0] + 1, s->tmp, I->guarded);
+        }
         return;
     }
     if (!I->nops || I->pred_dest) return;
-    /* what produces no parameter-derived value */
-    static const char *const none[] = { "S2R", "S2UR", "CS2R", "LDS", "LDSM", "STS", "ATOMS", "BAR", "BRA", "EXIT", "NOP", "BSSY",
-                                        "BSYNC", "WARPSYNC", "SHF", "SHL", "SHR", "IMUL", "FLO", "POPC", "BREV", "TLD", "TEX", "SULD" };
-    for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
-        if (op_is(I, none[i])) return;
+    static const char *const no_dest[] = { "BAR", "BRA", "EXIT", "NOP", "BSSY", "BSYNC", "WARPSYNC", "STS", "RET", "JMP", "BPT" };
+    for (size_t i = 0; i < sizeof no_dest / sizeof no_dest[0]; i++)
+        if (op_is(I, no_dest[i])) return;
     k = regs_in(I->ops[0], I->lens[0], r, 8);
     if (k <= 0) return; /* no register written (a predicate, a store of some other kind) */
     memset(s->tmp, 0, s->w * sizeof *s->tmp);
-    if (op_is(I, "IMAD") || op_is(I, "IMAD32I")) {
+    /* what produces no parameter-derived value: its destination is overwritten with nothing */
+    static const char *const none[] = { "S2R", "S2UR", "CS2R", "LDS", "LDSM", "ATOMS", "SHF", "SHL", "SHR", "IMUL", "FLO", "POPC",
+                                        "BREV", "TLD", "TEX", "SULD", "MUFU", "I2F", "F2I", "P2R", "VOTE" };
+    int produces = 1;
+    for (size_t i = 0; i < sizeof none / sizeof none[0] && produces; i++)
+        if (op_is(I, none[i])) produces = 0;
+    if (!produces) {
+    } else if (op_is(I, "IMAD") || op_is(I, "IMAD32I")) {
         /* a * b + c: the addend is the address arithmetic; IMAD.IADD (b = 1) adds a too */
         if (I->nops > 3) operand_taint(s, I->ops[3], I->lens[3], width, s->tmp);
         if (has_mod(I, ".IADD") && I->nops > 1) operand_taint(s, I->ops[1], I->lens[1], width, s->tmp);
@@ -250,8 +278,8 @@ static void step(struct state *s, const struct insn *I)
         for (int i = 1; i < I->nops; i++) operand_taint(s, I->ops[i], I->lens[i], width, s->tmp);
     }
     int pair = width == 8 || has_mod(I, ".WIDE");
-    s->changed |= or_into(s, slot(s, r[0]), s->tmp);
-    if (pair && r[0] + 1 < NSLOTS - 1 && r[0] != NREG - 1) s->changed |= or_into(s, slot(s, r[0] + 1), s->tmp);
+    write_reg(s, r[0], s->tmp, I->guarded);
+    if (pair && r[0] + 1 < NSLOTS - 1 && r[0] != NREG - 1) write_reg(s, r[0] + 1, s->tmp, I->guarded);
 }
 
 /* The body of KERNEL: from its label line to the next function's header. */
@@ -306,8 +334,9 @@ int vt_sass_param_uses(const char *listing, size_t len, const char *kernel, uint
         if (parse_line(p, (size_t)(le - p), &code[n])) n++;
         p = nl ? nl + 1 : to;
     }
-    /* flow-insensitive: until nothing changes (each pass can only add) */
-    for (int pass = 0; pass < 64; pass++) {
+    /* in program order, again while anything changes: a loop's values reach its top on the next
+     * pass; `used` only grows, and 16 passes bound the rest (a register's value may cycle) */
+    for (int pass = 0; pass < 16; pass++) {
         s.changed = 0;
         for (size_t i = 0; i < n; i++) step(&s, &code[i]);
         if (!s.changed) break;
@@ -348,11 +377,45 @@ const char *vt_sass_nvdisasm(void)
     return NULL;
 }
 
-int vt_sass_disassemble(const char *nvdisasm, const uint8_t *cubin, size_t len, char **out, size_t *outlen, char *err,
-                        size_t errlen)
+/* "-fun"'s argument: the symbol-table indices of KERNELS in CUBIN, comma-separated; 0 when none. */
+static int function_indices(const uint8_t *cubin, size_t len, const char *const *kernels, size_t nk, char *buf, size_t cap)
+{
+    size_t k = 0;
+    buf[0] = 0;
+    elf_version(EV_CURRENT);
+    Elf *e = elf_memory((char *)cubin, len);
+    if (!e) return 0;
+    for (Elf_Scn *scn = NULL; (scn = elf_nextscn(e, scn));) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize) continue;
+        Elf_Data *d = elf_getdata(scn, NULL);
+        size_t n = d ? d->d_size / sh.sh_entsize : 0;
+        for (size_t i = 0; i < n; i++) {
+            GElf_Sym sym;
+            const char *name = gelf_getsym(d, (int)i, &sym) ? elf_strptr(e, sh.sh_link, sym.st_name) : NULL;
+            if (!name || GELF_ST_TYPE(sym.st_info) != STT_FUNC) continue;
+            for (size_t j = 0; j < nk; j++)
+                if (!strcmp(name, kernels[j]) && k + 24 < cap) {
+                    k += (size_t)snprintf(buf + k, cap - k, "%s%zu", k ? "," : "", i);
+                    break;
+                }
+        }
+        break;
+    }
+    elf_end(e);
+    return k > 0;
+}
+
+int vt_sass_disassemble(const char *nvdisasm, const uint8_t *cubin, size_t len, const char *const *kernels, size_t nk,
+                        char **out, size_t *outlen, char *err, size_t errlen)
 {
     *out = NULL;
     *outlen = 0;
+    char funs[8192];
+    if (!function_indices(cubin, len, kernels, nk, funs, sizeof funs)) {
+        snprintf(err, errlen, "the kernel is not among the cubin's symbols");
+        return -1;
+    }
     const char *tmp = getenv("TMPDIR");
     char dir[4096], file[4200];
     if (snprintf(dir, sizeof dir, "%s/vramtrace-sass-XXXXXX", tmp && *tmp ? tmp : "/tmp") >= (int)sizeof dir || !mkdtemp(dir)) {
@@ -375,7 +438,7 @@ int vt_sass_disassemble(const char *nvdisasm, const uint8_t *cubin, size_t len, 
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-    char *argv[] = { (char *)nvdisasm, (char *)"-c", file, NULL };
+    char *argv[] = { (char *)nvdisasm, (char *)"-c", (char *)"-fun", funs, file, NULL };
     pid_t pid;
     int sp = posix_spawn(&pid, nvdisasm, &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);

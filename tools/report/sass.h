@@ -6,8 +6,10 @@
  * parameter bank (`LDC.64 R2, c[0x0][0x210]`, `ULDC`, a constant operand) through register moves
  * and arithmetic (IADD3, IMAD.WIDE, LEA, ...) and local-memory spills to the address operand of a
  * global or generic load, store or atomic (`LDG.E R0, desc[UR4][R2.64]`), a store of it as data
- * (the pointer escapes), or a call. Flow-insensitive: a use on any path counts, as in the PTX rule
- * the tracer applies (docs/detection.md).
+ * (the pointer escapes), or a call. In program order, a register's taint replaced by what is
+ * written to it (registers are reused for unrelated values all the time); passes repeat until
+ * nothing changes, which carries values around loops. A use on any path counts, as in the PTX
+ * rule the tracer applies (docs/detection.md).
  *
  * Invariants: pure text work in vt_sass_param_uses (the listing is untrusted input: every read is
  * bounded by its length); running nvdisasm is vt_sass_disassemble, which never uses a shell and
@@ -29,8 +31,9 @@ int vt_sass_param_uses(const char *listing, size_t len, const char *kernel, uint
  * else the first on PATH; NULL when there is none (then notes stay notes). */
 const char *vt_sass_nvdisasm(void);
 
-/* The listing of CUBIN (LEN bytes) by NVDISASM, malloc'd into *out (NUL-terminated, *outlen
+/* The listing by NVDISASM of the functions KERNELS (NK mangled names) of CUBIN (LEN bytes; only
+ * those: a framework's cubin holds thousands), malloc'd into *out (NUL-terminated, *outlen
  * bytes). Returns 0, or -1 with a one-line reason in ERR. */
-int vt_sass_disassemble(const char *nvdisasm, const uint8_t *cubin, size_t len, char **out, size_t *outlen, char *err,
-                        size_t errlen);
+int vt_sass_disassemble(const char *nvdisasm, const uint8_t *cubin, size_t len, const char *const *kernels, size_t nk,
+                        char **out, size_t *outlen, char *err, size_t errlen);
 #endif

@@ -227,6 +227,18 @@ static int open_matching(struct module *m)
     return fd;
 }
 
+size_t vt_sym_module_count(const struct vt_sym *s) { return s ? s->nmods : 0; }
+
+int vt_sym_module_open(struct vt_sym *s, size_t i, const char **path)
+{
+    if (!s || i >= s->nmods) return -1;
+    struct module *m = &s->mods[i];
+    if (path) *path = m->path;
+    int save = m->stale, fd = open_matching(m);
+    m->stale = save; /* what symbolization found is its own to say */
+    return fd;
+}
+
 size_t vt_sym_stale_modules(const struct vt_sym *s, int gone, char *buf, size_t n)
 {
     size_t count = 0, used = 0;

@@ -43,6 +43,12 @@ size_t vt_sym_stale_modules(const struct vt_sym *s, int gone, char *buf, size_t 
 const struct vt_frame *vt_sym_lookup(struct vt_sym *s, uint64_t pc);
 void vt_sym_free(struct vt_sym *s);
 
+/* The modules recorded, in order; module I's file opened read-only (the caller closes it) when it
+ * is the build that ran, else -1 (the same rule symbolization follows: a file that changed since
+ * the trace is never read for it). *PATH: its recorded path. For reading what else the file holds
+ * (the report's SASS reader takes kernels' cubins from .nv_fatbin). */
+size_t vt_sym_module_count(const struct vt_sym *s);
+int vt_sym_module_open(struct vt_sym *s, size_t i, const char **path);
 /* True when a module basename is libvramtrace, libcudart, libcuda or similar CUDA plumbing. */
 int vt_sym_is_internal_module(const char *basename);
 /* NVIDIA's libraries a program calls (cuBLAS, cuDNN, cuFFT, cuRAND, cuSPARSE, cuSOLVER, NCCL,
