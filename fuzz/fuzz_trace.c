@@ -24,6 +24,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc; (void)argv;
     setenv("VRAMTRACE_REPORT_CHUNK", "4096", 1);
     setenv("VRAMTRACE_REPORT_THREADS", "2", 1);
+    setenv("VRAMTRACE_NVDISASM", "none", 1); /* hermetic: no external tool runs on fuzzed notes */
     return 0;
 }
 

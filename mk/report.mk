@@ -13,6 +13,8 @@ $(REPORT_UNIT_BINS): $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/vt_test.h 
 FUZZ_CC ?= clang
 fuzz-trace: $(BUILD)/fuzz/fuzz_trace
 # util.c's output files reach their directory with src/platform/safepath.c
-$(BUILD)/fuzz/fuzz_trace: fuzz/fuzz_trace.c $(REPORT_SRCS) $(wildcard tools/report/*.h) src/platform/safepath.c
+# analysis_sass.c reads fatbins with src/fatbin
+FUZZ_FATBIN_SRCS := $(wildcard src/fatbin/*.c)
+$(BUILD)/fuzz/fuzz_trace: fuzz/fuzz_trace.c $(REPORT_SRCS) $(wildcard tools/report/*.h) src/platform/safepath.c $(FUZZ_FATBIN_SRCS)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Itools -Isrc/platform -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_trace.c $(REPORT_SRCS) src/platform/safepath.c -ljson-c -ldw -lelf -lstdc++ -lm
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -Itools -Isrc/platform -Isrc/fatbin -fsanitize=fuzzer,address,undefined -o $@ fuzz/fuzz_trace.c $(REPORT_SRCS) src/platform/safepath.c $(FUZZ_FATBIN_SRCS) -ljson-c -ldw -lelf -lzstd -llz4 -lstdc++ -lm
