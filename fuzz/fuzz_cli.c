@@ -25,6 +25,7 @@ static void put(const char *name, const char *text)
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc; (void)argv;
+    setenv("VRAMTRACE_NVDISASM", "none", 1); /* hermetic: no external tool runs on fuzzed notes */
     snprintf(dir, sizeof dir, "/tmp/fuzz-cli-XXXXXX");
     home = open(".", O_RDONLY | O_DIRECTORY);
     if (home < 0 || !mkdtemp(dir) || chdir(dir) != 0) abort();

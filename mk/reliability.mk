@@ -73,11 +73,12 @@ FUZZ_SEEDS_cli ?= fuzz/seeds/cli
 FUZZ_FLAGS_trace ?= -max_len=262144
 FUZZ_FLAGS_cli ?= -close_fd_mask=2 -timeout=20
 # `vramtrace report`'s command line: report.c and everything it calls
-$(BUILD)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(wildcard tools/report/*.c tools/report/*.h) $(FUZZ_RING_SRCS) src/trace/journal.c
+# (and the fatbin reader the report's SASS settling uses)
+$(BUILD)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(wildcard tools/report/*.c tools/report/*.h) $(FUZZ_RING_SRCS) src/trace/journal.c $(wildcard src/fatbin/*.c)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 $(SRC_INC) -Itools -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -o $@ fuzz/fuzz_cli.c $(sort $(wildcard tools/report/*.c) $(FUZZ_RING_SRCS) src/trace/journal.c) \
-	    -ljson-c -ldw -lelf -lstdc++ -lm -lpthread
+	    -fno-sanitize-recover=undefined -o $@ fuzz/fuzz_cli.c $(sort $(wildcard tools/report/*.c) $(FUZZ_RING_SRCS) src/trace/journal.c $(wildcard src/fatbin/*.c)) \
+	    -ljson-c -ldw -lelf -lzstd -llz4 -lstdc++ -lm -lpthread
 # crash recovery: journal.c is included by the target (its ring layout is private)
 FUZZ_RING_SRCS := src/trace/records.c src/trace/api_names.c src/trace/trace_writer.c src/core/registry.c src/core/rangemap.c src/core/inflight.c src/platform/addrspace.c src/platform/tracer.c src/platform/safepath.c tools/report/escape.c
 $(BUILD)/fuzz/fuzz_ring: fuzz/fuzz_ring.c src/trace/journal.c src/trace/journal.h src/trace/records.h $(FUZZ_RING_SRCS)
