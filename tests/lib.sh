@@ -26,6 +26,21 @@ need_sim() {
         exit 0
     fi
 }
+# Where tools/setup-frameworks.sh keeps the Python environments and tools (make test-frameworks).
+PY_CACHE="${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}"
+# need_framework ENV WHAT : PY is the cached environment ENV's python; without one the case is
+# skipped, loudly, and so under the sanitizer build (the interpreter is not instrumented)
+need_framework() {
+    PY="$PY_CACHE/$1/bin/python"
+    if [ ! -x "$PY" ]; then
+        skip "$2: NOT TESTED - no environment at $PY (make test-frameworks installs it)"
+        exit 0
+    fi
+    if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
+        skip "$2: not under the sanitizer build (the interpreter is not instrumented)"
+        exit 0
+    fi
+}
 # jqs TRACE FILTER : slurp a trace (NUL padding stripped) and apply a jq filter
 jqs() { tr -d '\000' <"$1" | jq -s -r "$2"; }
 # Under `make SAN=1 test` the library, the CLI and the simulated device are ASan-built and get

@@ -5,15 +5,7 @@
 # tools/setup-frameworks.sh (`make test-frameworks`); without it the case is skipped, loudly.
 . tests/lib.sh
 need_sim
-PY="${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}/numba/bin/python"
-if [ ! -x "$PY" ]; then
-    skip "numba-cuda: NOT TESTED - no environment at $PY (make test-frameworks installs it)"
-    exit 0
-fi
-if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
-    skip "numba-cuda: not under the sanitizer build (the interpreter and LLVM are not instrumented)"
-    exit 0
-fi
+need_framework numba numba-cuda
 S="$ROOT/tests/frameworks/numba_train.py"
 export CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}" PYTHONWARNINGS=ignore NUMBA_CUDA_LOW_OCCUPANCY_WARNINGS=0
 # untraced, on the simulated device with the redirect run --sim uses: what the program prints

@@ -13,7 +13,7 @@
 #     pointers are findings, all errors, nothing else.
 . tests/lib.sh
 need_sim
-NVD="${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}/nvdisasm/nvidia/cu13/bin/nvdisasm"
+NVD="$PY_CACHE/nvdisasm/nvidia/cu13/bin/nvdisasm"
 [ -x "$NVD" ] || NVD="${CUDA_HOME:-/usr/local/cuda}/bin/nvdisasm"
 if [ ! -x "$NVD" ]; then
     skip "SASS settling: NOT TESTED - no nvdisasm (the toolkit has none here; make test-frameworks installs it)"

@@ -9,15 +9,7 @@
 # it the case is skipped, loudly.
 . tests/lib.sh
 need_sim
-PY="${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}/torch/bin/python"
-if [ ! -x "$PY" ]; then
-    skip "PyTorch: NOT TESTED - no environment at $PY (make test-frameworks installs it)"
-    exit 0
-fi
-if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
-    skip "PyTorch: not under the sanitizer build (the interpreter and PyTorch are not instrumented)"
-    exit 0
-fi
+need_framework torch PyTorch
 NVCC=${NVCC:-$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")}
 [ -x "$NVCC" ] || { skip "PyTorch: NOT TESTED - no nvcc for the custom kernel"; exit 0; }
 S="$ROOT/tests/frameworks/torch_train.py"
@@ -36,7 +28,7 @@ num() { sed -n "s/^$2 //p" "$TMP/$1.out"; }            # num RUN KEY: the rest o
 field() { num "$1" "$2" | awk -v k="$3" '{for (i = 1; i < NF; i++) if ($i == k) print $(i + 1)}'; }
 
 # untraced, on the simulated device with the redirect run --sim uses: what the program prints
-env LD_LIBRARY_PATH="$SIM" VRAMTRACE_SIM_DIR="$SIM" LD_PRELOAD="$(preload "$SIM/libvtsimredirect.so"):$SIM/libcudart.so.13" \
+env LD_LIBRARY_PATH="$SIM" VRAMTRACE_SIM_DIR="$SIM" LD_PRELOAD="$(preload "$SIM/libvtsimredirect.so" "$SIM/libcudart.so.13")" \
     "$PY" "$S" "$TMP/vt_scale.fatbin" >"$TMP/plain.out" 2>"$TMP/plain.err"
 check_eq "untraced: exit 0, the module loads, both launches return 0, the bug's sync fails" \
     "$?:$(grep -v '^tensor\|^segments\|^after_empty\|^end \|^cpu_ptr' "$TMP/plain.out" | tr '\n' '|')" \
@@ -81,7 +73,7 @@ for conf in default expandable_segments:True backend:cudaMallocAsync; do
         "$(jqs "$T" '.[]|select(.ev=="footer")|.live_bytes')" "$(field $n end reserved)"
     # where the toolkit's nvdisasm is at hand, the notes on PyTorch's kernels (words of by-value
     # structs in SASS-only code) are settled from their machine code: none is used as an address
-    NVD="${VT_PY_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py}/nvdisasm/nvidia/cu13/bin/nvdisasm"
+    NVD="$PY_CACHE/nvdisasm/nvidia/cu13/bin/nvdisasm"
     if [ $conf = default ] && [ -x "$NVD" ]; then
         VRAMTRACE_NVDISASM="$NVD" "$VT" report --json "$T" >"$TMP/$n.sass.json" 2>/dev/null
         check_eq "$n: settled from the SASS (nvdisasm): every noted word read, none an address; still 1 error, no note" \
