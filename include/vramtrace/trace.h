@@ -53,11 +53,12 @@
 #define VT_EVN_RESUME      "resume"       /* vramtrace_resume() */
 #define VT_EVN_POOL_ATTR   "pool_attr"    /* a pool's release threshold set */
 #define VT_EVN_RESET       "reset"        /* cudaDeviceReset / cuDevicePrimaryCtxReset, after its frees */
+#define VT_EVN_PYCODE      "pycode"       /* a Python code object a recorded stack goes through */
 #define VT_TRACE_EVENTS(X)                                                                    \
     X(HEADER) X(MODULE) X(DEVICE) X(ALLOC) X(FREE) X(MAP) X(UNMAP) X(COPY) X(SET) X(KERNEL)   \
     X(LAUNCH) X(SYNC) X(MEMINFO) X(FINDING) X(RANGE_PUSH) X(RANGE_POP) X(RANGE_START)         \
     X(RANGE_END) X(MARK) X(FOOTER) X(POOL_TRIM) X(IPC_OPEN) X(IPC_CLOSE) X(GRAPH_ALLOC)  \
-    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET) X(POOL_ATTR)
+    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET) X(POOL_ATTR) X(PYCODE)
 
 /* ---- "mem": what kind of memory an alloc/free (or a map-tracked range) is -------------------- */
 #define VT_MEMN_DEVICE     "device"      /* cudaMalloc, cuMemAlloc...: VRAM */
@@ -112,6 +113,10 @@
  * whether the kernel uses it (inside a by-value struct, no PTX); the report folds them per kernel */
 #define VT_SEVN_NOTE    "note"
 
+/* ---- Python frames in "bt": VT_PYFRAME_TAG | pycode id << 24 | byte offset of the instruction
+ * in the code object (bit 63 is never set in a user-space return address) ------------------ */
+#define VT_PYFRAME_TAG 0x8000000000000000ull
+
 /* ---- field names: every top-level key a record may carry (docs/trace-format.md says which
  * record has which).  Keys are C identifiers; VT_TRACE_FIELD_NAME(k) is the JSON string. ---- */
 #define VT_TRACE_FIELDS(X)                                                                     \
@@ -129,6 +134,7 @@
     /* header */ X(format) X(version) X(tracer) X(token) X(pid) X(ppid) X(pidns) X(program) X(argv) X(argv_omitted) \
         X(wall_time) X(wall_time_ns) X(hostname) X(rank) X(page_size) X(backtraces) X(checks) \
     /* the program's own API */ X(label) X(depth) X(skipped)                                 \
+    /* pycode */ X(file) X(line) X(pyver) X(linetable)                                          \
     /* footer */ X(events) X(live_bytes) X(findings) X(dropped) X(error)
 #define VT_TRACE_FIELD_NAME(k) #k
 

@@ -50,20 +50,6 @@ void vt_fmt_emit(vt_line *l)
     if (n) vt_trace_append(l->start, n);
 }
 
-void vt_fmt_bt(vt_line *l)
-{
-    if (!vt_cfg.backtraces) return;
-    uint64_t frames[VT_BT_MAX];
-    int n = vt_backtrace(frames, vt_cfg.bt_depth);
-    vt_modules_cover(frames, n, vt_emit_module);
-    VT_PUT_LIT(l, ",\"bt\":[");
-    for (int i = 0; i < n; i++) {
-        if (i) VT_PUT_LIT(l, ",");
-        vt_put_hex(l, frames[i]);
-    }
-    VT_PUT_LIT(l, "]");
-}
-
 void vt_emit_module(const struct vt_module_info *m)
 {
     char buf[LINE_MAX_BYTES * 3];

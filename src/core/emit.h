@@ -53,8 +53,6 @@ static inline void vt_fill_call(struct vt_rec_call *r, const struct vt_call *c)
 /* Close the line; its length, or 0 when it overflowed (then it must not be written). */
 size_t vt_fmt_finish(vt_line *l);
 void vt_fmt_emit(vt_line *l);
-/* ,"bt":[...] of the current call stack when backtraces are on */
-void vt_fmt_bt(vt_line *l);
 void vt_fmt_ensure_device(int dev);
 /* Queue a binary record (records.h) on the journal, or format and write it at once when the
  * journal is off. */

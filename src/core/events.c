@@ -11,6 +11,7 @@
 
 #include <vramtrace/trace.h>
 #include "backtrace.h"
+#include "pystack.h"
 #include "check.h"
 #include "jsonl.h"
 #include "registry.h"
@@ -102,8 +103,7 @@ void vt_ev_alloc(const struct vt_call *c, uint64_t addr, uint64_t size, int mem,
     uint64_t frames[VT_BT_MAX];
     int nf = 0;
     if (vt_cfg.backtraces) {
-        nf = vt_backtrace(frames, vt_cfg.bt_depth);
-        vt_modules_cover(frames, nf, vt_emit_module);
+        nf = vt_stack_capture(frames, vt_cfg.bt_depth);
     }
     /* Insert and queue the record under the range's lock: the file's order is then the
      * registry's (registry.h). */
@@ -349,8 +349,7 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     memset(rp, 0, sizeof *rp);
     /* the copy's site: its call stack (a graph replay's copies have the launch's) */
     if (vt_cfg.backtraces) {
-        int nf = vt_backtrace(rp->frames, vt_cfg.bt_depth);
-        vt_modules_cover(rp->frames, nf, vt_emit_module);
+        int nf = vt_stack_capture(rp->frames, vt_cfg.bt_depth);
         rp->nframes = (uint16_t)(nf > 0 ? nf : 0);
     }
     vt_fill_call(&rp->c, c);

@@ -12,6 +12,7 @@
 
 #include <vramtrace/trace.h>
 #include "emit.h"
+#include "pystack.h"
 #include "registry.h"
 #include "resolve.h"
 #include "sink.h"

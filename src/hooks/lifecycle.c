@@ -22,6 +22,7 @@
 #include "addrspace.h"
 #include "api_names.h"
 #include "backtrace.h"
+#include "pystack.h"
 #include "check.h"
 #include "events.h"
 #include "graphs.h"
@@ -368,6 +369,7 @@ static void child_after_fork(void)
     forked_child = 1;
     vt_registry_reset();
     vt_modules_reset();
+    vt_pystack_reset();
     vt_check_reset();
     vt_emit_reset_after_fork();
     vt_findings_reset_after_fork();

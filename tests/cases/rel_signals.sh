@@ -6,7 +6,8 @@
 need_sim
 P="$PROGS/rel_sigexit"
 # run NAME N [VAR=VALUE...] [-- ARGS]: N runs with alarm delays spread over 2-22 ms; counts runs
-# that exit 0 (a deadlock is killed by timeout: 124), traces report can read, and runs that say
+# that exit 0 (a deadlock is killed by timeout: 124; 20 s, since a sanitized run on a loaded
+# 2-core machine took over 5 s once), traces report can read, and runs that say
 # they were interrupted holding a tracer lock
 runs() {
     name=$1 n=$2; shift 2
@@ -15,7 +16,7 @@ runs() {
         i=$((i + 1))
         d=$((2000 + i * 337 % 20000))
         rm -f "$TMP/$name.jsonl"
-        env "$@" timeout 5 "$VT" run --sim -o "$TMP/$name.jsonl" -- "$P" $d ${threads:-1} >"$TMP/$name.out" 2>"$TMP/$name.err"
+        env "$@" timeout 20 "$VT" run --sim -o "$TMP/$name.jsonl" -- "$P" $d ${threads:-1} >"$TMP/$name.out" 2>"$TMP/$name.err"
         rc=$?
         [ $rc -eq 0 ] && grep -q '^started$' "$TMP/$name.out" && good=$((good + 1))
         [ $rc -ne 0 ] && echo "# $name run $i (delay $d us): exit $rc"

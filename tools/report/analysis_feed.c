@@ -630,6 +630,9 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         p->t0 = ev->t; p->t_end = ev->t; p->wall_time = ev->wall_time;
         p->wall_ns = ev->wall_time_ns > 0 ? ev->wall_time_ns : ev->wall_time > 0 ? ev->wall_time * 1000000000ll : 0;
         return 0;
+    case VT_EV_PYCODE:
+        return vt_sym_add_pycode(a->sym, (uint64_t)ev->id, ev->file, ev->name, (int)ev->pyline, ev->pyver, ev->linetable) < 0
+             ? VT_AN_ENOMEM : 0;
     case VT_EV_MODULE:
         if (!p->caching_allocator) p->caching_allocator = caching_allocator(ev->path);
         return vt_sym_add_module(a->sym, &(struct vt_sym_module){ ev->path, ev->base, ev->lo, ev->hi, ev->build_id,

@@ -44,6 +44,59 @@ static const struct vt_frame *next_frame(struct vt_sym *sym, const struct stack 
     return ++*j < s->n ? vt_sym_lookup(sym, s->pcs[*j]) : NULL;
 }
 
+/* The interpreter itself: a frame of libpython or of the python executable. */
+static int interpreter_frame(const struct vt_frame *f)
+{
+    return !f->python && f->module && (!strncmp(f->module, "libpython", 9) || !strncmp(f->module, "python", 6));
+}
+
+/* A Python frame of the program's own code: not a framework's package or the standard library. */
+static int user_python(const struct vt_frame *f)
+{
+    const char *p = f->path ? f->path : "";
+    return f->python && !strstr(p, "/site-packages/") && !strstr(p, "/dist-packages/") && !strstr(p, "/lib/python3") &&
+           strncmp(p, "<frozen", 7) != 0;
+}
+
+/* The frames of stack S as the report shows them, in *OUT (malloc'd; the count): every source
+ * frame of its native pcs, inlined ones included; with Python frames (tagged pcs, after the
+ * native ones), those take the place of the interpreter's native frames: the native frames up
+ * to the first interpreter frame, then the Python frames, innermost first. -1 out of memory. */
+static long stack_view(struct vt_sym *sym, const struct stack *s, const struct vt_frame ***out)
+{
+    size_t nat = 0, npy = 0, cap = 0;
+    while (nat < s->n && !(s->pcs[nat] & VT_PYFRAME_TAG)) nat++;
+    npy = s->n - nat;
+    size_t j = 0;
+    if (nat)
+        for (const struct vt_frame *f = vt_sym_lookup(sym, s->pcs[0]); f; f = next_frame(sym, s, &j, f)) {
+            if (j >= nat) break;
+            cap++;
+        }
+    const struct vt_frame **v = malloc((cap + npy + 1) * sizeof *v);
+    if (!v) return -1;
+    size_t n = 0;
+    j = 0;
+    if (nat)
+        for (const struct vt_frame *f = vt_sym_lookup(sym, s->pcs[0]); f && n < cap; f = next_frame(sym, s, &j, f)) {
+            if (j >= nat) break;
+            if (npy && interpreter_frame(f)) break; /* the Python frames say where the interpreter was */
+            v[n++] = f;
+        }
+    for (size_t i = nat; i < s->n; i++) v[n++] = vt_sym_lookup(sym, s->pcs[i]);
+    *out = v;
+    return (long)n;
+}
+
+/* The Python frame that names a site: the program's own innermost one (outside a framework's
+ * package and the standard library), else the innermost Python frame; -1 with none. */
+static long python_pick(const struct vt_frame **v, long n)
+{
+    for (long i = 0; i < n; i++) if (user_python(v[i])) return i;
+    for (long i = 0; i < n; i++) if (v[i]->python) return i;
+    return -1;
+}
+
 /* Label of a stack's site: its first source frame (inlined ones included) outside
  * vramtrace/CUDA plumbing and CUDA's headers (the innermost frame when all are); inside one of
  * NVIDIA's libraries (vt_sym_is_vendor_module), the outermost frame of that run of library
@@ -55,28 +108,36 @@ static const char *site_label(struct vt_sym *sym, const struct stack *s, const c
     *caller = NULL;
     *always = 0;
     if (!s->n) return "(no backtrace)";
-    const struct vt_frame *pick = NULL;
-    size_t j = 0, pj = 0;
+    const struct vt_frame **v;
+    long n = stack_view(sym, s, &v);
+    if (n <= 0) return n < 0 ? "?" : vt_sym_lookup(sym, s->pcs[0])->label;
+    const char *label = NULL;
+    /* with Python frames: the program's own line (the innermost Python frame outside a
+     * framework's package and the standard library; else the innermost one), and its caller */
+    long py = python_pick(v, n);
+    if (py >= 0) {
+        label = v[py]->label;
+        if (py + 1 < n) *caller = v[py + 1]->label;
+        free(v);
+        return label;
+    }
+    long pick = -1;
     int after_stub = 0;
-    for (const struct vt_frame *f = vt_sym_lookup(sym, s->pcs[0]); f && !pick; f = next_frame(sym, s, &j, f)) {
+    for (long i = 0; i < n && pick < 0; i++) {
         /* the frame calling nvcc's __device_stub__ is the kernel's host wrapper (named like the
          * kernel, at its __global__ line): the launch site is the one after it */
-        if (!f->internal && !after_stub && !f->startup) { pick = f; pj = j; }
-        after_stub = f->func && !strncmp(f->func, "__device_stub__", 15);
+        if (!v[i]->internal && !after_stub && !v[i]->startup) pick = i;
+        after_stub = v[i]->func && !strncmp(v[i]->func, "__device_stub__", 15);
     }
-    if (!pick) return vt_sym_lookup(sym, s->pcs[0])->label;
-    if (vt_sym_is_vendor_module(pick->module)) {
+    if (pick < 0) { label = v[0]->label; free(v); return label; }
+    if (vt_sym_is_vendor_module(v[pick]->module)) {
         *always = 1;
-        for (;;) {
-            size_t nj = pj;
-            const struct vt_frame *o = next_frame(sym, s, &nj, pick);
-            if (!o || !vt_sym_is_vendor_module(o->module)) break;
-            pick = o; pj = nj;
-        }
+        while (pick + 1 < n && vt_sym_is_vendor_module(v[pick + 1]->module)) pick++;
     }
-    const struct vt_frame *c = next_frame(sym, s, &pj, pick);
-    if (c && !c->startup) *caller = c->label;
-    return pick->label;
+    if (pick + 1 < n && !v[pick + 1]->startup) *caller = v[pick + 1]->label;
+    label = v[pick]->label;
+    free(v);
+    return label;
 }
 
 /* Maps every stack to a site, merged by site label.  Where stacks with the same site frame come
@@ -112,12 +173,22 @@ static int make_sites(struct vt_proc *p)
         if (site) { s->site = (int)*site; continue; }
         const struct vt_frame **frames = NULL;
         size_t nf = 0;
-        if (s->n) {   /* every source frame, inlined ones included */
-            size_t j = 0;
-            for (const struct vt_frame *f = vt_sym_lookup(a->sym, s->pcs[0]); f; f = next_frame(a->sym, s, &j, f)) nf++;
-            if (!(frames = malloc((nf ? nf : 1) * sizeof *frames))) goto oom;
-            j = 0; nf = 0;
-            for (const struct vt_frame *f = vt_sym_lookup(a->sym, s->pcs[0]); f; f = next_frame(a->sym, s, &j, f)) frames[nf++] = f;
+        if (s->n) {   /* every source frame, inlined ones included, Python ones in the interpreter's place */
+            long k = stack_view(a->sym, s, &frames);
+            if (k < 0) goto oom;
+            nf = (size_t)k;
+            /* a Python site: its frame and the Python frames out from it (what its "from" lines
+             * show); the native frames are inside the line, below the interpreter */
+            long py = python_pick(frames, k);
+            if (py >= 0) {
+                const struct vt_frame **o = malloc(nf * sizeof *o);
+                if (!o) { free(frames); goto oom; }
+                size_t m = 0;
+                for (long x = py; x < k; x++) o[m++] = frames[x];
+                free(frames);
+                frames = o;
+                nf = m;
+            }
         }
         if (p->nsites == cap) {
             cap = cap ? cap * 2 : 64;

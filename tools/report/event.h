@@ -75,6 +75,9 @@ struct vt_event {
     uint64_t base, lo, hi;
     int sim;                        /* device */
     int cc;                         /* device: compute capability, major * 10 + minor ("9.0": 90); 0 unknown */
+    const char *file, *linetable;   /* pycode: the code object's file; its line table (hex) */
+    int64_t pyline;                 /* pycode: its first line */
+    int pyver;                      /* pycode: the CPython version whose format the table is in (311 ...) */
     const uint32_t *params;         /* kernel: offset, size of each parameter (nparams pairs) */
     size_t nparams;
     const char *pci;                /* device: PCI bus id ("" when absent) */

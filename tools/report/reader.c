@@ -201,6 +201,7 @@ static int validate(struct vt_reader *r, struct vt_event *ev, int first, char *e
         return rc;
     }
     case VT_EV_KERNEL: return need(r, ev, VT_F_ID | VT_F_NAME, err, errlen);
+    case VT_EV_PYCODE: return need(r, ev, VT_F_ID, err, errlen);
     case VT_EV_LAUNCH: return need(r, ev, VT_F_T | VT_F_K, err, errlen);
     case VT_EV_FINDING: return need(r, ev, VT_F_T | VT_F_KIND, err, errlen);
     case VT_EV_RANGE_PUSH: return need(r, ev, VT_F_TID | VT_F_NAME, err, errlen);
@@ -229,6 +230,7 @@ int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
         memset(ev, 0, sizeof *ev);
         ev->api = ev->name = ev->kind = ev->severity = ev->msg = ev->cls = ev->mapping = "";
         ev->path = ev->format = ev->tracer = ev->program = ev->hostname = ev->checks = ev->error = ev->label = ev->pci = ev->build_id = "";
+        ev->file = ev->linetable = "";
         ev->dev = -1; ev->rank = ev->local_rank = ev->world_size = -1;
         ev->line = r->line;
         r->alen = 0;

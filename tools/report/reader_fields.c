@@ -260,6 +260,10 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("lo")) HEX(ev->lo, VT_F_LO);
     else if (KEY("hi")) HEX(ev->hi, VT_F_HI);
     else if (KEY("sim")) { WANT(v->type == JV_BOOL, "a boolean"); ev->sim = (int)v->i; }
+    else if (KEY("file")) STR(ev->file);
+    else if (KEY("linetable")) STR(ev->linetable);
+    else if (KEY("line")) I64(ev->pyline, 1, 0);
+    else if (KEY("pyver")) { int64_t pv = 0; I64(pv, 0, 0); ev->pyver = (int)pv; }
     else if (KEY("cc")) { /* "9.0" */
         WANT(v->type == JV_STR, "a string");
         unsigned maj = 0, min = 0;

@@ -1,5 +1,7 @@
 /* symbolize.c - libdwfl offline symbolization of trace backtraces, with C++ demangling. */
 #include "report/symbolize.h"
+#include "report/pylines.h"
+#include <vramtrace/trace.h>
 
 #include <fcntl.h>
 #include <libgen.h>
@@ -38,8 +40,13 @@ struct module {
     int used;           /* a recorded pc lies in it */
 };
 
+struct pycode { char *file, *name; int firstline, version; uint8_t *table; size_t len; };
+
 struct vt_sym {
     int enabled, reported, dirty;
+    struct pycode *py;           /* `pycode` records, by id through py_index */
+    size_t npy, cappy;
+    struct vtr_hmap py_index;    /* id -> index + 1 */
     Dwfl *dwfl;
     struct module *mods;
     size_t nmods, capmods;
@@ -490,15 +497,64 @@ static struct vt_frame *resolve(struct vt_sym *s, struct vt_frame *f)
     return top;
 }
 
+int vt_sym_add_pycode(struct vt_sym *s, uint64_t id, const char *file, const char *name, int firstline, int version,
+                      const char *linetable_hex)
+{
+    if (vtr_hmap_get(&s->py_index, id)) return 0; /* a repeat (a fork child's trace starts again) keeps the first */
+    if (s->npy == s->cappy) {
+        size_t nc = s->cappy ? s->cappy * 2 : 64;
+        struct pycode *np = realloc(s->py, nc * sizeof *np);
+        if (!np) return -1;
+        s->py = np; s->cappy = nc;
+    }
+    size_t hl = linetable_hex ? strlen(linetable_hex) : 0;
+    struct pycode *c = &s->py[s->npy];
+    *c = (struct pycode){ strdup(file ? file : ""), strdup(name ? name : ""), firstline, version, malloc(hl / 2 + 1), 0 };
+    if (!c->file || !c->name || !c->table) { free(c->file); free(c->name); free(c->table); return -1; }
+    for (size_t i = 0; i + 1 < hl; i += 2) {
+        unsigned v;
+        if (sscanf(linetable_hex + i, "%2x", &v) != 1) break;
+        c->table[c->len++] = (uint8_t)v;
+    }
+    if (vtr_hmap_put(&s->py_index, id, ++s->npy) < 0) return -1;
+    return 0;
+}
+
+/* A Python frame: function (file:line) from its code object's record and instruction offset. */
+static void python_frame(struct vt_sym *s, struct vt_frame *f)
+{
+    uint64_t id = (f->pc & ~VT_PYFRAME_TAG) >> 24;
+    uint32_t off = (uint32_t)(f->pc & 0xffffff);
+    uint64_t *ix = vtr_hmap_get(&s->py_index, id);
+    f->python = 1;
+    if (!ix) { f->label = "(a Python frame whose code record is missing)"; return; }
+    const struct pycode *c = &s->py[*ix - 1];
+    const char *sl = strrchr(c->file, '/');
+    f->path = keep(s, c->file);
+    f->file = keep(s, sl ? sl + 1 : c->file);
+    f->func = keep(s, c->name);
+    f->line = vt_py_addr2line(c->version, c->table, c->len, c->firstline, off);
+    char lab[1400];
+    if (f->line > 0) snprintf(lab, sizeof lab, "%s (%s:%d)", c->name, f->file ? f->file : "?", f->line);
+    else snprintf(lab, sizeof lab, "%s (%s)", c->name, f->file ? f->file : "?");
+    f->label = keep(s, lab);
+    if (!f->label) f->label = "?";
+}
+
 const struct vt_frame *vt_sym_lookup(struct vt_sym *s, uint64_t pc)
 {
     static const struct vt_frame oom_frame = { .label = "?" };
     uint64_t *idx = vtr_hmap_get(&s->cache, pc);
     if (idx) return s->frames[*idx - 1];
-    report_modules(s);
     struct vt_frame *f = calloc(1, sizeof *f);
     if (!f || own(s, f) < 0) { free(f); return &oom_frame; }
     f->pc = pc;
+    if (pc & VT_PYFRAME_TAG) {
+        python_frame(s, f);
+        if (vtr_hmap_put(&s->cache, pc, s->nframes) < 0) return &oom_frame;
+        return f;
+    }
+    report_modules(s);
     struct vt_frame *top = resolve(s, f);
     size_t at = s->nframes;                          /* the innermost: owned already, find its slot */
     while (at > 0 && s->frames[at - 1] != top) at--;
@@ -515,6 +571,9 @@ void vt_sym_free(struct vt_sym *s)
     for (size_t i = 0; i < s->nframes; i++) free(s->frames[i]);
     free(s->frames);
     vtr_hmap_free(&s->cache);
+    for (size_t i = 0; i < s->npy; i++) { free(s->py[i].file); free(s->py[i].name); free(s->py[i].table); }
+    free(s->py);
+    vtr_hmap_free(&s->py_index);
     vtr_strtab_free(&s->strs);
     free(s);
 }

@@ -16,6 +16,8 @@ struct vt_frame {
     uint64_t offset;        /* pc - module load bias */
     int internal;           /* vramtrace, CUDA runtime/driver, CUDA's headers, or nvcc-generated launch stubs */
     int startup;            /* C start-up code under main (_start, __libc_start_*): never a site, never shown */
+    int python;             /* a Python frame (VT_PYFRAME_TAG): func is its function, path its file */
+    const char *path;       /* python: the file as the interpreter named it (file is its basename) */
     const char *label;      /* "func (file:line)", "func (module)", "module+0x1f0" or "0x7f..." */
     /* One pc can be several source frames: a function inlined into another (a typed
      * cudaMalloc<T> from cuda_runtime.h inlined into a helper inlined into main). The frame
@@ -43,6 +45,10 @@ size_t vt_sym_stale_modules(const struct vt_sym *s, int gone, char *buf, size_t 
 const struct vt_frame *vt_sym_lookup(struct vt_sym *s, uint64_t pc);
 void vt_sym_free(struct vt_sym *s);
 
+/* A Python code object a recorded stack goes through (a `pycode` record): its id, file, function,
+ * first line, and line table (hex, in VERSION's format). Returns 0, or -1 out of memory. */
+int vt_sym_add_pycode(struct vt_sym *s, uint64_t id, const char *file, const char *name, int firstline, int version,
+                      const char *linetable_hex);
 /* The modules recorded, in order; module I's file opened read-only (the caller closes it) when it
  * is the build that ran, else -1 (the same rule symbolization follows: a file that changed since
  * the trace is never read for it). *PATH: its recorded path. For reading what else the file holds

@@ -1,0 +1,43 @@
+#!/bin/sh
+# py_frames.sh - the Python line in recorded stacks (issue 47, slice 1): tests/pylayout/alloc.py
+# calls the CUDA runtime through ctypes (the interpreter's lock released) from nested functions,
+# traced under each CPython 3.10-3.13 installed here. Its lines come from its "# at:" markers;
+# the report must name them: a helper's line with the caller that tells its sites apart, the
+# Python callers out from it, the copy's line; the trace holds one `pycode` record per code object
+# a stack goes through.
+. tests/lib.sh
+need_sim
+if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
+    skip "py_frames: not under the sanitizer build (the interpreter is not instrumented)"
+    exit 0
+fi
+S="$ROOT/tests/pylayout/alloc.py"
+at() { grep -n "# at:$1\b" "$S" | cut -d: -f1; }
+found=0
+for minor in 10 11 12 13; do
+    py=""
+    for cand in "$HOME"/.pyenv/versions/3.$minor*/bin/python3.$minor "$(command -v python3.$minor 2>/dev/null)"; do
+        [ -x "$cand" ] && "$cand" -c "import sys; sys.exit(sys.version_info[:2] != (3, $minor))" 2>/dev/null && { py=$cand; break; }
+    done
+    [ -n "$py" ] || continue
+    found=$((found + 1))
+    T="$TMP/py$minor.jsonl"
+    "$VT" run --sim -q -o "$T" -- "$py" "$S" >"$TMP/py$minor.out" 2>"$TMP/py$minor.err"
+    check_eq "3.$minor: the program ran (its copy returned 0)" "$?:$(cat "$TMP/py$minor.out")" "0:upload 0"
+    "$VT" report --json "$T" >"$TMP/py$minor.json" 2>/dev/null
+    check_eq "3.$minor: peak sites: the helper's line, told apart by the callers' lines; 3 MiB and 2 MiB" \
+        "$(jq -r '.peak_sites | map("\(.site) \(.bytes)") | join(";")' "$TMP/py$minor.json")" \
+        "malloc (alloc.py:$(at malloc)) <- weights (alloc.py:$(at weights)) 3145728;malloc (alloc.py:$(at malloc)) <- activations (alloc.py:$(at acts)) 2097152"
+    check_eq "3.$minor: the copy's site is its line" \
+        "$(jq -r '[.processes[0].copy_sites[].site] | join(";")' "$TMP/py$minor.json")" \
+        "upload (alloc.py:$(at copy))"
+    "$VT" report "$T" >"$TMP/py$minor.txt" 2>&1
+    check_eq "3.$minor: text: the weights' site shows its Python caller, and the module's line is common to all" \
+        "$(grep -A1 "<- weights" "$TMP/py$minor.txt" | sed -n 2p | sed 's/^ *//') / $(grep -c "every site above called from <module> (alloc.py:$(at main_model))" "$TMP/py$minor.txt")" \
+        "from model (alloc.py:$(at model_w)) / 1"
+    check_eq "3.$minor: every Python frame in a stack has its code record (no frame left unnamed)" \
+        "$(grep -c 'a Python frame whose code record is missing' "$TMP/py$minor.txt")" 0
+    check "3.$minor: one pycode record per code object (file alloc.py, distinct ids)" sh -c \
+        'n=$(grep -c "\"ev\":\"pycode\"" "$1"); u=$(grep "\"ev\":\"pycode\"" "$1" | jq -r .id | sort -u | wc -l); [ "$n" -ge 4 ] && [ "$n" -eq "$u" ]' _ "$T"
+done
+[ $found -gt 0 ] || skip "py_frames: NOT TESTED - no CPython 3.10-3.13 here"

@@ -1,0 +1,32 @@
+"""lines.py - CPython's own answer for line numbers (tests/cases/py_lines.sh): every code object of
+a few standard modules (nested ones included), as its line table's bytes and, for each
+instruction offset, the line code.co_lines() gives it. Output: "C VERSION FIRSTLINE HEX" per
+code object, then "O OFFSET LINE" per instruction (LINE -1 for none)."""
+import argparse, json, sys, types, dis, inspect  # noqa: E401  (their code is the sample)
+
+ver = sys.version_info[0] * 100 + sys.version_info[1]
+
+
+def codes(obj, seen):
+    if id(obj) in seen:
+        return
+    seen.add(id(obj))
+    yield obj
+    for c in obj.co_consts:
+        if isinstance(c, types.CodeType):
+            yield from codes(c, seen)
+
+
+seen = set()
+n = 0
+for mod in (argparse, json.decoder, json.encoder, dis, inspect):
+    for name, value in vars(mod).items():
+        for fn in ([value] if inspect.isfunction(value) else
+                   [v for v in vars(value).values() if inspect.isfunction(v)] if inspect.isclass(value) else []):
+            for code in codes(fn.__code__, seen):
+                print("C", ver, code.co_firstlineno, code.co_linetable.hex())
+                for start, end, line in code.co_lines():
+                    for off in range(start, end, 2):
+                        print("O", off, -1 if line is None else line)
+                n += 1
+print("N", n)
