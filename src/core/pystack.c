@@ -92,7 +92,7 @@ int vt_stack_capture(uint64_t *frames, int depth)
     vt_modules_cover(frames, n, vt_emit_module);
     vt_pyframe py[32];
     int room = VT_BT_MAX - n;
-    int np = vt_py_frames(py, room < 32 ? room : 32);
+    int np = vt_cfg.python_frames ? vt_py_frames(py, room < 32 ? room : 32) : 0;
     for (int i = 0; i < np; i++) {
         uint32_t id = code_id(py[i].code);
         if (id) frames[n++] = VT_PYFRAME_TAG | (uint64_t)id << 24 | (py[i].offset & 0xffffffu);

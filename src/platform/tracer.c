@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 
-struct vt_config vt_cfg = { .enabled = 1, .backtraces = 1, .bt_depth = 24, .check = VT_CHECK_RECORD,
+struct vt_config vt_cfg = { .enabled = 1, .backtraces = 1, .python_frames = 1, .bt_depth = 24, .check = VT_CHECK_RECORD,
                             .meminfo_interval_ns = 1000000000u };
 VT_TLS struct vt_thread_state vt_ts;
 
@@ -80,6 +80,7 @@ void vt_config_read(void)
     vt_cfg.quiet = env_flag("VRAMTRACE_QUIET", 0); /* first: it silences the warnings below */
     vt_cfg.enabled = !env_flag("VRAMTRACE_DISABLE", 0);
     vt_cfg.backtraces = env_flag("VRAMTRACE_BACKTRACE", 1);
+    vt_cfg.python_frames = env_flag("VRAMTRACE_PYTHON_FRAMES", 1);
     const char *d = getenv("VRAMTRACE_BT_DEPTH");
     long depth;
     if (d && *d) {

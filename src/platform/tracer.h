@@ -30,6 +30,7 @@ enum vt_check_mode { VT_CHECK_OFF = 0, VT_CHECK_RECORD = 1, VT_CHECK_ABORT = 2 }
 struct vt_config {
     int enabled;          /* 0: every hook only forwards (VRAMTRACE_DISABLE=1) */
     int backtraces;       /* VRAMTRACE_BACKTRACE (default 1) */
+    int python_frames;    /* VRAMTRACE_PYTHON_FRAMES (default 1): Python frames in recorded stacks */
     int bt_depth;         /* VRAMTRACE_BT_DEPTH (default 24, max 64) */
     int freed_history;    /* VRAMTRACE_FREED_HISTORY: freed ranges remembered per shard; 0 = default */
     int unwind_glibc;     /* VRAMTRACE_UNWIND=glibc: glibc backtrace() for every stack, not unwind.c */

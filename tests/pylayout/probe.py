@@ -28,6 +28,6 @@ codes = {"inner": inner.__code__, "middle": middle.__code__, "run": Outer.run.__
          "Outer.run": Outer.run.__code__, "<module>": sys.modules["__main__"].__loader__.get_code("__main__")}
 print(n)
 for row in buf.value.decode().splitlines():
-    name, file, first, offset, _ = row.split(" ")
+    name, file, first, offset, _ = row.split("\t")
     line = next((ln for start, end, ln in codes[name].co_lines() if start <= int(offset) < end), None)
     print(name, file, first, line)

@@ -2,7 +2,8 @@
  * interpreter: tests/cases/py_layout.sh builds it as a shared object with pyframes.c (dlsym
  * standing in for the tracer's own lookup), and a Python script calls vt_probe() through ctypes, which releases the
  * interpreter's lock around the call, as PyTorch's bindings do around CUDA. It writes one line
- * per frame, innermost first: "NAME FILE FIRSTLINE OFFSET LINETABLE_BYTES". */
+ * per frame, innermost first: NAME, FILE, FIRSTLINE, OFFSET, LINETABLE_BYTES, tab-separated (a
+ * file name may hold spaces). */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,7 +21,7 @@ int vt_probe(char *buf, int cap)
     for (int i = 0; i < n && k < cap; i++) {
         struct vt_py_code c;
         if (vt_py_code_describe(fr[i].code, &c) < 0) continue;
-        k += snprintf(buf + k, (size_t)(cap - k), "%.*s %.*s %d %u %zu\n", (int)c.name_len, c.name, (int)c.file_len, c.file,
+        k += snprintf(buf + k, (size_t)(cap - k), "%.*s\t%.*s\t%d\t%u\t%zu\n", (int)c.name_len, c.name, (int)c.file_len, c.file,
                       c.firstlineno, fr[i].offset, c.linetable_len);
     }
     return n;
