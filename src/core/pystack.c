@@ -12,8 +12,8 @@
 #include "pyframes.h"
 #include "tracer.h"
 
-/* Code objects seen, by identity: the address with what the object holds (a code object freed
- * and another made at its address is another key). Open addressing, entries never removed;
+/* Code objects seen, by identity (vt_py_code_identity: a code object freed and another made at
+ * its address is another key). Open addressing, entries never removed;
  * full: the frame is left out. */
 #define CODE_BITS 16
 #define CODE_SLOTS (1u << CODE_BITS)
@@ -21,12 +21,6 @@ struct code_slot { _Atomic uint64_t key; _Atomic uint32_t id; };
 static struct code_slot codes[CODE_SLOTS];
 static pthread_mutex_t code_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_code_id = 1;
-
-static uint64_t mix(uint64_t h)
-{
-    h ^= h >> 33; h *= 0xff51afd7ed558ccdull; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ull; h ^= h >> 33;
-    return h;
-}
 
 static void emit_pycode(uint32_t id, const struct vt_py_code *c)
 {
@@ -57,10 +51,8 @@ static void emit_pycode(uint32_t id, const struct vt_py_code *c)
 /* The id of the code object at CODE (its record written the first time); 0 when it cannot be. */
 static uint32_t code_id(uint64_t code)
 {
-    struct vt_py_code c;
-    if (vt_py_code_describe(code, &c) < 0) return 0;
-    uint64_t key = mix(code ^ mix((uint64_t)(uintptr_t)c.file ^ ((uint64_t)(uintptr_t)c.linetable << 1) ^ (uint64_t)c.firstlineno));
-    if (!key) key = 1;
+    uint64_t key = vt_py_code_identity(code);
+    if (!key) return 0;
     for (uint32_t i = 0, at = (uint32_t)key & (CODE_SLOTS - 1); i < 64; i++, at = (at + 1) & (CODE_SLOTS - 1)) {
         uint64_t k = atomic_load_explicit(&codes[at].key, memory_order_acquire);
         if (k == key) {
@@ -70,6 +62,8 @@ static uint32_t code_id(uint64_t code)
         }
         if (!k) break;
     }
+    struct vt_py_code c;
+    if (vt_py_code_describe(code, &c) < 0) return 0;
     uint32_t id = 0;
     vt_mutex_lock(&code_lock);
     for (uint32_t i = 0, at = (uint32_t)key & (CODE_SLOTS - 1); i < 64; i++, at = (at + 1) & (CODE_SLOTS - 1)) {

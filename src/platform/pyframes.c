@@ -145,6 +145,17 @@ int vt_py_code_describe(uint64_t code, struct vt_py_code *out)
     return 0;
 }
 
+uint64_t vt_py_code_identity(uint64_t code)
+{
+    uintptr_t c = (uintptr_t)code;
+    if (!ready() || !aligned(c) || rd(c + 8) != code_type) return 0;
+    int first;
+    memcpy(&first, (const void *)(c + L->co_firstlineno), sizeof first);
+    uint64_t h = (uint64_t)c ^ (rd(c + L->co_filename) * 0x9E3779B97F4A7C15ull) ^ (rd(c + L->co_linetable) << 1) ^ (uint64_t)(uint32_t)first;
+    h ^= h >> 33; h *= 0xff51afd7ed558ccdull; h ^= h >> 33; h *= 0xc4ceb9fe1a85ec53ull; h ^= h >> 33;
+    return h ? h : 1;
+}
+
 int vt_py_layout_dump(int version, char *buf, size_t n)
 {
     const struct layout *l = layout_for(version);

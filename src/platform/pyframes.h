@@ -40,6 +40,11 @@ struct vt_py_code {
 };
 int vt_py_code_describe(uint64_t code, struct vt_py_code *out);
 
+/* What identifies the code object at CODE cheaply (its address with its file, line table and first
+ * line: another code object made later at the same address differs), never 0; 0 when CODE is no
+ * code object. Three loads, no string read: the per-stack lookup key. */
+uint64_t vt_py_code_identity(uint64_t code);
+
 /* The CPython layout the tracer reads for VERSION (310 for 3.10 ...), as "name value" lines in
  * BUF (what tests/pylayout/pylayout.c prints from the headers); 0, or -1 for a version it does
  * not know. */

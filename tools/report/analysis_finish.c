@@ -110,7 +110,8 @@ static const char *site_label(struct vt_sym *sym, const struct stack *s, const c
     if (!s->n) return "(no backtrace)";
     const struct vt_frame **v;
     long n = stack_view(sym, s, &v);
-    if (n <= 0) return n < 0 ? "?" : vt_sym_lookup(sym, s->pcs[0])->label;
+    if (n < 0) return "?";
+    if (n == 0) { free(v); return vt_sym_lookup(sym, s->pcs[0])->label; }
     const char *label = NULL;
     /* with Python frames: the program's own line (the innermost Python frame outside a
      * framework's package and the standard library; else the innermost one), and its caller */
@@ -181,7 +182,7 @@ static int make_sites(struct vt_proc *p)
              * show); the native frames are inside the line, below the interpreter */
             long py = python_pick(frames, k);
             if (py >= 0) {
-                const struct vt_frame **o = malloc(nf * sizeof *o);
+                const struct vt_frame **o = malloc((nf ? nf : 1) * sizeof *o);
                 if (!o) { free(frames); goto oom; }
                 size_t m = 0;
                 for (long x = py; x < k; x++) o[m++] = frames[x];
