@@ -194,9 +194,9 @@ static vt_fatbin *parsed_for(const void *key, const void *image, size_t len, uns
  * buffer places each parameter at a multiple of its alignment, and a type holding a pointer is
  * 8-aligned, so a parameter at an offset that is not a multiple of 8 holds none: an align-4
  * struct's int pairs (CUB's GridEvenShare at offset 20) are never read as addresses. A parameter
- * the kernel's mangled name types as an integer or floating type (`arith[i]`, NULL when the name
+ * the kernel's mangled name types as an integer or floating type (`ptypes[i]`, NULL when the name
  * says nothing) holds no address either, whatever its value (param_types.h). */
-static void plan_words(vt_kernel *k, const vt_addr_use *uses, int32_t nuses, const uint8_t *arith)
+static void plan_words(vt_kernel *k, const vt_addr_use *uses, int32_t nuses, const uint8_t *ptypes)
 {
     uint32_t n = 0;
     for (int pass = 0; pass < 2; pass++) {
@@ -204,7 +204,7 @@ static void plan_words(vt_kernel *k, const vt_addr_use *uses, int32_t nuses, con
         uint32_t j = 0;
         for (uint32_t i = 0; i < k->nparams; i++) {
             uint32_t off = k->params[i].offset, size = k->params[i].size;
-            if (size < 8 || (arith && arith[i] == VT_PT_ARITH)) continue;
+            if (size < 8 || (ptypes && ptypes[i] == VT_PT_ARITH)) continue;
             int whole = nuses < 0;
             for (int32_t u = 0; u < nuses; u++) {
                 if (uses[u].param != i) continue;

@@ -169,6 +169,10 @@ static int parse_entry(vt_fb_builder *b, const uint8_t *e, size_t avail, size_t 
     *used = hsz + (size_t)psz;
     if (kind != KIND_PTX && kind != KIND_ELF)
         return 0; /* other kinds (e.g. LTO IR) carry no layouts we read */
+    /* vt_fatbin_each_cubin: only the cubins a device of on_elf_sm runs (its major architecture,
+     * not newer), left compressed otherwise (a framework's fatbin holds a dozen archs) */
+    if (b->on_elf && (kind != KIND_ELF || (b->on_elf_sm && (arch / 10 != b->on_elf_sm / 10 || arch > b->on_elf_sm))))
+        return 0;
     const uint8_t *pl = e + hsz;
     size_t plen = (size_t)psz;
     uint8_t *buf = NULL;
@@ -186,7 +190,7 @@ static int parse_entry(vt_fb_builder *b, const uint8_t *e, size_t avail, size_t 
     }
     int rc;
     if (b->on_elf) { /* vt_fatbin_each_cubin: the cubins themselves, no layouts */
-        rc = kind == KIND_ELF && b->on_elf(b->ctx, arch, pl, plen) ? VT_FB_STOP : 0;
+        rc = b->on_elf(b->ctx, arch, pl, plen) ? VT_FB_STOP : 0;
         free(buf);
         return rc;
     }
@@ -327,8 +331,8 @@ const void *vt_fatbin_image_extent(const void *image, size_t *len)
     return p;
 }
 
-int vt_fatbin_each_cubin(const void *data, size_t len, int (*fn)(void *ctx, unsigned sm, const uint8_t *elf, size_t len),
-                         void *ctx, char *err, size_t errlen)
+int vt_fatbin_each_cubin(const void *data, size_t len, unsigned sm,
+                         int (*fn)(void *ctx, unsigned sm, const uint8_t *elf, size_t len), void *ctx, char *err, size_t errlen)
 {
     if (err && errlen)
         err[0] = '\0';
@@ -343,6 +347,7 @@ int vt_fatbin_each_cubin(const void *data, size_t len, int (*fn)(void *ctx, unsi
         return vt_fb_fail(err, errlen, VT_FATBIN_EINVAL, "not a fatbin or ELF cubin");
     vt_fb_builder b = {0};
     b.on_elf = fn;
+    b.on_elf_sm = sm;
     b.ctx = ctx;
     int rc = parse_fatbins(&b, p, len, err, errlen);
     return rc == VT_FB_STOP ? 0 : rc;

@@ -46,11 +46,13 @@ int vt_fatbin_parse_arch(const void *data, size_t len, unsigned sm, vt_fatbin **
 const void *vt_fatbin_image_extent(const void *image, size_t *len);
 
 /* Each ELF cubin of DATA (LEN bytes: one fatbin or several back to back, as an executable's
- * .nv_fatbin section holds them, or a bare cubin), decompressed, with the SM it is for (90 =
- * sm_90; 0 for a bare cubin): FN returns nonzero to stop. The bytes live during the call only.
- * Returns 0, or a negative VT_FATBIN_E* code with a one-line message in ERR. */
-int vt_fatbin_each_cubin(const void *data, size_t len, int (*fn)(void *ctx, unsigned sm, const uint8_t *elf, size_t len),
-                         void *ctx, char *err, size_t errlen);
+ * .nv_fatbin section holds them, or a bare cubin) that a device of compute capability SM runs
+ * (its own major architecture, not newer; SM 0: every one), decompressed, with the SM it is for
+ * (90 = sm_90; 0 for a bare cubin): FN returns nonzero to stop. Entries for other archs, and PTX,
+ * are not decompressed. The bytes live during the call only. Returns 0, or a negative
+ * VT_FATBIN_E* code with a one-line message in ERR. */
+int vt_fatbin_each_cubin(const void *data, size_t len, unsigned sm,
+                         int (*fn)(void *ctx, unsigned sm, const uint8_t *elf, size_t len), void *ctx, char *err, size_t errlen);
 /* The parameter bank's address of parameter byte 0 in constant bank 0 for code of SM
  * (EIATTR_PARAM_CBANK of nvcc 13 cubins): 0x160 for sm_70..sm_89, 0x210 for sm_90, 0x380 for
  * sm_100 and later; 0 when unknown. */

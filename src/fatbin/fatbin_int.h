@@ -25,6 +25,7 @@ typedef struct vt_fb_builder {
     uint32_t cur_arch;  /* arch of the entry being parsed, recorded by vt_fb_add */
     /* vt_fatbin_each_cubin: each ELF entry goes here instead of being parsed; nonzero stops */
     int (*on_elf)(void *ctx, unsigned sm, const uint8_t *elf, size_t len);
+    unsigned on_elf_sm;     /* only cubins a device of this SM runs; 0 every one */
     void *ctx;
 } vt_fb_builder;
 #define VT_FB_STOP 1   /* on_elf asked to stop: passed up as a positive code, not an error */

@@ -54,8 +54,6 @@ static int cubin_has(const uint8_t *elf, size_t len, const char *kernel)
 static int on_cubin(void *ctx, unsigned sm, const uint8_t *elf, size_t len)
 {
     struct scan *s = ctx;
-    /* code this device runs: its own major architecture, not newer than it */
-    if (s->cc && sm && (sm / 10 != s->cc / 10 || sm > s->cc)) return 0;
     const char *names[256];
     size_t any = 0;
     for (size_t i = 0; i < s->nk && any < sizeof names / sizeof names[0]; i++)
@@ -99,7 +97,7 @@ static void scan_modules(struct vt_proc *p, struct scan *s)
                 Elf_Data *d = elf_getdata(scn, NULL);
                 char err[256];
                 if (d && d->d_buf && d->d_size &&
-                    vt_fatbin_each_cubin(d->d_buf, d->d_size, on_cubin, s, err, sizeof err) < 0 && !s->why[0])
+                    vt_fatbin_each_cubin(d->d_buf, d->d_size, s->cc, on_cubin, s, err, sizeof err) < 0 && !s->why[0])
                     snprintf(s->why, sizeof s->why, "%.120s: .nv_fatbin: %.120s", path, err);
                 break;
             }
