@@ -41,6 +41,18 @@ need_framework() {
         exit 0
     fi
 }
+# cpythons : one line "MINOR PATH" per CPython 3.10-3.13 installed here (pyenv's, then PATH's), a
+# path that runs and is that version (a pyenv shim of a version not selected does not run)
+cpythons() {
+    for minor in 10 11 12 13; do
+        for cand in "$HOME"/.pyenv/versions/3.$minor*/bin/python3.$minor "$(command -v python3.$minor 2>/dev/null)"; do
+            if [ -x "$cand" ] && no_san "$cand" -c "import sys; sys.exit(sys.version_info[:2] != (3, $minor))" 2>/dev/null; then
+                printf '%s %s\n' "$minor" "$cand"
+                break
+            fi
+        done
+    done
+}
 # jqs TRACE FILTER : slurp a trace (NUL padding stripped) and apply a jq filter
 jqs() { tr -d '\000' <"$1" | jq -s -r "$2"; }
 # Under `make SAN=1 test` the library, the CLI and the simulated device are ASan-built and get

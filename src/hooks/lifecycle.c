@@ -488,4 +488,18 @@ void vt_tracer_shutdown(void)
     vt_ts.guard--;
 }
 
-__attribute__((destructor)) static void vt_destructor(void) { vt_tracer_shutdown(); }
+/* The preloaded library's destructor runs before those of the libraries loaded after it or
+ * initialized before it (the CUDA runtime, a framework's own, ctypes-loaded ones), and those may
+ * still allocate and free (a C++ static's destructor, a handle pool): their calls would come
+ * after the footer, dropped, and the trace marked incomplete. An exit handler registered while
+ * exit() runs the destructors runs after all of them (glibc runs handlers registered during
+ * exit once the current one returns), so the footer is written there; where none can be
+ * registered, now. Registered with no DSO handle: atexit() in a shared library passes the
+ * library's, and its own __cxa_finalize, right after this destructor, would run it at once. */
+extern int __cxa_atexit(void (*fn)(void *), void *arg, void *dso);
+static void vt_after_destructors(void *unused) { (void)unused; vt_tracer_shutdown(); }
+__attribute__((destructor)) static void vt_destructor(void)
+{
+    if (atomic_load(&vt_trace_state) > 0 && __cxa_atexit(vt_after_destructors, NULL, NULL) == 0) return;
+    vt_tracer_shutdown();
+}

@@ -13,7 +13,14 @@
  * once with dlsym; libpython is never linked nor loaded); an unknown version reads nothing; the
  * walk is bounded and checks every pointer it follows for NULL and alignment; no allocation, no
  * lock. Turning code positions into lines is left to the report (vt_py_code_describe gives it
- * what it needs, once per code object). */
+ * what it needs, once per code object).
+ *
+ * Life cycle (tests/cases/py_life.sh): a thread Python never ran has no thread state (no frame);
+ * a fork child reads its own copy; from the start of finalization Py_IsInitialized is 0 and no
+ * frame is read (daemon threads' states are freed then; a walk already under way as finalization
+ * begins is the one window left, microseconds wide). Sub-interpreters: 3.12 and later bind the
+ * thread's state to the interpreter it runs, so its frames are read; 3.10 and 3.11 keep the
+ * main interpreter's bound, whose frames (the line that entered the sub-interpreter) are read. */
 #ifndef VT_PYFRAMES_H
 #define VT_PYFRAMES_H
 #include <stddef.h>

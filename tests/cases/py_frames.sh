@@ -14,12 +14,8 @@ fi
 S="$ROOT/tests/pylayout/alloc.py"
 at() { grep -n "# at:$1\b" "$S" | cut -d: -f1; }
 found=0
-for minor in 10 11 12 13; do
-    py=""
-    for cand in "$HOME"/.pyenv/versions/3.$minor*/bin/python3.$minor "$(command -v python3.$minor 2>/dev/null)"; do
-        [ -x "$cand" ] && "$cand" -c "import sys; sys.exit(sys.version_info[:2] != (3, $minor))" 2>/dev/null && { py=$cand; break; }
-    done
-    [ -n "$py" ] || continue
+cpythons >"$TMP/pythons"
+while read -r minor py <&3; do
     found=$((found + 1))
     T="$TMP/py$minor.jsonl"
     "$VT" run --sim -q -o "$T" -- "$py" "$S" >"$TMP/py$minor.out" 2>"$TMP/py$minor.err"
@@ -39,5 +35,5 @@ for minor in 10 11 12 13; do
         "$(grep -c 'a Python frame whose code record is missing' "$TMP/py$minor.txt")" 0
     check "3.$minor: one pycode record per code object (file alloc.py, distinct ids)" sh -c \
         'n=$(grep -c "\"ev\":\"pycode\"" "$1"); u=$(grep "\"ev\":\"pycode\"" "$1" | jq -r .id | sort -u | wc -l); [ "$n" -ge 4 ] && [ "$n" -eq "$u" ]' _ "$T"
-done
+done 3<"$TMP/pythons"
 [ $found -gt 0 ] || skip "py_frames: NOT TESTED - no CPython 3.10-3.13 here"

@@ -10,13 +10,8 @@
 found=0
 cc -std=c11 -D_GNU_SOURCE -Itools -o "$TMP/lines_check" tests/pylayout/lines_check.c tools/report/pylines.c ||
     check "the line-table check builds" false
-for minor in 10 11 12 13; do
-    py=""
-    # one that runs and is that version (a pyenv shim of a version not selected does not run)
-    for cand in "$HOME"/.pyenv/versions/3.$minor*/bin/python3.$minor "$(command -v python3.$minor 2>/dev/null)"; do
-        [ -x "$cand" ] && no_san "$cand" -c "import sys; sys.exit(sys.version_info[:2] != (3, $minor))" 2>/dev/null && { py=$cand; break; }
-    done
-    [ -n "$py" ] || continue
+cpythons >"$TMP/pythons"
+while read -r minor py <&3; do
     inc=$(no_san "$py" -c 'import sysconfig; print(sysconfig.get_paths()["include"])' 2>/dev/null)
     [ -f "$inc/Python.h" ] || { skip "py_layout: 3.$minor at $py has no headers"; continue; }
     found=$((found + 1))
@@ -37,5 +32,5 @@ for minor in 10 11 12 13; do
     r=$(no_san "$py" tests/pylayout/lines.py | "$TMP/lines_check" 2>"$TMP/lines$v.err")
     check "3.$minor: line tables decoded as co_lines() says: over 300 code objects, over 10000 offsets, none differs ($r)" \
         sh -c 'set -- $1; [ "$1" -gt 300 ] && [ "$2" -gt 10000 ] && [ "$3" -eq 0 ]' _ "$r"
-done
+done 3<"$TMP/pythons"
 [ $found -gt 0 ] || skip "py_layout: NOT TESTED - no CPython 3.10-3.13 with headers here"
