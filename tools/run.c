@@ -32,6 +32,9 @@ static void run_usage(FILE *f)
           "  --check=MODE          pointer checks: record (default), abort (stop at the first error), off\n"
           "  --no-backtrace        do not record call stacks (cheapest; reports lose call sites)\n"
           "  --bandwidth           measure reference bandwidths first (for `report --bandwidth`)\n"
+          "  --torch-tensors       PyTorch allocates each tensor with cudaMallocAsync (its allocator\n"
+          "                        backend:cudaMallocAsync): the report names the lines of live tensors\n"
+          "                        instead of the caching allocator's segments (docs/report.md)\n"
           "  -q, --quiet           no messages from the tracer inside the program\n"
           "  -h, --help            this help\n"
           "\n"
@@ -81,6 +84,43 @@ static void add_env(const char *name, const char *value, char sep, int append)
     free(v);
 }
 static void prepend_env(const char *name, const char *value, char sep) { add_env(name, value, sep, 0); }
+
+/* --torch-tensors: PyTorch's allocator settings ("key:value" items separated by commas) with any
+ * backend item replaced by backend:cudaMallocAsync, in each variable the user set (PyTorch 2.9 and
+ * later read PYTORCH_ALLOC_CONF first, earlier ones only PYTORCH_CUDA_ALLOC_CONF), and in
+ * PYTORCH_CUDA_ALLOC_CONF when unset (every version reads it). A backend the user chose is said. */
+static void torch_tensors_env(int quiet)
+{
+    static const char *const vars[] = { "PYTORCH_ALLOC_CONF", "PYTORCH_CUDA_ALLOC_CONF" };
+    static const char want[] = "backend:cudaMallocAsync";
+    for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
+        const char *old = getenv(vars[k]);
+        if (!old) {
+            if (k == 1) setenv(vars[k], want, 1);
+            continue;
+        }
+        size_t cap = strlen(old) + sizeof want + 2, n = 0;
+        char *v = malloc(cap), *copy = strdup(old);
+        if (!v || !copy) { free(v); free(copy); setenv(vars[k], want, 1); continue; }
+        char *save = NULL;
+        for (char *item = strtok_r(copy, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+            const char *key = item + strspn(item, " \t");
+            if (!strncmp(key, "backend", 7) && key[7 + strspn(key + 7, " \t")] == ':') {
+                const char *val = strchr(key, ':') + 1;
+                val += strspn(val, " \t");
+                if (strncmp(val, "cudaMallocAsync", 15) && !quiet)
+                    fprintf(stderr, "vramtrace run: --torch-tensors: %s item '%s' replaced by %s\n", vars[k], key, want);
+                continue;
+            }
+            n += (size_t)snprintf(v + n, cap - n, "%s%s", n ? "," : "", item);
+        }
+        snprintf(v + n, cap - n, "%s%s", n ? "," : "", want);
+        setenv(vars[k], v, 1);
+        free(v);
+        free(copy);
+    }
+    setenv("VRAMTRACE_TORCH_TENSORS", "1", 1);
+}
 
 static void absolute(const char *in, char *out, size_t len)
 {
@@ -323,7 +363,7 @@ static int make_template_dirs(const char *tmpl, char *bad, size_t badlen, char *
 int vt_cmd_run(int argc, char **argv)
 {
     const char *output = NULL, *check = NULL;
-    int sim = 0, no_bt = 0, bandwidth = 0, quiet = 0, i;
+    int sim = 0, no_bt = 0, bandwidth = 0, quiet = 0, torch = 0, i;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--")) { i++; break; }
@@ -342,6 +382,7 @@ int vt_cmd_run(int argc, char **argv)
             }
         } else if (!strcmp(a, "--no-backtrace")) no_bt = 1;
         else if (!strcmp(a, "--bandwidth")) bandwidth = 1;
+        else if (!strcmp(a, "--torch-tensors")) torch = 1;
         else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
         else { fprintf(stderr, "vramtrace run: unknown option '%s' (try 'vramtrace run --help')\n", a); return 2; }
     }
@@ -382,6 +423,7 @@ int vt_cmd_run(int argc, char **argv)
     if (check) setenv("VRAMTRACE_CHECK", check, 1);
     if (no_bt) setenv("VRAMTRACE_BACKTRACE", "0", 1);
     if (quiet) setenv("VRAMTRACE_QUIET", "1", 1);
+    if (torch) torch_tensors_env(quiet);
     if (!getenv("NVTX_INJECTION64_PATH")) setenv("NVTX_INJECTION64_PATH", lib, 1);
     char dir_err[PATH_MAX + 64], bad[PATH_MAX];
     int dirs = make_template_dirs(tmpl, bad, sizeof bad, dir_err, sizeof dir_err);

@@ -133,6 +133,7 @@
         X(bus_width_bits) X(pageable_access) X(sim) X(pci)                                            \
     /* header */ X(format) X(version) X(tracer) X(token) X(pid) X(ppid) X(pidns) X(program) X(argv) X(argv_omitted) \
         X(wall_time) X(wall_time_ns) X(hostname) X(rank) X(page_size) X(backtraces) X(checks) \
+        X(torch_alloc_conf) X(torch_cuda_alloc_conf) X(torch_tensors) \
     /* the program's own API */ X(label) X(depth) X(skipped)                                 \
     /* pycode */ X(file) X(line) X(pyver) X(linetable)                                          \
     /* footer */ X(events) X(live_bytes) X(findings) X(dropped) X(error)

@@ -289,6 +289,15 @@ static void write_header(void)
     vt_put_key(&l, "backtraces"); if (vt_cfg.backtraces) VT_PUT_LIT(&l, "true"); else VT_PUT_LIT(&l, "false");
     static const char *const modes[] = { "off", "record", "abort" };
     vt_put_key(&l, "checks"); vt_put_str(&l, modes[vt_cfg.check]);
+    /* PyTorch's allocator settings: whether the tracer sees its tensors or its segments */
+    static const char *const torch_vars[][2] = { { "PYTORCH_ALLOC_CONF", "torch_alloc_conf" },
+                                                 { "PYTORCH_CUDA_ALLOC_CONF", "torch_cuda_alloc_conf" } };
+    for (size_t i = 0; i < sizeof torch_vars / sizeof torch_vars[0]; i++) {
+        const char *v = getenv(torch_vars[i][0]);
+        if (v && strlen(v) < 1024) { vt_put_key(&l, torch_vars[i][1]); vt_put_str(&l, v); }
+    }
+    const char *tt = getenv("VRAMTRACE_TORCH_TENSORS");
+    if (tt && !strcmp(tt, "1")) { vt_put_key(&l, "torch_tensors"); VT_PUT_LIT(&l, "true"); }
     VT_PUT_LIT(&l, "}\n");
     if (!l.overflow) vt_writer_put(buf, vt_line_len(&l));
 }

@@ -34,10 +34,18 @@ check_eq "untraced: exit 0, the module loads, both launches return 0, the bug's 
     "$?:$(grep -v '^tensor\|^segments\|^after_empty\|^end \|^cpu_ptr' "$TMP/plain.out" | tr '\n' '|')" \
     "0:module 0 0|launch cuda tensor 0|launch cpu tensor 0|bug sync AcceleratorError|"
 
+at() { grep -n "# at:$1\b" "$S" | cut -d: -f1; }
+unset PYTORCH_ALLOC_CONF
 for conf in default expandable_segments:True backend:cudaMallocAsync; do
     n=${conf%%:*}
-    if [ $conf = default ]; then unset PYTORCH_CUDA_ALLOC_CONF; else export PYTORCH_CUDA_ALLOC_CONF=$conf; fi
-    "$VT" run --sim -o "$TMP/$n.jsonl" -- "$PY" "$S" "$TMP/vt_scale.fatbin" >"$TMP/$n.out" 2>"$TMP/$n.err"
+    unset PYTORCH_CUDA_ALLOC_CONF
+    opt=
+    case $conf in
+    default) ;;
+    backend:cudaMallocAsync) opt=--torch-tensors ;;   # what the option sets
+    *) export PYTORCH_CUDA_ALLOC_CONF=$conf ;;
+    esac
+    "$VT" run --sim $opt -o "$TMP/$n.jsonl" -- "$PY" "$S" "$TMP/vt_scale.fatbin" >"$TMP/$n.out" 2>"$TMP/$n.err"
     rc=$?
     T="$TMP/$n.jsonl"
     if [ $conf = default ]; then
@@ -67,6 +75,11 @@ for conf in default expandable_segments:True backend:cudaMallocAsync; do
             | map(tostring) | join(" ")')" "2 3 true true true true true"
     "$VT" report --json "$T" >"$TMP/$n.json" 2>/dev/null
     check_eq "$n: report: 1 error, 0 warnings" "$(jq -c '[.finding_errors, .finding_warnings]' "$TMP/$n.json")" "[1,0]"
+    check_eq "$n: the finding's stack is the script's launch line, called from the bug's line (the lock released by ctypes)" \
+        "$(jq -r '.findings[0] | "\(.site) / \(.stack | join(" | "))"' "$TMP/$n.json")" \
+        "vt_scale (torch_train.py:$(at launch)) / vt_scale (torch_train.py:$(at launch)) | <module> (torch_train.py:$(at bug))"
+    check_eq "$n: text: the finding's caller line under its site" \
+        "$("$VT" report "$T" 2>/dev/null | grep -A2 '^  error  *host_pointer' | sed -n 3p | sed 's/^ *//')" "from <module> (torch_train.py:$(at bug))"
     # VRAM at the end: PyTorch's own reserved bytes (one 4 KiB tensor live, in its 2 MiB segment
     # or, under cudaMallocAsync, the pool's 4 KiB)
     check_eq "$n: VRAM live at exit = torch.cuda.memory_reserved() at the end" \
@@ -79,6 +92,22 @@ for conf in default expandable_segments:True backend:cudaMallocAsync; do
         check_eq "$n: settled from the SASS (nvdisasm): every noted word read, none an address; still 1 error, no note" \
             "$(jq -c '[.finding_errors, .finding_warnings, (.notes|length), .processes[0].sass.findings, .processes[0].sass.unsettled_kernels, .processes[0].sass.words > 0]' "$TMP/$n.sass.json")" \
             "[1,0,0,0,0,true]"
+    fi
+    if [ $conf = backend:cudaMallocAsync ]; then
+        check_eq "$n: the header says the option and the setting it made" \
+            "$(head -1 "$T" | jq -c '[.torch_cuda_alloc_conf, .torch_tensors]')" '["backend:cudaMallocAsync",true]'
+        check_eq "$n: the report: PyTorch's tensors seen one by one (no caching allocator), by the option" \
+            "$(jq -c '.processes[0] | [.caching_allocator, .torch_backend, .torch_tensors]' "$TMP/$n.json")" '[null,"cudaMallocAsync",true]'
+        check_eq "$n: every site at the peak is a line of the script, and they add up to the peak" \
+            "$(jq -c '[([.peak_sites[].site | test("^<module> \\(torch_train.py:[0-9]+\\)$")] | all), ([.peak_sites[].bytes] | add) == .peak_bytes]' "$TMP/$n.json")" '[true,true]'
+        check_eq "$n: at the peak, the sort's line holds its values and indices (1 + 2 MiB, 2 tensors), arange's its 1 MiB" \
+            "$(jq -r --arg s "<module> (torch_train.py:$(at sort))" --arg a "<module> (torch_train.py:$(at arange))" \
+                '[(.peak_sites[] | select(.site == $s) | "\(.bytes) \(.count)"), (.peak_sites[] | select(.site == $a) | "\(.bytes) \(.count)")] | join(", ")' "$TMP/$n.json")" \
+            "3145728 2, 1048576 1"
+    else
+        check_eq "$n: the report: PyTorch's caching allocator (native), its segments; the note points at --torch-tensors" \
+            "$(jq -c '.processes[0] | [.caching_allocator, .torch_backend, .torch_tensors]' "$TMP/$n.json"):$("$VT" report "$T" 2>/dev/null | grep -c 'vramtrace run --torch-tensors. makes each tensor an allocation of its own')" \
+            '["PyTorch (c10 CUDACachingAllocator)","native",false]:1'
     fi
     case $conf in
     default)

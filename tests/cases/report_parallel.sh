@@ -41,3 +41,25 @@ check "bad line deep in the file: the sequential reader's message, with its line
 check_eq "long line: read in full (601 launches)" \
     "$(VRAMTRACE_REPORT_CHUNK=4096 "$VT" report --json "$TMP/long.jsonl" | jq '.processes[0].launches // .launches // empty' | head -1)" \
     "$(VRAMTRACE_REPORT_THREADS=1 "$VT" report --json "$TMP/long.jsonl" | jq '.processes[0].launches // .launches // empty' | head -1)"
+
+# every string an event carries outlives its line in the parallel reader: a snapshot's label, a
+# device's PCI bus id, the footer's error, the header's PyTorch settings, each followed by lines
+# that reuse the parser's buffer (they were kept only by the sequential reader: labels and bus
+# ids came out as other lines' bytes)
+{
+    echo "$H" | sed 's/}$/,"torch_cuda_alloc_conf":"backend:cudaMallocAsync","torch_tensors":true}/'
+    echo '{"ev":"device","t":2,"dev":0,"name":"GPU zero","total_bytes":1073741824,"cc":"9.0","pci":"0000:3b:00.0","sim":false}'
+    i=0; while [ $i -lt 200 ]; do echo "$L"; i=$((i + 1)); done
+    echo "$A"
+    echo '{"ev":"snapshot","t":30,"tid":1,"label":"after load","live_bytes":1048576}'
+    i=0; while [ $i -lt 200 ]; do echo "$L"; i=$((i + 1)); done
+    echo '{"ev":"footer","t":40,"events":404,"live_bytes":1048576,"findings":0,"dropped":3,"error":"disk full at 1 GiB"}'
+} >"$TMP/strs.jsonl"
+VRAMTRACE_REPORT_THREADS=1 "$VT" report --json "$TMP/strs.jsonl" >"$TMP/strs.seq.json" 2>&1
+VRAMTRACE_REPORT_CHUNK=4096 "$VT" report --json "$TMP/strs.jsonl" >"$TMP/strs.mt.json" 2>&1
+check_eq "strings kept: the label, the footer's error, the torch option read in parallel as sequentially" \
+    "$(jq -c '[.snapshots[0].label, .processes[0].incomplete_reason, .processes[0].torch_tensors]' "$TMP/strs.mt.json")" \
+    "$(jq -c '[.snapshots[0].label, .processes[0].incomplete_reason, .processes[0].torch_tensors]' "$TMP/strs.seq.json")"
+check "strings kept: the whole JSON report the same both ways" cmp -s "$TMP/strs.seq.json" "$TMP/strs.mt.json"
+check_eq "strings kept: the sequential reader's label and the footer's error (the test's own figures)" \
+    "$(jq -c '[.snapshots[0].label, (.processes[0].incomplete_reason | test("disk full at 1 GiB"))]' "$TMP/strs.seq.json")" '["after load",true]'

@@ -1,6 +1,7 @@
 """torch_train.py - PyTorch used the way training code uses it, plus one deliberate bug
 (tests/cases/fw_torch.sh, issue 46 slice 3). Run under each PYTORCH_CUDA_ALLOC_CONF the test sets
-(the caching allocator's default, expandable_segments:True, backend:cudaMallocAsync).
+(the caching allocator's default, expandable_segments:True, and backend:cudaMallocAsync through
+`vramtrace run --torch-tensors`); the test finds lines by their "# at:" markers.
 
 Usage: torch_train.py KERNEL.fatbin   (the fatbin holds extern "C" vt_scale(float *p, int n, float f))
 
@@ -50,11 +51,11 @@ b = keep("b", x_pin.to(dev, non_blocking=True))
 c = keep("c", a * 2.0 + b)
 d = keep("d", c.clone())
 s = keep("s", torch.sum(d))
-v, i = torch.sort(c)
+v, i = torch.sort(c)  # at:sort (values 1 MiB float32, indices 2 MiB int64)
 keep("sort_values", v), keep("sort_indices", i)
 cs = keep("cs", torch.cumsum(d, 0))
 sm = keep("sm", torch.softmax(d, 0))
-idx = keep("idx", torch.arange(0, N, 2, device=dev))
+idx = keep("idx", torch.arange(0, N, 2, device=dev))  # at:arange (N/2 int64: 1 MiB)
 sel = keep("sel", d.index_select(0, idx))
 g = keep("g", torch.gather(d, 0, idx))
 scattered = keep("scattered", torch.zeros_like(d).scatter_(0, idx, g))
@@ -76,7 +77,7 @@ for name, nbytes in made:
     print("tensor", name, nbytes)
 st = torch.cuda.memory_stats()
 print("segments", st.get("segment.all.allocated", 0), "reserved_peak", st.get("reserved_bytes.all.peak", 0),
-      "max_reserved", torch.cuda.max_memory_reserved())
+      "max_reserved", torch.cuda.max_memory_reserved(), "max_allocated", torch.cuda.max_memory_allocated())
 del a, b, c, d, s, v, i, cs, sm, idx, sel, g, scattered, w, bias, target, err, loss, made
 torch.cuda.empty_cache()
 st = torch.cuda.memory_stats()
@@ -91,7 +92,7 @@ print("module", *rc)
 def vt_scale(ptr, n):
     p, nn, f = ctypes.c_void_p(ptr), ctypes.c_int(n), ctypes.c_float(2.0)
     args = (ctypes.c_void_p * 3)(ctypes.addressof(p), ctypes.addressof(nn), ctypes.addressof(f))
-    return cu.cuLaunchKernel(fn, (n + 255) // 256, 1, 1, 256, 1, 1, 0, None, args, None)
+    return cu.cuLaunchKernel(fn, (n + 255) // 256, 1, 1, 256, 1, 1, 0, None, args, None)  # at:launch
 
 
 t = torch.ones(1024, device=dev)
@@ -100,7 +101,7 @@ torch.cuda.synchronize()
 print("end reserved", torch.cuda.memory_reserved(), "segments", torch.cuda.memory_stats().get("segment.all.allocated", 0))
 h = torch.ones(1024)
 print("cpu_ptr", hex(h.data_ptr()))
-print("launch cpu tensor", vt_scale(h.data_ptr(), 1024))
+print("launch cpu tensor", vt_scale(h.data_ptr(), 1024))  # at:bug
 try:
     torch.cuda.synchronize()
     print("bug sync ok")

@@ -202,6 +202,13 @@ struct vt_proc {
     const char *stale_modules;         /* files rebuilt or replaced since the trace, no match found; NULL */
     const char *missing_modules;       /* files moved or deleted since the trace, no match found; NULL */
     const char *caching_allocator;     /* a framework allocator whose library is on a recorded stack; NULL */
+    /* PyTorch's allocator as the trace shows it: "native" (its caching allocator: segments are
+     * the allocations), "cudaMallocAsync" (each tensor a stream-ordered allocation: its settings
+     * say backend:cudaMallocAsync and its allocations were stream-ordered); NULL without PyTorch */
+    const char *torch_backend;
+    int torch_tensors;                 /* run --torch-tensors set its backend */
+    int torch_async_conf;              /* its settings (header) name backend:cudaMallocAsync */
+    uint64_t async_allocs;             /* stream-ordered allocations made */
     const char *peak_ranges;
     struct vt_holding *peak_sites;     /* sites live at the peak */
     size_t npeak_sites;

@@ -225,6 +225,20 @@ static const char *caching_allocator(const char *path)
     return NULL;
 }
 
+/* PyTorch's allocator settings ("key:value" items separated by commas) choose cudaMallocAsync. */
+static int names_async_backend(const char *conf)
+{
+    for (const char *s = conf; s && *s;) {
+        s += strspn(s, " \t,");
+        if (!strncmp(s, "backend", 7)) {
+            const char *v = s + 7 + strspn(s + 7, " \t");
+            if (*v == ':' && (v += 1 + strspn(v + 1, " \t"), !strncmp(v, "cudaMallocAsync", 15))) return 1;
+        }
+        s = strchr(s, ',');
+    }
+    return 0;
+}
+
 static uint64_t pools_kept_free(const struct vt_proc *p)
 {
     uint64_t sum = 0;
@@ -368,6 +382,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
             a->peak_pending = 1;
         }
         p->alloc_count++; vt_sat_add(&p->alloc_bytes, ev->size);
+        if (ev->mem == VT_MEM_ASYNC) p->async_allocs++;
         add_largest(p, ev, st);
         vt_an_range_account(p, ev->tid, ev->size, 0);
         timeline_add(p, ev->t, before, p->live, ev->size, st, vt_an_keep(p, ev->api));
@@ -626,6 +641,8 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         p->program = vt_an_keep(p, ev->program); p->hostname = vt_an_keep(p, ev->hostname);
         p->tracer = vt_an_keep(p, ev->tracer); p->checks = vt_an_keep(p, ev->checks);
         p->pid = ev->pid; p->ppid = ev->ppid;
+        p->torch_tensors = ev->torch_tensors;
+        p->torch_async_conf = names_async_backend(ev->torch_alloc_conf) || names_async_backend(ev->torch_cuda_alloc_conf);
         p->rank = ev->rank; p->local_rank = ev->local_rank; p->world_size = ev->world_size;
         p->t0 = ev->t; p->t_end = ev->t; p->wall_time = ev->wall_time;
         p->wall_ns = ev->wall_time_ns > 0 ? ev->wall_time_ns : ev->wall_time > 0 ? ev->wall_time * 1000000000ll : 0;

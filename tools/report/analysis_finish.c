@@ -265,6 +265,13 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
     char stale[2048];
     if (vt_sym_stale_modules(p->priv->sym, 0, stale, sizeof stale)) p->stale_modules = vt_an_keep(p, stale);
     if (vt_sym_stale_modules(p->priv->sym, 1, stale, sizeof stale)) p->missing_modules = vt_an_keep(p, stale);
+    if (p->caching_allocator && !strncmp(p->caching_allocator, "PyTorch", 7)) {
+        /* its cudaMallocAsync backend caches nothing itself: each tensor is an allocation (the
+         * driver's pool keeps freed memory, counted as pools) */
+        int async = p->torch_async_conf && p->async_allocs;
+        p->torch_backend = async ? "cudaMallocAsync" : "native";
+        if (async) p->caching_allocator = NULL;
+    }
     size_t n = 0;
     for (size_t i = 0; i < p->nsites; i++) n += p->sites[i].peak_bytes > 0;
     if (!(p->peak_sites = calloc(n ? n : 1, sizeof *p->peak_sites))) goto oom;

@@ -87,6 +87,8 @@ struct vt_event {
     int has_keep, has_reserved_after;
     /* header */
     const char *format, *tracer, *program, *hostname, *checks;
+    const char *torch_alloc_conf, *torch_cuda_alloc_conf;   /* PyTorch's allocator settings ("" when unset) */
+    int torch_tensors;              /* run --torch-tensors set them */
     int64_t version, pid, ppid, wall_time, page_size;
     int64_t rank, local_rank, world_size;   /* -1 when not in the header's rank object */
     /* footer */

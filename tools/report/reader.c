@@ -230,6 +230,7 @@ int vt_reader_parse_line(struct vt_reader *r, char *line, size_t len, int first,
         memset(ev, 0, sizeof *ev);
         ev->api = ev->name = ev->kind = ev->severity = ev->msg = ev->cls = ev->mapping = "";
         ev->path = ev->format = ev->tracer = ev->program = ev->hostname = ev->checks = ev->error = ev->label = ev->pci = ev->build_id = "";
+        ev->torch_alloc_conf = ev->torch_cuda_alloc_conf = "";
         ev->file = ev->linetable = "";
         ev->dev = -1; ev->rank = ev->local_rank = ev->world_size = -1;
         ev->line = r->line;

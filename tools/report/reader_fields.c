@@ -308,6 +308,9 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("program")) STR(ev->program);
     else if (KEY("hostname")) STR(ev->hostname);
     else if (KEY("checks")) STR(ev->checks);
+    else if (KEY("torch_alloc_conf")) STR(ev->torch_alloc_conf);
+    else if (KEY("torch_cuda_alloc_conf")) STR(ev->torch_cuda_alloc_conf);
+    else if (KEY("torch_tensors")) { WANT(v->type == JV_BOOL, "a boolean"); ev->torch_tensors = (int)v->i; }
     else if (KEY("wall_time")) {
         if (v->type == JV_DBL) { ev->wall_time = 0; ev->has |= VT_F_WALL; }
         else I64(ev->wall_time, 1, VT_F_WALL);

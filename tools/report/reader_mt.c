@@ -110,7 +110,8 @@ static int append(struct batch *b, const struct vt_event *src, long lidx, uint64
     *e = *src;
     int ok = 1;
     const char **strs[] = { &e->api, &e->name, &e->kind, &e->severity, &e->msg, &e->cls, &e->mapping, &e->path,
-                            &e->format, &e->tracer, &e->program, &e->hostname, &e->checks, &e->file, &e->linetable };
+                            &e->format, &e->tracer, &e->program, &e->hostname, &e->checks, &e->file, &e->linetable,
+                            &e->pci, &e->build_id, &e->label, &e->error, &e->torch_alloc_conf, &e->torch_cuda_alloc_conf };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) *strs[i] = keep(b, *strs[i], &ok);
     if (!ok) return -1;
     if (src->nbt) memcpy(b->bt + b->nbt, src->bt, src->nbt * sizeof *b->bt);

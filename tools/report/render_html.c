@@ -74,7 +74,7 @@ static void notes(FILE *f, const struct vt_proc *p)
 {
     char why[400];
     const char *inc = vt_incomplete_reason(why, sizeof why, p);
-    if (!inc && !p->stale_modules && !p->missing_modules && !p->caching_allocator && !p->duplicate_allocs && !p->nerrors) return;
+    if (!inc && !p->stale_modules && !p->missing_modules && !p->caching_allocator && !p->torch_backend && !p->duplicate_allocs && !p->nerrors) return;
     fputs("<section><h2>Notes</h2><ul class=\"notes\">", f);
     if (inc) { fputs("<li><b>Trace incomplete:</b> ", f); H(inc); fputs("; the figures cover what was written.</li>", f); }
     if (p->stale_modules) {
@@ -86,9 +86,17 @@ static void notes(FILE *f, const struct vt_proc *p)
         fputs("<li><b>Not found:</b> <code>", f); H(p->missing_modules);
         fputs("</code> was moved or deleted since the trace and no file with its build-id was found: its frames are shown as offsets.</li>", f);
     }
-    if (p->caching_allocator) {
+    if (p->torch_backend && !strcmp(p->torch_backend, "cudaMallocAsync"))
+        vt_esc_printf(f, VT_ESC_HTML, "<li><b>PyTorch tensors:</b> each tensor was allocated with cudaMallocAsync (backend:cudaMallocAsync%s): "
+                      "the sites are the lines that allocated tensors; memory the driver's pool keeps after frees is counted apart.</li>",
+                      p->torch_tensors ? ", set by <code>run --torch-tensors</code>" : "");
+    else if (p->caching_allocator) {
         fputs("<li><b>Caching allocator:</b> ", f); H(p->caching_allocator);
-        fputs(" allocated here: the tracer sees the segments it reserves from CUDA, not the tensors inside them.</li>", f);
+        fputs(" allocated here: the tracer sees the segments it reserves from CUDA, not the tensors inside them.", f);
+        if (p->torch_backend)
+            fputs(p->torch_tensors ? " (<code>run --torch-tensors</code> was given, but no allocation was stream-ordered: this PyTorch did not take the setting.)"
+                                   : " <code>vramtrace run --torch-tensors</code> makes each tensor an allocation of its own.", f);
+        fputs("</li>", f);
     }
     if (p->duplicate_allocs)
         vt_esc_printf(f, VT_ESC_HTML, "<li><b>%llu allocation%s recorded where one was still live</b> (first: line %ld): a free missing "

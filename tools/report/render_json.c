@@ -36,6 +36,15 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t n)
     fputc('}', f);
 }
 
+/* ,"stack":[frame labels] of SITE, innermost first ([] without one) */
+static void site_stack(FILE *f, const struct vt_proc *p, int site)
+{
+    fputs(",\"stack\":[", f);
+    if (site >= 0 && (size_t)site < p->nsites)
+        for (size_t j = 0; j < p->sites[site].nframes; j++) { if (j) fputc(',', f); vt_json_str(f, p->sites[site].frames[j]->label); }
+    fputc(']', f);
+}
+
 static void holdings(FILE *f, const struct vt_proc *p, const struct vt_holding *h, size_t n, int stacks)
 {
     fputc('[', f);
@@ -45,12 +54,7 @@ static void holdings(FILE *f, const struct vt_proc *p, const struct vt_holding *
         vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu,\"count\":%llu,\"nvtx_range\":", U(h[i].bytes), U(h[i].count));
         const char *nv = h[i].site >= 0 && (size_t)h[i].site < p->nsites ? p->sites[h[i].site].nvtx : "";
         if (nv[0]) vt_json_str(f, nv); else fputs("null", f);
-        if (stacks) {
-            const struct vt_site *s = &p->sites[h[i].site];
-            fputs(",\"stack\":[", f);
-            for (size_t j = 0; j < s->nframes; j++) { if (j) fputc(',', f); vt_json_str(f, s->frames[j]->label); }
-            fputc(']', f);
-        }
+        if (stacks) site_stack(f, p, h[i].site);
         fputc('}', f);
     }
     fputc(']', f);
@@ -123,6 +127,7 @@ static void findings(FILE *f, const struct vt_proc *p, int *first)
         vt_esc_printf(f, VT_ESC_JSON, ",\"offset\":%lld,\"address\":", I(x->offset));
         if (x->value) vt_esc_printf(f, VT_ESC_JSON, "\"0x%llx\"", U(x->value)); else fputs("null", f);
         fputs(",\"site\":", f); if (x->site >= 0) vt_json_str(f, vt_site_label(p, x->site)); else fputs("null", f);
+        site_stack(f, p, x->site);
         fputs(",\"api\":", f); vt_json_str(f, x->api);
         fputs(",\"class\":", f); vt_json_str(f, x->cls);
         fputs(",\"msg\":", f); vt_json_str(f, x->msg);
@@ -257,6 +262,9 @@ static void process(FILE *f, const struct vt_proc *p)
     if (p->missing_modules) vt_json_str(f, p->missing_modules); else fputs("null", f);
     fputs(",\"caching_allocator\":", f);
     if (p->caching_allocator) vt_json_str(f, p->caching_allocator); else fputs("null", f);
+    fputs(",\"torch_backend\":", f);
+    if (p->torch_backend) vt_json_str(f, p->torch_backend); else fputs("null", f);
+    fprintf(f, ",\"torch_tensors\":%s", p->torch_tensors ? "true" : "false");
     vt_esc_printf(f, VT_ESC_JSON, ",\"duplicate_allocs\":%llu,\"reset_count\":%llu,\"resets\":[",
                   U(p->duplicate_allocs), U(p->reset_count));
     for (size_t i = 0; i < p->nresets; i++) {

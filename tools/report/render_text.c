@@ -182,9 +182,19 @@ static void summary(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     if (p->missing_modules)
         fprintf(f, "  warning: %s not found (moved or deleted since the trace) and no file with its build-id either\n"
                    "           (VRAMTRACE_DEBUGINFO_DIR or /usr/lib/debug/.build-id): its frames are shown as offsets\n", p->missing_modules);
-    if (p->caching_allocator)
+    if (p->torch_backend && !strcmp(p->torch_backend, "cudaMallocAsync"))
+        fprintf(f, "  note          PyTorch allocated each tensor with cudaMallocAsync (backend:cudaMallocAsync%s): the sites\n"
+                   "                are the lines that allocated tensors; memory the driver's pool keeps after frees is counted apart\n",
+                p->torch_tensors ? ", set by run --torch-tensors" : "");
+    else if (p->caching_allocator) {
         fprintf(f, "  note          %s allocated here: the tracer sees the segments it reserves from CUDA, not the\n"
                    "                tensors inside them (the peak is its reserved memory, not what tensors used)\n", p->caching_allocator);
+        if (p->torch_backend && p->torch_tensors)
+            fprintf(f, "                (run --torch-tensors was given, but no allocation was stream-ordered: this PyTorch did not\n"
+                       "                take backend:cudaMallocAsync from PYTORCH_CUDA_ALLOC_CONF)\n");
+        else if (p->torch_backend)
+            fprintf(f, "                `vramtrace run --torch-tensors` makes each tensor an allocation of its own, named by its line\n");
+    }
     if (p->duplicate_allocs)
         fprintf(f, "  warning: %llu allocation%s recorded where one was still live (first: line %ld, 0x%llx): "
                    "a free missing from the trace; the older allocation is not counted after it\n",
@@ -456,8 +466,11 @@ static void findings(FILE *f, const struct vt_proc *p, const struct vt_render_op
         if (x->offset) fprintf(f, "+%lld", (long long)x->offset);
         if (x->value) fprintf(f, " = 0x%llx", (unsigned long long)x->value);
         if (x->cls[0]) fprintf(f, " (%s%s%s)", x->cls, x->mapping[0] ? " " : "", x->mapping);
-        if (x->site >= 0) fprintf(f, "\n          at %s", vt_site_label(p, x->site));
-        if (x->msg[0]) fprintf(f, "\n          %s", x->msg);
+        if (x->site >= 0) {
+            fprintf(f, "\n          at %s\n", vt_site_label(p, x->site));
+            stack_lines(f, p, x->site, 4, 0);   /* the callers: a helper's site named by the line that called it */
+        }
+        if (x->msg[0]) fprintf(f, "%s          %s", x->site >= 0 ? "" : "\n", x->msg);
         if (x->count > 1) {
             char w1[64], w2[64];
             /* without a footer the program ended before the tracer wrote the final counts */
