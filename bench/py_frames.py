@@ -1,7 +1,8 @@
 """py_frames.py - the cost of Python frames in recorded stacks (issue 47; docs/performance.md):
 N cudaMalloc + cudaFree pairs through ctypes from DEPTH nested Python functions, on the simulated
-device. Prints "ns_per_pair N DEPTH"; bench/py_frames.sh runs it untraced, traced without Python
-frames (VRAMTRACE_PYTHON_FRAMES=0) and traced with them."""
+device. Prints "WALL_NS CPU_NS N DEPTH": per pair, the calling thread's wall time and the whole
+process's CPU time (every thread: the tracer's drain thread too); bench/py_frames.sh and `make
+bench` run it untraced, traced without Python frames (VRAMTRACE_PYTHON_FRAMES=0) and with them."""
 import ctypes
 import sys
 import time
@@ -22,6 +23,7 @@ def nest(d, n):
 
 
 nest(DEPTH, 100)  # warm: the code objects' records, the tracer's first calls
-t0 = time.perf_counter_ns()
+t0, c0 = time.perf_counter_ns(), time.process_time_ns()
 nest(DEPTH, N)
-print((time.perf_counter_ns() - t0) / N, N, DEPTH)
+t1, c1 = time.perf_counter_ns(), time.process_time_ns()
+print((t1 - t0) / N, (c1 - c0) / N, N, DEPTH)

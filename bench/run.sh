@@ -6,6 +6,7 @@
 # Environment: BUILD (default build), BENCH_REPS (3: wall rows are the minimum of REPS runs,
 # configurations interleaved), BENCH_N (200000 launches per cell; malloc/memcpy use N/4),
 # BENCH_EVENTS (10000000 report events), BENCH_REG_N (400000 registry operations per cell),
+# BENCH_PY_N (20000 cudaMalloc+cudaFree pairs per Python run; python: $PYTHON, else python3),
 # BENCH_KEEP=1 keeps $BUILD/bench/tmp.
 set -eu
 BUILD=${BUILD:-build}
@@ -13,6 +14,7 @@ REPS=${BENCH_REPS:-3}
 N=${BENCH_N:-200000}
 EVENTS=${BENCH_EVENTS:-10000000}
 CG_N=${BENCH_CG_N:-8000}
+PY_N=${BENCH_PY_N:-20000}
 VT=$BUILD/vramtrace
 B=$BUILD/bench
 SIM=$BUILD/sim
@@ -126,6 +128,25 @@ done
 say "primitives"
 "$B/prims" >>"$R"
 
+# ---- 1d. Python frames in recorded stacks: cudaMalloc+cudaFree pairs from Python (ctypes) at call
+# depths 1, 8, 32; untraced, traced without Python frames, traced with them (min of REPS) -----------
+PY=${PYTHON:-python3}
+if "$PY" -c 'import ctypes' 2>/dev/null; then
+    r=1
+    while [ $r -le "$REPS" ]; do
+        say "python frames: run $r/$REPS"
+        for d in 1 8 32; do
+            echo "PY untraced $(env LD_LIBRARY_PATH="$SIM${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$PY" bench/py_frames.py "$PY_N" $d)" >>"$R"
+            echo "PY nopy $(VRAMTRACE_PYTHON_FRAMES=0 "$VT" run --sim -q -o "$TMP/pyn.jsonl" -- "$PY" bench/py_frames.py "$PY_N" $d)" >>"$R"
+            echo "PY py $("$VT" run --sim -q -o "$TMP/pyy.jsonl" -- "$PY" bench/py_frames.py "$PY_N" $d)" >>"$R"
+            rm -f "$TMP"/pyn.jsonl* "$TMP"/pyy.jsonl*
+        done
+        r=$((r + 1))
+    done
+else
+    say "python frames: no $PY with ctypes; rows left out"
+fi
+
 timed() { # NAME CMD... : wall s and peak RSS of the child (getrusage via /usr/bin/time)
     name=$1; shift
     if [ -x /usr/bin/time ]; then
@@ -162,6 +183,7 @@ $1 == "INSTR" { ir[$2, $3] = $5 / $4 }
 $1 == "SPLIT" { split_ir[$2, $3] = $5 / $4 }
 $1 == "REPORT" { rep_ev[$2] = $3; rep_b[$2] = $4; rep_s[$2] = $5; rep_kb[$2] = $6 }
 $1 == "PRIM" { prim[++nprim] = $2; prim_ns[$2] = $3 }
+$1 == "PY" { k = $2 SUBSEP $6; if (!(k in pyw) || $3 < pyw[k]) pyw[k] = $3; if (!(k in pyc) || $4 < pyc[k]) pyc[k] = $4; pyseen = 1 }
 function row(name, base, meas, unit, fmt) {
     if (base == "" || meas == "") { printf "  %-58s %14s %14s %12s %8s\n", name, "n/a", "n/a", "", ""; return }
     printf "  %-58s %11" fmt " %-2s %11" fmt " %-2s %+11" fmt " %8.2fx\n", name, base, unit, meas, unit, meas - base, (base > 0 ? meas / base : 0)
@@ -208,6 +230,14 @@ END {
     for (j = 1; j <= 2; j++) for (f = 1; f <= 2; f++) {
         c = spcfgs[j]; fn = f == 1 ? "cudaMalloc" : "cudaFree"
         if ((c, fn) in split_ir) printf "  %-58s %14s %11.0f in\n", sprintf("%-26s %s", fn, cl[c]), "", split_ir[c, fn]
+    }
+    if (pyseen) {
+        print "Python frames in recorded stacks: a cudaMalloc+cudaFree pair from Python (ctypes, lock released), ns per pair"
+        for (d = 1; d <= 32; d *= (d == 1 ? 8 : 4)) {
+            row(sprintf("depth %2d, wall: Python frames on (baseline: off)", d), pyw["nopy", d], pyw["py", d], "ns", ".0f")
+            row(sprintf("depth %2d, whole-process CPU: on (baseline: off)", d), pyc["nopy", d], pyc["py", d], "ns", ".0f")
+            row(sprintf("depth %2d, wall: traced, frames on (baseline: untraced)", d), pyw["untraced", d], pyw["py", d], "ns", ".0f")
+        }
     }
     if (nprim) {
         print "instructions that cost far more than the counts weigh them (ns each, min of 5 x 2M; all on the tracer paths)"

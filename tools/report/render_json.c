@@ -69,6 +69,7 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
         vt_esc_printf(f, VT_ESC_JSON, "\"requested_bytes\":%llu,\"live_bytes\":%llu,\"live_device_bytes\":%llu,\"site\":",
                 U(o->requested), U(o->live), U(o->live_dev));
         vt_json_str(f, vt_site_label(p, o->site));
+        site_stack(f, p, o->site);
         fputs(",\"api\":", f); vt_json_str(f, o->api);
         vt_esc_printf(f, VT_ESC_JSON, ",\"mem\":\"%s\",\"res\":%lld,\"res_name\":", vt_rd_mem_name(o->mem), I(o->res));
         const char *nm = vt_cuda_error_name(o->api, o->res);
@@ -83,7 +84,7 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
         vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"rank\":", I(p->pid));
         if (p->rank >= 0) vt_esc_printf(f, VT_ESC_JSON, "%lld", I(p->rank)); else fputs("null", f);
         fputs(",\"held_by\":", f);
-        holdings(f, p, o->holders, o->nholders, 0);
+        holdings(f, p, o->holders, o->nholders, 1);
         vt_esc_printf(f, VT_ESC_JSON, ",\"recovered\":%s,\"recovered_time_ns\":", o->recovered ? "true" : "false");
         if (o->recovered) {
             vt_esc_printf(f, VT_ESC_JSON, "%lld,\"recovered_site\":", I(o->recovered_t));

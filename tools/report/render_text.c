@@ -222,6 +222,7 @@ static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *
         if (x->pool_kept_free) fprintf(f, "; stream-ordered pools kept %s free", B(x->pool_kept_free));
         fputc('\n', f);
         fprintf(f, "  requested at: %s\n", vt_site_label(p, x->site));
+        stack_lines(f, p, x->site, 4, 0);
         if (x->recovered)
             fprintf(f, "  recovered:    the same size succeeded from this thread at %s with %s less live, at %s\n",
                     vt_fmt_when(w, sizeof w, p, x->recovered_t), B(x->freed_before_retry), vt_site_label(p, x->recovered_site));
