@@ -53,6 +53,12 @@ cpythons() {
         done
     done
 }
+# nlaunches TRACE [FILTER]: the launches a trace records, each line's and each folded record's count
+# (launch lines, and `launches` records of steady ones: core/fold.h); FILTER (jq, default true)
+# selects among both
+nlaunches() {
+    jqs "$1" "[.[] | select((.ev == \"launch\" or .ev == \"launches\") and (${2:-true})) | .count // 1] | add // 0"
+}
 # jqs TRACE FILTER : slurp a trace (NUL padding stripped) and apply a jq filter
 jqs() { tr -d '\000' <"$1" | jq -s -r "$2"; }
 # Under `make SAN=1 test` the library, the CLI and the simulated device are ASan-built and get

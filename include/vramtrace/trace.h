@@ -35,6 +35,7 @@
 #define VT_EVN_SET         "set"
 #define VT_EVN_KERNEL      "kernel"
 #define VT_EVN_LAUNCH      "launch"
+#define VT_EVN_LAUNCHES    "launches"     /* launches of one configuration counted by one thread (folded) */
 #define VT_EVN_SYNC        "sync"
 #define VT_EVN_MEMINFO     "meminfo"
 #define VT_EVN_FINDING     "finding"
@@ -58,7 +59,7 @@
     X(HEADER) X(MODULE) X(DEVICE) X(ALLOC) X(FREE) X(MAP) X(UNMAP) X(COPY) X(SET) X(KERNEL)   \
     X(LAUNCH) X(SYNC) X(MEMINFO) X(FINDING) X(RANGE_PUSH) X(RANGE_POP) X(RANGE_START)         \
     X(RANGE_END) X(MARK) X(FOOTER) X(POOL_TRIM) X(IPC_OPEN) X(IPC_CLOSE) X(GRAPH_ALLOC)  \
-    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET) X(POOL_ATTR) X(PYCODE)
+    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET) X(POOL_ATTR) X(PYCODE) X(LAUNCHES)
 
 /* ---- "mem": what kind of memory an alloc/free (or a map-tracked range) is -------------------- */
 #define VT_MEMN_DEVICE     "device"      /* cudaMalloc, cuMemAlloc...: VRAM */
@@ -127,7 +128,7 @@
     /* copies and sets */ X(dst) X(src) X(dir) X(host) X(async) X(kind) X(dpitch) X(spitch)  \
         X(src_dev) X(value) X(captured)                                                       \
     /* pools */ X(pool) X(keep) X(reserved_before) X(reserved_after) X(release_threshold)                           \
-    /* kernels and launches */ X(id) X(name) X(params) X(layout) X(k) X(grid) X(block) X(shmem) \
+    /* kernels and launches */ X(id) X(name) X(params) X(layout) X(k) X(grid) X(block) X(shmem) X(last) \
     /* findings */ X(severity) X(arg) X(offset) X(class) X(mapping) X(alloc) X(msg) X(count) X(first) \
     /* modules and devices */ X(path) X(base) X(lo) X(hi) X(build_id) X(file_size) X(mtime) X(cc) X(mem_clock_khz)              \
         X(bus_width_bits) X(pageable_access) X(sim) X(pci)                                            \

@@ -20,6 +20,7 @@ struct vt_call {
     int res;
     int dev;
     int graph;      /* a launch, copy or memset: 0 done now, VT_GRAPH_CAPTURED, VT_GRAPH_REPLAYED */
+    int flagged;    /* a launch whose check said something (a finding or a note): it keeps its line */
 };
 enum { VT_GRAPH_CAPTURED = 1, VT_GRAPH_REPLAYED = 2 };
 /* What a copy call says beyond its pointers and size (vt_ev_copy; a graph's copy node keeps it). */

@@ -19,6 +19,7 @@
 #include "tracer.h"
 #include "emit.h"
 #include "findings.h"
+#include "fold.h"
 #include "trace_writer.h"
 #include "journal.h"
 #include "records.h"
@@ -374,6 +375,7 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     const void *key = x->async ? vt_captured_into(c, x->stream) : NULL; /* a capturing stream's work is a graph node */
     if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); rp->graph = VT_GRAPH_CAPTURED; }
     vt_emit_record(VT_R_COPY, rp, sizeof *rp + rp->nframes * sizeof rp->frames[0]);
+    if (dir == VT_DIR_D2H) vt_fold_copy_d2h(); /* the report reads the thread's next call: it keeps its line */
     VT_RESTORE_ERRNO;
 }
 
@@ -552,6 +554,7 @@ void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id)
 {
     VT_SAVE_ERRNO;
     if (vt_trace_ready() && !vt_traffic_paused()) {
+        vt_fold_flush_mine(); /* the thread's folded launches stay on their side of the boundary */
         char buf[LINE_MAX_BYTES];
         vt_line l;
         thread_line(&l, buf, ev);
@@ -570,6 +573,7 @@ void vt_ev_range(const char *ev, const char *name, uint64_t id, int has_id)
 
 static void api_line(const char *ev, const char *label, int depth, int has_depth, uint64_t skipped, int has_skipped)
 {
+    vt_fold_flush_mine(); /* snapshots, pauses: the thread's folded launches stay before them */
     char buf[LINE_MAX_BYTES];
     vt_line l;
     thread_line(&l, buf, ev);

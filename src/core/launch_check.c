@@ -8,6 +8,7 @@
 #include "check.h"
 #include "emit.h"
 #include "findings.h"
+#include "fold.h"
 #include "graphs.h"
 #include "launch_check.h"
 #include "param_types.h"
@@ -86,6 +87,10 @@ static int classify_finding(uint64_t v, int dev, vt_ptr_info *info, struct vt_fi
  * like one (a stride table's garbage tail, padding), so what would be a finding there is a note,
  * once per word per kernel: never counted, never fatal (docs/detection.md); a top-level 8-byte
  * argument keeps the full check. */
+/* Findings and notes this thread's launch checks have made: a launch that made one keeps its line
+ * (fold.h). */
+static VT_TLS unsigned long launch_said;
+
 static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v, int32_t widx)
 {
     if (vt_looks_scalar(v)) return;
@@ -112,6 +117,7 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
         f.note = 1;
         if (!f.why) f.why = "inside a by-value struct, and the image has no PTX to tell whether the kernel uses it as an address";
     }
+    launch_said++;
     vt_ev_finding(&f);
 }
 
@@ -171,7 +177,7 @@ static void check_arg_words(const struct vt_call *c, vt_kernel *k, void **args)
  * for vt_launch_end, which makes a captured launch a graph node with them. */
 static VT_TLS struct { void **args; const void *buf; uint64_t len; } launch_args;
 
-int vt_launch_begin(const struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
+int vt_launch_begin(struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
 {
     if (!vt_trace_ready() || !k || vt_traffic_paused()) return 0;
     if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0)) {
@@ -184,8 +190,10 @@ int vt_launch_begin(const struct vt_call *c, vt_kernel *k, void **args, const vo
     if (vt_cfg.check != VT_CHECK_OFF) {
         /* The per-thread cache answers for the thread's current device only (a launch on another
          * device, a multi-device launch's entry, makes that device current around this call). */
+        unsigned long said = launch_said;
         if (args && (k->words || !k->nwords)) check_arg_words(c, k, args);
         else if (args || buf) check_args(c, k, args, buf, buf_len);
+        c->flagged = launch_said != said;
     }
     return 1;
 }
@@ -218,6 +226,10 @@ void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 
     vt_fmt_ensure_device(c->dev);
     int graph = __builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0)
               ? capture_launch(c, k, &grid, &block, shmem, stream) : c->graph;
+    if (!graph && !c->res && !c->flagged &&
+        vt_fold_launch(c, k->id, (const uint32_t[3]){ grid.x, grid.y, grid.z }, (const uint32_t[3]){ block.x, block.y, block.z },
+                       shmem, stream))
+        return;
     /* The hottest record: filled in place in the ring, no copy (a stack one when it is off). */
     struct vt_rec_launch *r = vt_journal_claim(VT_R_LAUNCH, sizeof *r);
     if (r) {

@@ -15,7 +15,7 @@
  * NULL with `buf`/`buf_len` for a packed CU_LAUNCH_PARAM_BUFFER_POINTER buffer. The layout must
  * already be resolved (vt_kernel_resolve_layout). Unlike the other events these two leave errno
  * to the caller: the launch hooks keep it once around both halves and the real call. */
-int vt_launch_begin(const struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len);
+int vt_launch_begin(struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len);
 /* A launch captured into a graph (its stream capturing) is kept as a node of the graph, with the
  * arguments vt_launch_begin saw on this thread. */
 void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream);

@@ -25,6 +25,7 @@
 #include "pystack.h"
 #include "check.h"
 #include "events.h"
+#include "fold.h"
 #include "graphs.h"
 #include "journal.h"
 #include "jsonl.h"
@@ -343,6 +344,7 @@ static int open_trace(void)
             /* A fork child of a threaded parent may only make async-signal-safe calls until it
              * execs (POSIX): it formats in its own threads rather than start a drain thread. */
             if (forked_child && mode == 0) mode = 1;
+            vt_journal_set_tick(vt_fold_tick); /* quiet threads' folded launches, every interval */
             int jrc = vt_journal_open(vt_trace_file, mode, ring_token, jerr, sizeof jerr);
             /* No room for the ring: the trace file is likely to fill next, and that is the one
              * line a full disk gets; said at exit only if it never comes. */
@@ -379,6 +381,7 @@ static void child_after_fork(void)
     vt_registry_reset();
     vt_modules_reset();
     vt_pystack_reset();
+    vt_fold_fork_child();
     vt_check_reset();
     vt_emit_reset_after_fork();
     vt_findings_reset_after_fork();
@@ -439,6 +442,7 @@ void vt_tracer_shutdown(void)
         if (!vt_cfg.quiet && write(2, msg, sizeof msg - 1) < 0) {}
         return;
     }
+    vt_fold_flush_all(1); /* every thread's folded launches, before the footer */
     vt_findings_flush();
     vt_journal_close(); /* every queued record reaches the file before the footer counts them */
     struct leak_sum leaks = { { 0 }, { 0 } };

@@ -20,6 +20,7 @@
 
 
 struct vt_config vt_cfg = { .enabled = 1, .backtraces = 1, .python_frames = 1, .bt_depth = 24, .check = VT_CHECK_RECORD,
+                            .fold = 1, .fold_interval_ns = 1000000000u,
                             .meminfo_interval_ns = 1000000000u };
 VT_TLS struct vt_thread_state vt_ts;
 
@@ -100,6 +101,14 @@ void vt_config_read(void)
         ms = 1000;
     }
     vt_cfg.meminfo_interval_ns = (uint64_t)ms * 1000000u;
+    vt_cfg.fold = env_flag("VRAMTRACE_FOLD", 1);
+    const char *fi = getenv("VRAMTRACE_FOLD_INTERVAL_MS");
+    long fms = 1000;
+    if (fi && *fi && (whole_number(fi, &fms) != 0 || fms < 1 || fms > 3600000)) {
+        vt_config_bad_knob("VRAMTRACE_FOLD_INTERVAL_MS", fi, "milliseconds from 1 to 3600000 between writes of folded launch counts");
+        fms = 1000;
+    }
+    vt_cfg.fold_interval_ns = (uint64_t)fms * 1000000u;
     const char *u = getenv("VRAMTRACE_UNWIND");
     vt_cfg.unwind_glibc = u && !strcmp(u, "glibc");
     if (u && *u && !vt_cfg.unwind_glibc && strcmp(u, "default")) vt_config_bad_knob("VRAMTRACE_UNWIND", u, "default, glibc");

@@ -40,6 +40,8 @@ struct vt_config {
     long root_pid;        /* VRAMTRACE_ROOT_PID: the process `vramtrace run` started */
     uint64_t meminfo_interval_ns; /* VRAMTRACE_MEMINFO_INTERVAL_MS (default 1000): at most one driver
                                    * memory sample per interval, taken at an allocation or free; 0 off */
+    int fold;             /* VRAMTRACE_FOLD (default 1): steady launches counted, not a line each (core/fold.h) */
+    uint64_t fold_interval_ns; /* VRAMTRACE_FOLD_INTERVAL_MS (default 1000): counters written at least this often */
 };
 extern struct vt_config vt_cfg;
 

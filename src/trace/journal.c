@@ -211,11 +211,16 @@ static void futex_wait_ms(_Atomic int *word, int ms)
 }
 static void futex_wake(_Atomic int *word) { syscall(SYS_futex, (int *)word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0); }
 
+static void (*_Atomic tick_fn)(void);
+void vt_journal_set_tick(void (*fn)(void)) { atomic_store(&tick_fn, fn); }
+
 static void *drainer(void *arg)
 {
     (void)arg;
     int idle = 0;
     while (!atomic_load(&J.stop)) {
+        void (*tick)(void) = atomic_load_explicit(&tick_fn, memory_order_acquire);
+        if (tick) tick();
         long n = drain_try();
         if (n > 0) { idle = 0; continue; }
         /* Poll quickly while events flow, slowly when the program is quiet. */

@@ -40,6 +40,9 @@ int vt_journal_owns(uint64_t addr);
 
 /* Drain everything, stop the drainer, remove TRACE.ring (normal exit). */
 void vt_journal_close(void);
+/* FN is called by the drain thread between drains, at least every 10 ms (a layer above keeps its
+ * own periodic work there: folded launch counts, core/fold.h). Never called without a drain thread. */
+void vt_journal_set_tick(void (*fn)(void));
 /* Fork child: forget the parent's ring without touching it. */
 void vt_journal_forget(void);
 

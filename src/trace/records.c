@@ -174,21 +174,37 @@ static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct v
     l->p = graph_role(p, s->graph);
 }
 
-static void fmt_launch(vt_line *l, const struct vt_api_names *names, const struct vt_rec_launch *k)
+/* A launch line's fields after the call head; EV "launch", or "launches" for a folded count. */
+static char *launch_fields(vt_line *l, const struct vt_api_names *names, const char *ev, const struct vt_rec_call *c,
+                           uint32_t kid, const uint32_t grid[3], const uint32_t block[3], uint64_t shmem, uint64_t stream)
 {
-    vt_record_begin(l, VT_EVN_LAUNCH, &k->c, names, 0);
+    vt_record_begin(l, ev, c, names, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"k\":");
-    p = vt_w_u64(p, k->k);
+    p = vt_w_u64(p, kid);
     p = VT_W_LIT(p, ",\"grid\":[");
-    p = vt_w_u64(p, k->grid[0]); *p++ = ','; p = vt_w_u64(p, k->grid[1]); *p++ = ','; p = vt_w_u64(p, k->grid[2]);
+    p = vt_w_u64(p, grid[0]); *p++ = ','; p = vt_w_u64(p, grid[1]); *p++ = ','; p = vt_w_u64(p, grid[2]);
     p = VT_W_LIT(p, "],\"block\":[");
-    p = vt_w_u64(p, k->block[0]); *p++ = ','; p = vt_w_u64(p, k->block[1]); *p++ = ','; p = vt_w_u64(p, k->block[2]);
+    p = vt_w_u64(p, block[0]); *p++ = ','; p = vt_w_u64(p, block[1]); *p++ = ','; p = vt_w_u64(p, block[2]);
     p = VT_W_LIT(p, "],\"shmem\":");
-    p = vt_w_u64(p, k->shmem);
+    p = vt_w_u64(p, shmem);
     p = VT_W_LIT(p, ",\"stream\":");
-    p = vt_w_hex(p, k->stream);
+    return vt_w_hex(p, stream);
+}
+
+static void fmt_launch(vt_line *l, const struct vt_api_names *names, const struct vt_rec_launch *k)
+{
+    char *p = launch_fields(l, names, VT_EVN_LAUNCH, &k->c, k->k, k->grid, k->block, k->shmem, k->stream);
     l->p = graph_role(p, k->graph);
+}
+
+static void fmt_launches(vt_line *l, const struct vt_api_names *names, const struct vt_rec_launches *k)
+{
+    char *p = launch_fields(l, names, VT_EVN_LAUNCHES, &k->c, k->k, k->grid, k->block, k->shmem, k->stream);
+    p = VT_W_LIT(p, ",\"count\":");
+    p = vt_w_u64(p, k->count);
+    p = VT_W_LIT(p, ",\"last\":");
+    l->p = vt_w_u64(p, k->last_end);
 }
 
 static void fmt_meminfo(vt_line *l, const struct vt_api_names *names, const struct vt_rec_meminfo *m)
@@ -241,6 +257,7 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
     }
     case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, names, rec); break;
     case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, names, rec); break;
+    case VT_R_LAUNCHES: if (len < sizeof(struct vt_rec_launches)) return 0; fmt_launches(&l, names, rec); break;
     case VT_R_SYNC: {
         const struct vt_rec_sync *y = rec;
         if (len < sizeof *y) return 0;

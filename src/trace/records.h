@@ -14,7 +14,7 @@
 #include "api_names.h"
 
 enum vt_rec_type {
-    VT_R_TEXT = 1, VT_R_ALLOC, VT_R_FREE, VT_R_COPY, VT_R_SET, VT_R_LAUNCH, VT_R_SYNC, VT_R_MEMINFO,
+    VT_R_TEXT = 1, VT_R_ALLOC, VT_R_FREE, VT_R_COPY, VT_R_SET, VT_R_LAUNCH, VT_R_SYNC, VT_R_MEMINFO, VT_R_LAUNCHES,
 };
 
 struct vt_rec_call {
@@ -59,6 +59,14 @@ struct vt_rec_launch {
     uint32_t k, grid[3], block[3];
     uint8_t graph;                   /* as in vt_rec_copy */
     uint64_t shmem, stream;
+};
+
+/* Launches of one configuration counted by one thread (core/fold.h): c.t0 the first's start,
+ * c.dur their host time summed, last_end the last one's end. */
+struct vt_rec_launches {
+    struct vt_rec_call c;
+    uint32_t k, grid[3], block[3];
+    uint64_t shmem, stream, count, last_end;
 };
 
 /* A synchronisation: of one stream (has_stream; 0 is the legacy default stream), else of the

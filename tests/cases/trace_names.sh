@@ -14,7 +14,7 @@ H="$ROOT/include/vramtrace/trace.h"
 list() { printf '#include <vramtrace/trace.h>\n#define F(k) %s\n%s(F)\n' "$2" "$1" | cc -E -P -I"$ROOT/include" - | tr -s ' \n' '\n\n' | sed '/^$/d' | sort -u; }
 list VT_TRACE_FIELDS 'k' >"$TMP/fields"
 list VT_TRACE_EVENTS 'VT_EVN_##k' | tr -d '"' >"$TMP/events"
-check_eq "trace.h lists 30 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 30
+check_eq "trace.h lists 31 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 31
 
 run() { # run NAME PROGRAM ARGS... : traced on the simulated device (two devices) -> $TMP/NAME.jsonl
     n=$1; shift
@@ -27,11 +27,12 @@ run hostptr "$EXAMPLES/host_pointer_bug"
 run oom "$EXAMPLES/oom"
 run transfers "$EXAMPLES/transfers"
 run api "$PROGS/api_snapshot"
+run steady "$PROGS/trace_rt" clean # repeated launches: folded counts (launches)
 # a Python program: its stacks' code objects (pycode)
 command -v python3 >/dev/null && run py python3 "$ROOT/tests/pylayout/alloc.py"
 traces=$(ls "$TMP"/*.jsonl)
 ntraces=$(echo "$traces" | wc -l | tr -d ' ')
-check_eq "12 traces written" "$ntraces" 12
+check_eq "13 traces written" "$ntraces" 13
 
 # shellcheck disable=SC2086
 "$CHECKER" $traces >"$TMP/check.out" 2>&1

@@ -1,7 +1,8 @@
 // rel_crash.cu - dies in a chosen way after allocating (tests/cases/rel_crash.sh).
 // Usage: rel_crash MODE N   MODE: sleep (prints "ready pid=P", waits to be killed), abort, segv,
 // _exit, exit (clean), hostile (exit cleanly after allocating inside an NVTX range whose name is
-// HTML/JS). Allocates N x 1 MiB with cudaMalloc first, frees none of them; prints "allocated=N".
+// HTML/JS), steady MS (5000 launches of the first launch's configuration, MS ms of quiet, SIGKILL:
+// folded launch counts, core/fold.h). Allocates N x 1 MiB with cudaMalloc first, frees none of them; prints "allocated=N".
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -24,6 +25,14 @@ int main(int argc, char **argv)
     printf("allocated=%d\n", ok);
     printf("ready pid=%ld\n", (long)getpid());
     fflush(stdout);
+    if (!strcmp(mode, "steady")) { // 5000 more launches like the first, quiet for argv[3] ms, then SIGKILL
+        int ms = argc > 3 ? atoi(argv[3]) : 0;
+        for (int i = 0; i < 5000; i++) k_touch<<<1, 1>>>(nullptr);
+        printf("launched=5001\n");
+        fflush(stdout);
+        usleep((useconds_t)ms * 1000);
+        raise(SIGKILL);
+    }
     if (!strcmp(mode, "sleep")) { for (;;) pause(); }
     if (!strcmp(mode, "abort")) abort();
     if (!strcmp(mode, "segv")) { volatile int *z = nullptr; *z = 1; }

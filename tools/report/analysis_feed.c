@@ -682,6 +682,13 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         p->nkernels++;
         return 0;
     }
+    case VT_EV_LAUNCHES: { /* folded: COUNT clean launches of one configuration by one thread */
+        struct vt_kernel_stat *k = kernel(p, ev->k);
+        if (ev->last > p->t_end) p->t_end = ev->last;
+        vt_sat_add(&p->launches, ev->count);
+        if (k) { vt_sat_add(&k->launches, ev->count); k->ns += ev->dur; *kname = k->name; }
+        return 0;
+    }
     case VT_EV_LAUNCH: {
         struct vt_kernel_stat *k = kernel(p, ev->k);
         if (ev->captured && !ev->res_null && !ev->res) { p->captured_ops++; return 0; }

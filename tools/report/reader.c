@@ -203,6 +203,11 @@ static int validate(struct vt_reader *r, struct vt_event *ev, int first, char *e
     case VT_EV_KERNEL: return need(r, ev, VT_F_ID | VT_F_NAME, err, errlen);
     case VT_EV_PYCODE: return need(r, ev, VT_F_ID, err, errlen);
     case VT_EV_LAUNCH: return need(r, ev, VT_F_T | VT_F_K, err, errlen);
+    case VT_EV_LAUNCHES: {
+        int rc = need(r, ev, VT_F_T | VT_F_K, err, errlen);
+        if (!rc && ev->count == 0) return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "a launches record without its count");
+        return rc;
+    }
     case VT_EV_FINDING: return need(r, ev, VT_F_T | VT_F_KIND, err, errlen);
     case VT_EV_RANGE_PUSH: return need(r, ev, VT_F_TID | VT_F_NAME, err, errlen);
     case VT_EV_RANGE_POP: return need(r, ev, VT_F_TID, err, errlen);

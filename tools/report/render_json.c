@@ -279,7 +279,14 @@ static void process(FILE *f, const struct vt_proc *p)
     ranges(f, p);
     fputs(",\"copy_sites\":", f);
     copy_sites(f, p);
-    fputc('}', f);
+    fputs(",\"kernels\":[", f); /* the text's Kernels table: most launched first */
+    for (size_t i = 0, nk = 0; i < p->nkernels; i++) {
+        if (!p->kernels[i].launches) continue;
+        fputs(nk++ ? ",{\"name\":" : "{\"name\":", f);
+        vt_json_str(f, p->kernels[i].name);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"launches\":%llu,\"host_ns\":%lld}", U(p->kernels[i].launches), I(p->kernels[i].ns));
+    }
+    fputs("]}", f);
 }
 
 /* ,"transfer_verdicts":[...]: the text's verdicts (vt_transfer_verdicts) as data */

@@ -1,0 +1,61 @@
+#!/bin/sh
+# fold_equiv.sh - folding steady launches (core/fold.h) changes no figure of the report: each
+# test program (every launch path, the memory workloads, NVTX ranges, snapshots and pauses,
+# findings, OOMs, copies, graphs, several threads and devices) traced with folding on (the
+# default) and off (VRAMTRACE_FOLD=0), and their --json reports compared whole, less what differs
+# from run to run whatever the tracer does (times, durations, pids, paths, addresses, driver
+# samples, event and line counts, and the verdicts' wording, which quotes measured speeds); with
+# several threads, the launch figures only.
+. tests/lib.sh
+need_sim
+echo '*' >"$TMP/deref"
+# what differs between two runs of one program regardless of folding
+norm() {
+    jq -S 'walk(if type == "object" then with_entries(select(.key | test("^(t|ts|dur|pid|pids|pids_at_peak|ppid|peak_pid|trace|traces|path|program|hostname|address|addr|value|msg|events|lines|host_ns|driver|incomplete_reason|unattributed_bytes|free_bytes|used_bytes)$|time|_ns$|_us$|seconds|wall|gbps|rate|bandwidth|^text$|^share_of") | not)) else . end)' "$1"
+}
+# several threads: peaks and the order of equal rows follow the interleaving; the launch figures do not
+norm_mt() { jq -S '{launches, allocations, finding_count, kernels: [.processes[].kernels[] | {name, launches}]}' "$1"; }
+n=0
+while IFS='|' read -r name envs cmd; do
+    [ -n "$name" ] || continue
+    n=$((n + 1))
+    for fold in 1 0; do
+        # shellcheck disable=SC2086 # envs and cmd are words
+        env VRAMTRACE_FOLD=$fold VRAMTRACE_SIM_DEREF="$TMP/deref" $envs "$VT" run --sim -q -o "$TMP/$name.$fold.jsonl" -- $cmd \
+            >"$TMP/$name.$fold.out" 2>"$TMP/$name.$fold.err" </dev/null
+        "$VT" report --json "$TMP/$name.$fold.jsonl" >"$TMP/$name.$fold.json" 2>/dev/null
+        case $name in mt_*) norm_mt "$TMP/$name.$fold.json" ;; *) norm "$TMP/$name.$fold.json" ;; esac >"$TMP/$name.$fold.norm" 2>/dev/null
+    done
+    if [ -s "$TMP/$name.0.norm" ] && cmp -s "$TMP/$name.1.norm" "$TMP/$name.0.norm"; then
+        check "$name: the same report with folding on and off ($(jq -r .launches "$TMP/$name.1.json") launches)" true
+    else
+        check "$name: the same report with folding on and off (differences: $(diff "$TMP/$name.0.norm" "$TMP/$name.1.norm" | grep '^[<>]' | head -4 | tr '\n' ' '))" false
+    fi
+done <<EOF2
+$(for m in chevron rt_launch rt_pending rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv gnodes_rt gnodes_drv child_rt child_drv; do
+    echo "paths_$m|VRAMTRACE_SIM_DEVICES=2|$PROGS/launch_paths_sm90 $m"; done)
+$(for m in clean copies host_malloc host_struct leak leak_kinds rc oom; do echo "rt_$m||$PROGS/trace_rt $m"; done)
+$(for m in pool vmm ipc graph multi reset; do echo "wl_$m|VRAMTRACE_SIM_DEVICES=2|$PROGS/wl_mem $m"; done)
+drv_launch||$PROGS/trace_drv launch fatbin extra
+drv_geometry||$PROGS/trace_drv geometry
+rtc||$PROGS/trace_rtc 5
+steady_many||$PROGS/trace_rt many
+item_loop||$PROGS/item_loop
+nvtx||$PROGS/nvtx_ranges
+api||$PROGS/api_snapshot
+cub||$PROGS/cub_reduce
+small_copies||$PROGS/small_copies
+staged||$PROGS/staged_copy
+to_device||$PROGS/to_device
+typed||$PROGS/typed_sites
+two_gpus|VRAMTRACE_SIM_DEVICES=2|$PROGS/two_gpu_peaks
+oom_retry||$PROGS/oom_retry
+mt_stress4||$PROGS/rel_stress 4
+mt_fold_mix||$PROGS/fold_mix
+ex_hostptr||$EXAMPLES/host_pointer_bug
+ex_oom||$EXAMPLES/oom
+ex_transfers||$EXAMPLES/transfers
+EOF2
+check "the programs compared: over 40 ($n)" test "$n" -gt 40
+folded=$(grep -l '"ev":"launches"' "$TMP"/*.1.jsonl | wc -l)
+check "folding happened in 4 or more of them ($folded): the comparison is not of two unfolded runs" test "$folded" -ge 4

@@ -1,0 +1,34 @@
+#!/bin/sh
+# fold_launches.sh - steady launches counted, not a line each (issue 48 slice 1, core/fold.h):
+# the size of a steady loop's trace and its exact counts, what a SIGKILL loses (at most the last
+# interval's counts: VRAMTRACE_FOLD_INTERVAL_MS), and the lines folding must keep.
+. tests/lib.sh
+need_sim
+
+# 600000 launches of one configuration (tests/progs/trace_rt.cu "many"): the first keeps its line,
+# the rest are counted; the report counts all of them for their kernel
+"$VT" run --sim -q -o "$TMP/many.jsonl" -- "$PROGS/trace_rt" many >"$TMP/many.out" 2>&1
+check_eq "600000 steady launches: exit 0, all counted, one launch line" \
+    "$?:$(nlaunches "$TMP/many.jsonl"):$(grep -c '"ev":"launch"' "$TMP/many.jsonl")" "0:600000:1"
+bytes=$(wc -c <"$TMP/many.jsonl")
+check "600000 steady launches: at most 16 bytes of trace per launch ($bytes bytes in all)" test "$bytes" -le $((16 * 600000))
+"$VT" report --json "$TMP/many.jsonl" >"$TMP/many.json" 2>/dev/null
+check_eq "the report: 600000 launches, all of k_ptr" \
+    "$(jq -c '[.launches, ([.processes[0].kernels[] | select(.name | test("k_ptr")) | .launches] | add)]' "$TMP/many.json")" "[600000,600000]"
+
+# SIGKILL: counts written at the interval (by the drain thread for a thread gone quiet) survive
+for ms in 100 250; do
+    env VRAMTRACE_FOLD_INTERVAL_MS=$ms "$VT" run --sim -q -o "$TMP/k$ms.jsonl" -- "$PROGS/rel_crash" steady 1 $((4 * ms)) >"$TMP/k$ms.out" 2>&1
+    rc=$?
+    check_eq "interval $ms ms, killed after $((4 * ms)) ms of quiet: killed (137), all 5001 launches in the recovered trace" \
+        "$rc:$(nlaunches "$TMP/k$ms.jsonl")" "137:5001"
+done
+env VRAMTRACE_FOLD_INTERVAL_MS=60000 "$VT" run --sim -q -o "$TMP/k0.jsonl" -- "$PROGS/rel_crash" steady 1 0 >"$TMP/k0.out" 2>&1
+n=$(nlaunches "$TMP/k0.jsonl")
+check "killed within the interval: what was counted since the last write is lost, never more (1 to 5001 recorded: $n)" \
+    test "$n" -ge 1 -a "$n" -le 5001
+
+# folding off: a line each
+VRAMTRACE_FOLD=0 "$VT" run --sim -q -o "$TMP/off.jsonl" -- "$PROGS/rel_crash" steady 1 0 >/dev/null 2>&1
+check_eq "VRAMTRACE_FOLD=0: every launch a line (5001), no launches record" \
+    "$(grep -c '"ev":"launch"' "$TMP/off.jsonl"):$(grep -c '"ev":"launches"' "$TMP/off.jsonl")" "5001:0"
