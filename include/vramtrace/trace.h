@@ -36,6 +36,8 @@
 #define VT_EVN_KERNEL      "kernel"
 #define VT_EVN_LAUNCH      "launch"
 #define VT_EVN_LAUNCHES    "launches"     /* launches of one configuration counted by one thread (folded) */
+#define VT_EVN_COPIES      "copies"       /* copies of one kind and site counted by one thread (folded) */
+#define VT_EVN_SETS        "sets"         /* memsets of one kind counted by one thread (folded) */
 #define VT_EVN_SYNC        "sync"
 #define VT_EVN_MEMINFO     "meminfo"
 #define VT_EVN_FINDING     "finding"
@@ -59,7 +61,7 @@
     X(HEADER) X(MODULE) X(DEVICE) X(ALLOC) X(FREE) X(MAP) X(UNMAP) X(COPY) X(SET) X(KERNEL)   \
     X(LAUNCH) X(SYNC) X(MEMINFO) X(FINDING) X(RANGE_PUSH) X(RANGE_POP) X(RANGE_START)         \
     X(RANGE_END) X(MARK) X(FOOTER) X(POOL_TRIM) X(IPC_OPEN) X(IPC_CLOSE) X(GRAPH_ALLOC)  \
-    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET) X(POOL_ATTR) X(PYCODE) X(LAUNCHES)
+    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET) X(POOL_ATTR) X(PYCODE) X(LAUNCHES) X(COPIES) X(SETS)
 
 /* ---- "mem": what kind of memory an alloc/free (or a map-tracked range) is -------------------- */
 #define VT_MEMN_DEVICE     "device"      /* cudaMalloc, cuMemAlloc...: VRAM */
@@ -123,7 +125,7 @@
 #define VT_TRACE_FIELDS(X)                                                                     \
     /* every record */ X(ev)                                                                   \
     /* calls */ X(t) X(dur) X(tid) X(api) X(res) X(dev)                                        \
-    /* memory */ X(addr) X(size) X(mem) X(handle) X(stream) X(graph) X(pitch) X(width)        \
+    /* memory */ X(addr) X(size) X(bytes) X(mem) X(handle) X(stream) X(graph) X(pitch) X(width)        \
         X(height) X(free_bytes) X(total_bytes) X(bt)                                           \
     /* copies and sets */ X(dst) X(src) X(dir) X(host) X(async) X(kind) X(dpitch) X(spitch)  \
         X(src_dev) X(value) X(captured)                                                       \

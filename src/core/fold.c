@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <vramtrace/trace.h>
 #include "records.h"
 
 /* A thread's configurations, open addressing over SLOTS with PROBE tries, then the first probed
@@ -23,6 +24,24 @@ struct fold_slot {
     uint64_t count, first_t, last_end, dur;   /* since the slot was last written out */
 };
 
+/* Copies by site, direction, memory kinds, stream, API and size class (a power of two); memsets by
+ * API, stream and size class. The first one's record is kept as it was written (its frames too). */
+#define CSLOTS 32
+#define SSLOTS 16
+struct copy_slot {
+    uint64_t count, bytes, dur, last_end;
+    int used;
+    unsigned size_class;
+    struct vt_rec_copy first;
+    uint64_t frames[VT_BT_MAX];
+};
+struct set_slot {
+    uint64_t count, bytes, dur, last_end;
+    int used;
+    unsigned size_class;
+    struct vt_rec_set first;
+};
+
 struct fold_table {
     _Atomic int lock;
     _Atomic int used;                /* a live thread owns it */
@@ -30,6 +49,8 @@ struct fold_table {
     _Atomic uint64_t pending;        /* launches counted and not yet written: the sweep's test */
     _Atomic uint64_t flushed_at;     /* vt_now() of its last write-out (the sweep reads it unlocked) */
     struct fold_slot slot[SLOTS];
+    struct copy_slot cslot[CSLOTS];
+    struct set_slot sslot[SSLOTS];
 };
 
 static struct fold_table *tables[MAX_TABLES];
@@ -67,11 +88,39 @@ static void write_slot(struct fold_table *t, struct fold_slot *s)
     vt_emit_record(VT_R_LAUNCHES, &r, sizeof r);
 }
 
+static void write_copies(struct fold_table *t, struct copy_slot *s)
+{
+    if (!s->count) return;
+    _Alignas(struct vt_rec_copy) unsigned char buf[sizeof(struct vt_rec_fold) + sizeof(struct vt_rec_copy) + VT_BT_MAX * sizeof(uint64_t)];
+    struct vt_rec_fold *f = (struct vt_rec_fold *)(void *)buf;
+    struct vt_rec_copy *c = (struct vt_rec_copy *)(void *)(f + 1);
+    *f = (struct vt_rec_fold){ s->count, s->bytes, s->last_end };
+    *c = s->first;
+    c->c.dur = s->dur;
+    memcpy(c->frames, s->frames, c->nframes * sizeof c->frames[0]);
+    atomic_fetch_sub_explicit(&t->pending, s->count, memory_order_relaxed);
+    s->count = 0;
+    vt_emit_record(VT_R_COPIES, buf, sizeof *f + sizeof *c + c->nframes * sizeof c->frames[0]);
+}
+
+static void write_sets(struct fold_table *t, struct set_slot *s)
+{
+    if (!s->count) return;
+    struct { struct vt_rec_fold f; struct vt_rec_set r; } rec = { { s->count, s->bytes, s->last_end }, s->first };
+    rec.r.c.dur = s->dur;
+    atomic_fetch_sub_explicit(&t->pending, s->count, memory_order_relaxed);
+    s->count = 0;
+    vt_emit_record(VT_R_SETS, &rec, sizeof rec);
+}
+
 /* Every counter of T written out; T's lock held. */
 static void write_table(struct fold_table *t, uint64_t now)
 {
-    if (atomic_load_explicit(&t->pending, memory_order_relaxed))
+    if (atomic_load_explicit(&t->pending, memory_order_relaxed)) {
         for (int i = 0; i < SLOTS; i++) write_slot(t, &t->slot[i]);
+        for (int i = 0; i < CSLOTS; i++) write_copies(t, &t->cslot[i]);
+        for (int i = 0; i < SSLOTS; i++) write_sets(t, &t->sslot[i]);
+    }
     atomic_store_explicit(&t->flushed_at, now, memory_order_relaxed);
 }
 
@@ -84,6 +133,8 @@ static void thread_exit(void *p)
     vt_ts.guard++;
     write_table(t, vt_now());
     memset(t->slot, 0, sizeof t->slot);
+    memset(t->cslot, 0, sizeof t->cslot);
+    memset(t->sslot, 0, sizeof t->sslot);
     vt_ts.guard--;
     atomic_store(&t->used, 0);
     unlock(t);
@@ -138,6 +189,14 @@ static inline int same(const struct fold_slot *s, const struct vt_call *c, uint3
            s->block[2] == b[2];
 }
 
+/* The interval, kept by the thread itself while it works (the drain thread's tick keeps it for
+ * threads gone quiet); T's lock held. */
+static inline void keep_interval(struct fold_table *t, uint64_t t0)
+{
+    uint64_t last = atomic_load_explicit(&t->flushed_at, memory_order_relaxed);
+    if (t0 > last && t0 - last >= vt_cfg.fold_interval_ns) write_table(t, t0);
+}
+
 int vt_fold_launch(const struct vt_call *c, uint32_t k, const uint32_t grid[3], const uint32_t block[3], uint64_t shmem,
                    uint64_t stream)
 {
@@ -165,15 +224,102 @@ int vt_fold_launch(const struct vt_call *c, uint32_t k, const uint32_t grid[3], 
         *empty = (struct fold_slot){ .api = c->api, .k = k, .dev = c->dev, .shmem = shmem, .stream = stream,
                                      .grid = { grid[0], grid[1], grid[2] }, .block = { block[0], block[1], block[2] } };
     }
-    /* the interval, kept by the thread itself while it launches (the drain thread's tick keeps
-     * it for threads gone quiet) */
-    uint64_t last = atomic_load_explicit(&t->flushed_at, memory_order_relaxed);
-    if (c->t0 > last && c->t0 - last >= vt_cfg.fold_interval_ns) write_table(t, c->t0);
+    keep_interval(t, c->t0);
     unlock(t);
     return folded;
 }
 
-void vt_fold_copy_d2h(void) { await_d2h = 1; }
+
+/* copy directions as records hold them (trace.h's order; events.h's enum, not included here:
+ * events.c calls this module) */
+enum {
+#define VT_X(id) DIR_##id,
+    VT_TRACE_DIRS(VT_X)
+#undef VT_X
+};
+
+void vt_fold_line_written(void) { await_d2h = 0; }
+
+static inline unsigned size_class(uint64_t n) { return n ? 64u - (unsigned)__builtin_clzll(n) : 0; }
+
+/* Host buffers device-to-host copies wrote to lately (any thread's): a host-to-device copy from
+ * one keeps its line, for the report's staging check (a d2h then an h2d of the same bytes through
+ * the host, between devices), which reads their addresses. */
+#define STAGED 64
+static _Atomic uint64_t staged_dst[STAGED];
+static inline unsigned staged_at(uint64_t a) { return (unsigned)((a * 0x9E3779B97F4A7C15ull) >> 58); }
+
+int vt_fold_copy(const struct vt_rec_copy *r)
+{
+    if (r->dir == DIR_D2H) { /* never folded: the report reads the next call, and its buffer */
+        atomic_store_explicit(&staged_dst[staged_at(r->dst)], r->dst, memory_order_relaxed);
+        await_d2h = 1;
+        return 0;
+    }
+    if (!vt_cfg.fold) return 0;
+    if (__builtin_expect(await_d2h, 0)) { await_d2h = 0; return 0; }
+    if (r->dir == DIR_H2D && atomic_load_explicit(&staged_dst[staged_at(r->src)], memory_order_relaxed) == r->src) return 0;
+    struct fold_table *t = my_table();
+    if (!t || !try_lock(t)) return 0;
+    unsigned sc = size_class(r->size);
+    uint64_t h = (uint64_t)r->c.api * 31 + r->dir * 7 + r->host + sc * 131 + r->stream;
+    for (unsigned i = 0; i < r->nframes; i++) h = (h ^ r->frames[i]) * 0x100000001B3ull;
+    struct copy_slot *s = &t->cslot[(h ^ h >> 29) & (CSLOTS - 1)];
+    int folded = 0;
+    const struct vt_rec_copy *f = &s->first;
+    if (s->used && s->size_class == sc && f->c.api == r->c.api && f->c.dev == r->c.dev && f->dir == r->dir &&
+        f->host == r->host && f->async == r->async && f->stream == r->stream && f->kind == r->kind &&
+        f->src_dev == r->src_dev && f->is_2d == r->is_2d && f->nframes == r->nframes &&
+        !memcmp(s->frames, r->frames, r->nframes * sizeof r->frames[0])) {
+        if (!s->count) { s->first = *r; s->bytes = 0; s->dur = 0; } /* a new batch: its first one's fields */
+        s->count++;
+        s->bytes += r->size;
+        s->dur += r->c.dur;
+        s->last_end = r->c.t0 + r->c.dur;
+        atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
+        folded = 1;
+    } else { /* new here: this copy keeps its line and takes the slot */
+        write_copies(t, s);
+        s->used = 1;
+        s->size_class = sc;
+        s->first = *r;
+        memcpy(s->frames, r->frames, r->nframes * sizeof r->frames[0]);
+    }
+    keep_interval(t, r->c.t0);
+    unlock(t);
+    return folded;
+}
+
+int vt_fold_set(const struct vt_rec_set *r)
+{
+    if (!vt_cfg.fold) return 0;
+    if (__builtin_expect(await_d2h, 0)) { await_d2h = 0; return 0; }
+    struct fold_table *t = my_table();
+    if (!t || !try_lock(t)) return 0;
+    unsigned sc = size_class(r->size);
+    uint64_t h = (uint64_t)r->c.api * 31 + sc * 131 + r->stream + (uint64_t)r->async * 7;
+    struct set_slot *s = &t->sslot[(h ^ h >> 17) & (SSLOTS - 1)];
+    int folded = 0;
+    const struct vt_rec_set *f = &s->first;
+    if (s->used && s->size_class == sc && f->c.api == r->c.api && f->c.dev == r->c.dev && f->async == r->async &&
+        f->stream == r->stream) {
+        if (!s->count) { s->first = *r; s->bytes = 0; s->dur = 0; }
+        s->count++;
+        s->bytes += r->size;
+        s->dur += r->c.dur;
+        s->last_end = r->c.t0 + r->c.dur;
+        atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
+        folded = 1;
+    } else {
+        write_sets(t, s);
+        s->used = 1;
+        s->size_class = sc;
+        s->first = *r;
+    }
+    keep_interval(t, r->c.t0);
+    unlock(t);
+    return folded;
+}
 
 void vt_fold_flush_mine(void)
 {
@@ -222,6 +368,8 @@ void vt_fold_fork_child(void)
     for (int i = 0; i < n; i++) {
         struct fold_table *t = tables[i];
         memset(t->slot, 0, sizeof t->slot);
+        memset(t->cslot, 0, sizeof t->cslot);
+        memset(t->sslot, 0, sizeof t->sslot);
         atomic_store(&t->pending, 0);
         atomic_store(&t->used, 0);
         atomic_store(&t->lock, 0);

@@ -5,13 +5,15 @@
  * configuration its thread launched before (kernel, grid, block, shared memory, stream, device,
  * API) is added to a per-thread counter; the configuration's first launch keeps its line. A
  * counter is written as one `launches` record (count, first start, last end, summed host time):
- * when its slot is wanted for another configuration, before the thread's NVTX range boundaries,
- * snapshots and pauses (a record never straddles one), every VRAMTRACE_FOLD_INTERVAL_MS (by the
+ * when its slot is wanted for another configuration, before the thread's snapshots and pauses
+ * (not at NVTX range boundaries: a loop marks every step with one, and the report counts
+ * launches, copies and memsets per process, not per range), every VRAMTRACE_FOLD_INTERVAL_MS (by the
  * thread at its next launch, and by the drain thread for threads gone quiet: a SIGKILL loses at
  * most one interval's counts), when the thread ends, and at exit. Lines kept as they are: a failed
  * launch, one whose check found anything (finding or note), a graph's (captured or replayed), and
  * a thread's first launch after a device-to-host copy (the report tells from the next call
- * whether the copy was waited for). VRAMTRACE_FOLD=0 writes every launch's line.
+ * whether the copy was waited for). Copies and memsets fold alike (vt_fold_copy, vt_fold_set), as
+ * `copies` and `sets` records with their bytes summed. VRAMTRACE_FOLD=0 writes every line.
  *
  * Invariants: a table's counters change only under its lock, which the owning thread takes with
  * one uncontended exchange and every other thread only tries (never waits on); each folded launch
@@ -28,9 +30,21 @@
  * the caller writes its line. C must have succeeded, outside any graph, with a clean check. */
 int vt_fold_launch(const struct vt_call *c, uint32_t k, const uint32_t grid[3], const uint32_t block[3], uint64_t shmem,
                    uint64_t stream);
-/* A device-to-host copy by this thread: its next launch keeps its line. */
-void vt_fold_copy_d2h(void);
-/* Write this thread's counters now (before a range boundary, a snapshot, a pause). */
+/* Copy R (its record as it would be written; graph 0, succeeded, checked clean; a device-to-host
+ * copy may come however it went): 1 when it was counted with the thread's earlier copies of its
+ * site, direction, memory kinds, stream, API and size class (no line to write), 0 when the caller
+ * writes its line. Device-to-host copies are never counted: the report reads the thread's next
+ * call after one (did the host wait?) and its buffer (a transfer staged through the host), so
+ * after one the thread's next launch, copy or memset keeps its line, and so does a host-to-device
+ * copy from a buffer one wrote to lately. */
+int vt_fold_copy(const struct vt_rec_copy *r);
+/* The thread wrote a line the report reads as "the call after a device-to-host copy" (a sync):
+ * the launches, copies and memsets after it fold again. */
+void vt_fold_line_written(void);
+/* Memset R (succeeded, outside graphs, checked clean): 1 when counted with the thread's earlier
+ * memsets of its API, stream and size class, 0 when the caller writes its line. */
+int vt_fold_set(const struct vt_rec_set *r);
+/* Write this thread's counters now (before a snapshot, a pause). */
 void vt_fold_flush_mine(void);
 /* Write every thread's counters: WAIT 0 skips a table another thread holds (the drain thread's
  * tick), 1 waits a bounded time for it (exit). */

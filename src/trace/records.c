@@ -125,9 +125,9 @@ static char *graph_role(char *p, uint8_t graph)
     return p;
 }
 
-static void fmt_copy(vt_line *l, const struct vt_api_names *names, const struct vt_rec_copy *x)
+static void fmt_copy_as(vt_line *l, const struct vt_api_names *names, const struct vt_rec_copy *x, const char *ev)
 {
-    vt_record_begin(l, VT_EVN_COPY, &x->c, names, 0);
+    vt_record_begin(l, ev, &x->c, names, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"dst\":");
     p = vt_w_hex(p, x->dst);
@@ -158,10 +158,23 @@ static void fmt_copy(vt_line *l, const struct vt_api_names *names, const struct 
     l->p = graph_role(p, x->graph);
     put_bt(l, x->frames, x->nframes);
 }
+static void fmt_copy(vt_line *l, const struct vt_api_names *names, const struct vt_rec_copy *x) { fmt_copy_as(l, names, x, VT_EVN_COPY); }
 
-static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct vt_rec_set *s)
+/* ,"count":N,"bytes":B,"last":T: what a folded record adds to its first one's fields */
+static void fold_tail(vt_line *l, uint64_t count, uint64_t bytes, uint64_t last_end)
 {
-    vt_record_begin(l, VT_EVN_SET, &s->c, names, 0);
+    char *p = l->p;
+    p = VT_W_LIT(p, ",\"count\":");
+    p = vt_w_u64(p, count);
+    p = VT_W_LIT(p, ",\"bytes\":");
+    p = vt_w_u64(p, bytes);
+    p = VT_W_LIT(p, ",\"last\":");
+    l->p = vt_w_u64(p, last_end);
+}
+
+static void fmt_set_as(vt_line *l, const struct vt_api_names *names, const struct vt_rec_set *s, const char *ev)
+{
+    vt_record_begin(l, ev, &s->c, names, 0);
     char *p = l->p;
     p = VT_W_LIT(p, ",\"addr\":");
     p = vt_w_hex(p, s->addr);
@@ -173,6 +186,7 @@ static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct v
     else p = VT_W_LIT(p, ",\"async\":false");
     l->p = graph_role(p, s->graph);
 }
+static void fmt_set(vt_line *l, const struct vt_api_names *names, const struct vt_rec_set *s) { fmt_set_as(l, names, s, VT_EVN_SET); }
 
 /* A launch line's fields after the call head; EV "launch", or "launches" for a folded count. */
 static char *launch_fields(vt_line *l, const struct vt_api_names *names, const char *ev, const struct vt_rec_call *c,
@@ -255,7 +269,23 @@ size_t vt_record_format(int type, const void *rec, size_t len, int incomplete, c
         fmt_copy(&l, names, c);
         break;
     }
+    case VT_R_COPIES: {
+        const struct vt_rec_fold *f = rec;
+        const struct vt_rec_copy *c = (const void *)(f + 1);
+        size_t head = sizeof *f + sizeof *c;
+        if (len < head || c->nframes > (len - head) / sizeof c->frames[0]) return 0;
+        fmt_copy_as(&l, names, c, VT_EVN_COPIES);
+        fold_tail(&l, f->count, f->bytes, f->last_end);
+        break;
+    }
     case VT_R_SET: if (len < sizeof(struct vt_rec_set)) return 0; fmt_set(&l, names, rec); break;
+    case VT_R_SETS: {
+        const struct vt_rec_fold *f = rec;
+        if (len < sizeof *f + sizeof(struct vt_rec_set)) return 0;
+        fmt_set_as(&l, names, (const void *)(f + 1), VT_EVN_SETS);
+        fold_tail(&l, f->count, f->bytes, f->last_end);
+        break;
+    }
     case VT_R_LAUNCH: if (len < sizeof(struct vt_rec_launch)) return 0; fmt_launch(&l, names, rec); break;
     case VT_R_LAUNCHES: if (len < sizeof(struct vt_rec_launches)) return 0; fmt_launches(&l, names, rec); break;
     case VT_R_SYNC: {

@@ -15,6 +15,7 @@
 
 enum vt_rec_type {
     VT_R_TEXT = 1, VT_R_ALLOC, VT_R_FREE, VT_R_COPY, VT_R_SET, VT_R_LAUNCH, VT_R_SYNC, VT_R_MEMINFO, VT_R_LAUNCHES,
+    VT_R_COPIES, VT_R_SETS,
 };
 
 struct vt_rec_call {
@@ -67,6 +68,14 @@ struct vt_rec_launches {
     struct vt_rec_call c;
     uint32_t k, grid[3], block[3];
     uint64_t shmem, stream, count, last_end;
+};
+
+/* Copies (VT_R_COPIES) or memsets (VT_R_SETS) of one kind counted by one thread (core/fold.h):
+ * this head, then the first one's record (struct vt_rec_copy with its frames, or vt_rec_set),
+ * whose c.t0 is the first start and c.dur the host time of all of them summed; `bytes` theirs
+ * summed, last_end the last one's end. */
+struct vt_rec_fold {
+    uint64_t count, bytes, last_end;
 };
 
 /* A synchronisation: of one stream (has_stream; 0 is the legacy default stream), else of the

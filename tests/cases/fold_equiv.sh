@@ -14,7 +14,11 @@ norm() {
     jq -S 'walk(if type == "object" then with_entries(select(.key | test("^(t|ts|dur|pid|pids|pids_at_peak|ppid|peak_pid|trace|traces|path|program|hostname|address|addr|value|msg|events|lines|host_ns|driver|incomplete_reason|unattributed_bytes|free_bytes|used_bytes)$|time|_ns$|_us$|seconds|wall|gbps|rate|bandwidth|^text$|^share_of") | not)) else . end)' "$1"
 }
 # several threads: peaks and the order of equal rows follow the interleaving; the launch figures do not
-norm_mt() { jq -S '{launches, allocations, finding_count, kernels: [.processes[].kernels[] | {name, launches}]}' "$1"; }
+norm_mt() {
+    jq -S '{launches, allocations, finding_count, sets, kernels: [.processes[].kernels[] | {name, launches}],
+            transfers: (.transfers | map_values(del(.seconds, .gbps) | map_values(if type == "object" then del(.seconds, .gbps) else . end))),
+            copy_sites: [.processes[].copy_sites[] | {site, bytes, count, pageable_count, d2h_waited_count}]}' "$1"
+}
 n=0
 while IFS='|' read -r name envs cmd; do
     [ -n "$name" ] || continue
@@ -59,3 +63,5 @@ EOF2
 check "the programs compared: over 40 ($n)" test "$n" -gt 40
 folded=$(grep -l '"ev":"launches"' "$TMP"/*.1.jsonl | wc -l)
 check "folding happened in 4 or more of them ($folded): the comparison is not of two unfolded runs" test "$folded" -ge 4
+check_eq "copies and memsets were folded too: in small_copies and fold_mix, memsets in fold_mix" \
+    "$(grep -l '"ev":"copies"' "$TMP"/small_copies.1.jsonl "$TMP"/mt_fold_mix.1.jsonl | wc -l) $(grep -c '"ev":"sets"' "$TMP"/mt_fold_mix.1.jsonl | sed 's/^[1-9][0-9]*$/some/')" "2 some"

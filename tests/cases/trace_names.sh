@@ -14,7 +14,7 @@ H="$ROOT/include/vramtrace/trace.h"
 list() { printf '#include <vramtrace/trace.h>\n#define F(k) %s\n%s(F)\n' "$2" "$1" | cc -E -P -I"$ROOT/include" - | tr -s ' \n' '\n\n' | sed '/^$/d' | sort -u; }
 list VT_TRACE_FIELDS 'k' >"$TMP/fields"
 list VT_TRACE_EVENTS 'VT_EVN_##k' | tr -d '"' >"$TMP/events"
-check_eq "trace.h lists 31 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 31
+check_eq "trace.h lists 33 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 33
 
 run() { # run NAME PROGRAM ARGS... : traced on the simulated device (two devices) -> $TMP/NAME.jsonl
     n=$1; shift
@@ -27,7 +27,7 @@ run hostptr "$EXAMPLES/host_pointer_bug"
 run oom "$EXAMPLES/oom"
 run transfers "$EXAMPLES/transfers"
 run api "$PROGS/api_snapshot"
-run steady "$PROGS/trace_rt" clean # repeated launches: folded counts (launches)
+run steady "$PROGS/fold_mix" # repeated launches, copies, memsets: folded counts (launches, copies, sets)
 # a Python program: its stacks' code objects (pycode)
 command -v python3 >/dev/null && run py python3 "$ROOT/tests/pylayout/alloc.py"
 traces=$(ls "$TMP"/*.jsonl)

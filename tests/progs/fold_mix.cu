@@ -4,7 +4,8 @@
 // kernels with three configurations (scale <<<4,128>>>, scale <<<8,64>>>, add <<<4,128>>> with
 // 256 bytes of shared memory), a device-to-host copy of 4 KiB on the stream and a stream
 // synchronize (the report tells from the copy's next call whether the host waited), and, every
-// 10 steps, a snapshot (thread 0). At step 25, thread 0 hands scale a host buffer (one finding;
+// 10 steps, a snapshot (thread 0); before the kernels, a 2 KiB memset of b on the stream and a
+// 4 KiB copy of pinned host memory into a (each thread's own buffers, the same every step). At step 25, thread 0 hands scale a host buffer (one finding;
 // that launch keeps its line). Prints "launches=N" (every launch made: 2 x 40 x 3 = 240).
 #include <cstdio>
 #include <cstdlib>
@@ -23,12 +24,15 @@ static void *worker(void *arg)
     long id = (long)arg;
     cudaStream_t s;
     cudaStreamCreate(&s);
-    float *a, *b, *h;
+    float *a, *b, *h, *pin;
     cudaMalloc(&a, 4096);
     cudaMalloc(&b, 4096);
+    cudaMallocHost(&pin, 4096);
     h = (float *)malloc(4096);
     for (int step = 0; step < STEPS; step++) {
         nvtxRangePushA("step");
+        cudaMemsetAsync(b, 0, 2048, s);
+        cudaMemcpyAsync(a, pin, 4096, cudaMemcpyHostToDevice, s);
         scale<<<4, 128, 0, s>>>(id == 0 && step == 25 ? host_buf : a, 2.0f);
         scale<<<8, 64, 0, s>>>(b, 0.5f);
         add<<<4, 128, 256, s>>>(a, b);
@@ -43,6 +47,7 @@ static void *worker(void *arg)
     }
     cudaFree(a);
     cudaFree(b);
+    cudaFreeHost(pin);
     free(h);
     cudaStreamDestroy(s);
     return NULL;

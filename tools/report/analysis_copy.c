@@ -53,26 +53,28 @@ int vt_an_on_copy(struct vt_proc *p, const struct vt_event *ev)
     if (ev->res_null || ev->res) { vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
     if (ev->captured) { p->captured_ops++; return 0; }
     if (ev->graph) p->graph_copies++;
+    /* a folded record (copies) stands for COUNT copies of its site, kinds and size class, BYTES in all */
+    uint64_t n = ev->type == VT_EV_COPIES ? ev->count : 1, bytes = ev->type == VT_EV_COPIES ? ev->bytes : ev->size;
     int st = vt_an_intern_stack(p, ev->bt, ev->nbt);
     if (st < 0) return st;
     if (ev->nbt) p->backtraces_seen = 1;
     struct stack *cs = &a->stacks[st];
-    vt_sat_add(&cs->copy_bytes, ev->size); cs->copy_count++;
+    vt_sat_add(&cs->copy_bytes, bytes); cs->copy_count += n;
     if (!ev->async) cs->copy_ns += ev->dur;
     if (ev->dir == VT_DIR_D2H) {
         /* CUDA's "API synchronization behavior": an async copy from device to pageable host memory
          * returns only once the copy has completed */
-        if (!ev->async || ev->host == VT_HOST_PAGEABLE) cs->d2h_sync_count++;
-        else if (ev->host == VT_HOST_PINNED &&
+        if (!ev->async || ev->host == VT_HOST_PAGEABLE) cs->d2h_sync_count += n;
+        else if (ev->type == VT_EV_COPY && ev->host == VT_HOST_PINNED &&
                  (vtr_hmap_put(&a->await_stack, (uint64_t)ev->tid, (uint64_t)st + 1) < 0 ||
                   vtr_hmap_put(&a->await_stream, (uint64_t)ev->tid, ev->stream) < 0)) return VT_AN_ENOMEM;
     }
-    if (stage_check(p, ev)) cs->staged_count++;
-    if (ev->host == VT_HOST_PAGEABLE) { vt_sat_add(&cs->pageable_bytes[ev->dir == VT_DIR_D2H], ev->size); cs->pageable_count++; }
-    p->copy_hist[ev->dir][ev->size ? 63 - __builtin_clzll(ev->size) : 64]++;
+    if (stage_check(p, ev)) cs->staged_count += n;
+    if (ev->host == VT_HOST_PAGEABLE) { vt_sat_add(&cs->pageable_bytes[ev->dir == VT_DIR_D2H], bytes); cs->pageable_count += n; }
+    p->copy_hist[ev->dir][ev->size ? 63 - __builtin_clzll(ev->size) : 64] += n;   /* one size class per record */
     struct vt_xfer *x = &p->xfer[ev->dir][ev->host];
-    vt_sat_add(&x->bytes, ev->size); x->count++;
-    if (ev->async) x->async_count++;
-    else { vt_sat_add(&x->sync_bytes, ev->size); x->sync_count++; x->sync_ns += ev->dur; }
+    vt_sat_add(&x->bytes, bytes); x->count += n;
+    if (ev->async) x->async_count += n;
+    else { vt_sat_add(&x->sync_bytes, bytes); x->sync_count += n; x->sync_ns += ev->dur; }
     return 0;
 }

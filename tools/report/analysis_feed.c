@@ -664,7 +664,13 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     }
     case VT_EV_ALLOC: return on_alloc(p, ev);
     case VT_EV_FREE: return on_free(p, ev);
-    case VT_EV_COPY: return vt_an_on_copy(p, ev);
+    case VT_EV_COPY: case VT_EV_COPIES:
+        if (ev->type == VT_EV_COPIES && ev->last > p->t_end) p->t_end = ev->last;
+        return vt_an_on_copy(p, ev);
+    case VT_EV_SETS: /* folded: COUNT memsets, BYTES in all */
+        if (ev->last > p->t_end) p->t_end = ev->last;
+        vt_sat_add(&p->set_count, ev->count); vt_sat_add(&p->set_bytes, ev->bytes);
+        return 0;
     case VT_EV_SET:
         if (ev->res_null || ev->res) vt_an_add_error(p, ev->api, ev->res, ev->t);
         else if (ev->captured) p->captured_ops++;

@@ -68,7 +68,8 @@ struct vt_event {
     uint64_t alloc_addr, alloc_size;                      /* finding "alloc" */
     uint64_t count;                 /* finding: occurrences so far (0 when absent); "id" names its first line */
     int64_t first;                  /* finding: time of the first occurrence (0 when absent) */
-    int64_t last;                   /* launches: the last folded launch's end (0 when absent); count: how many */
+    int64_t last;                   /* launches, copies, sets: the last folded one's end (0 when absent); count: how many */
+    uint64_t bytes;                 /* copies, sets: the folded ones' bytes summed */
     const char *path;               /* module */
     const char *build_id;           /* module: hex GNU build-id ("" when absent) */
     uint64_t file_size;             /* module: its file's size, 0 when absent */

@@ -203,6 +203,13 @@ static int validate(struct vt_reader *r, struct vt_event *ev, int first, char *e
     case VT_EV_KERNEL: return need(r, ev, VT_F_ID | VT_F_NAME, err, errlen);
     case VT_EV_PYCODE: return need(r, ev, VT_F_ID, err, errlen);
     case VT_EV_LAUNCH: return need(r, ev, VT_F_T | VT_F_K, err, errlen);
+    case VT_EV_COPIES: case VT_EV_SETS: {
+        int rc = need(r, ev, ev->type == VT_EV_COPIES ? VT_F_T | VT_F_SIZE | VT_F_DIR : VT_F_T | VT_F_SIZE, err, errlen);
+        if (!rc && ev->count == 0) return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "a folded record without its count");
+        if (!rc && (ev->bytes > VT_MAX_SANE_SIZE || ev->size > VT_MAX_SANE_SIZE))
+            return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "absurd size %llu", (unsigned long long)ev->bytes);
+        return rc;
+    }
     case VT_EV_LAUNCHES: {
         int rc = need(r, ev, VT_F_T | VT_F_K, err, errlen);
         if (!rc && ev->count == 0) return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "a launches record without its count");

@@ -243,6 +243,7 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("count")) rc = get_u64(r, k, kn, v, &ev->count, err, errlen);
     else if (KEY("first")) I64(ev->first, 1, 0);
     else if (KEY("last")) I64(ev->last, 1, 0);
+    else if (KEY("bytes")) rc = get_u64(r, k, kn, v, &ev->bytes, err, errlen);
     else if (KEY("value")) {            /* hex string on findings; the memset byte (integer) on `set` */
         if (v->type == JV_INT) rc = get_u64(r, k, kn, v, &ev->value, err, errlen);
         else HEX(ev->value, 0);

@@ -81,6 +81,13 @@ static void on_event(void *ctx, const struct vt_proc *p, const struct vt_event *
     case VT_EV_LAUNCH:
         complete(pf, p, ev, kernel ? kernel : ev->api, "launch");
         break;
+    case VT_EV_COPIES: case VT_EV_SETS: /* folded: one instant at the first */
+        sep(pf);
+        vt_esc_printf(f, VT_ESC_JSON, "{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"%s\",\"name\":", ev->type == VT_EV_COPIES ? "copies" : "sets");
+        vt_json_str(f, ev->api);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"pid\":%lld,\"tid\":%lld,\"ts\":%.3f,\"args\":{\"count\":%llu,\"bytes\":%llu,\"until_us\":%.3f,\"host_us\":%.3f}}",
+                      pidof(p), (long long)ev->tid, us(ev->t), (unsigned long long)ev->count, (unsigned long long)ev->bytes, us(ev->last), us(ev->dur));
+        break;
     case VT_EV_LAUNCHES: /* folded launches: one instant at the first, with how many and until when */
         sep(pf);
         fputs("{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"launches\",\"name\":", f);
