@@ -100,7 +100,31 @@ if command -v valgrind >/dev/null 2>&1; then
         fi
         rm -f "$TMP"/cg-*.jsonl
     }
+    # Whole process (every thread, no toggle): what a call adds, as (Ir(2n) - Ir(n)) / calls(n),
+    # so start-up and exit cancel out; traced with VRAMTRACE_SYNC=1, the drain thread's formatting
+    # done in the calling thread (valgrind runs one thread at a time anyway): fold on (the default)
+    # and off (core/fold.h).
+    cgw_ir() { # OP N CONFIG
+        case $3 in
+        untraced) pre= ; envs= ;;
+        fold) pre="$B/vg_mmap_shim.so:$BUILD/libvramtrace.so"; envs="VRAMTRACE_CHECK=record VRAMTRACE_SYNC=1 VRAMTRACE_FOLD=1" ;;
+        nofold) pre="$B/vg_mmap_shim.so:$BUILD/libvramtrace.so"; envs="VRAMTRACE_CHECK=record VRAMTRACE_SYNC=1 VRAMTRACE_FOLD=0" ;;
+        esac
+        env LD_LIBRARY_PATH="$SIM" ${pre:+LD_PRELOAD=$pre} VRAMTRACE_OUTPUT="$TMP/cgw-%p.jsonl" $envs \
+            valgrind --tool=callgrind --callgrind-out-file="$TMP/cgw.out" "$B/bench_calls" "$1" 1 "$2" 2>&1 >/dev/null |
+            sed -n 's/.*Collected : *//p' | tr -d ,
+        rm -f "$TMP"/cgw-*.jsonl* "$TMP/cgw.out"
+    }
+    cgw() { # OP CONFIG
+        n=$CG_N
+        case $1 in malloc|memcpy*) n=$((CG_N * 4)) ;; graph16) n=$((CG_N * 8)) ;; esac
+        calls=$n
+        case $1 in malloc|memcpy*) calls=$((n / 4)) ;; graph16) calls=$((n / 64)) ;; esac
+        a=$(cgw_ir "$1" "$n" "$2"); b=$(cgw_ir "$1" $((2 * n)) "$2")
+        [ -n "$a" ] && [ -n "$b" ] && echo "WINSTR $2 $1 $calls $((b - a))" >>"$R"
+    }
     say "instructions: callgrind"
+    for op in launch8 memcpy graph16; do for cfg in untraced fold nofold; do cgw $op $cfg; done; done
     for op in launch2 launch8 launch32; do for cfg in untraced nobt check; do cg $op $cfg; done; done
     cg launch8 sync
     for cfg in untraced nobt default sync; do cg malloc $cfg; done
@@ -180,6 +204,7 @@ $1 == "untraced" || $1 == "nobt" || $1 == "check" || $1 == "default" {
 $1 == "REG" { k = $2 SUBSEP $3; if (!(k in reg) || $5 < reg[k]) reg[k] = $5; if ($6 != 0) regbad = 1 }
 $1 == "SIZE" { sz_n[$2] = $3; sz_b[$2] = $4; tot_n += $3; tot_b += $4 }
 $1 == "INSTR" { ir[$2, $3] = $5 / $4 }
+$1 == "WINSTR" { wir[$2, $3] = $5 / $4 }
 $1 == "SPLIT" { split_ir[$2, $3] = $5 / $4 }
 $1 == "REPORT" { rep_ev[$2] = $3; rep_b[$2] = $4; rep_s[$2] = $5; rep_kb[$2] = $6 }
 $1 == "PRIM" { prim[++nprim] = $2; prim_ns[$2] = $3 }
@@ -217,6 +242,14 @@ END {
         row(sprintf("%d thr %s", t, ml), reg[md, 1], reg[md, t], "ns", ".1f")
     }
     if (regbad) print "  (bench_registry reported failed operations: the rows above are not valid)"
+    print "whole-process instructions per call, every thread (callgrind, (Ir(2n) - Ir(n)) / calls; checks+bt, formatting included; baseline = untraced)"
+    wl["fold"] = "steady, folded (default)"; wl["nofold"] = "a line each (VRAMTRACE_FOLD=0)"
+    split("launch8 memcpy graph16", wops, " ")
+    for (i = 1; i <= 3; i++) for (j = 1; j <= 2; j++) {
+        o = wops[i]; c = j == 1 ? "fold" : "nofold"
+        if (!((c, o) in wir)) continue
+        row(sprintf("%-26s %s", label[o], wl[c]), wir["untraced", o], wir[c, o], "in", ".0f")
+    }
     print "instructions per call in the calling thread (callgrind, 1 thread, deterministic; baseline = untraced)"
     cl["sync"] = "checks, formatted in caller (SYNC=1)"
     split("nobt check default sync", cgcfgs, " ")
