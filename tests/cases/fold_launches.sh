@@ -28,6 +28,11 @@ n=$(nlaunches "$TMP/k0.jsonl")
 check "killed within the interval: what was counted since the last write is lost, never more (1 to 5001 recorded: $n)" \
     test "$n" -ge 1 -a "$n" -le 5001
 
+# a thread's counters are written when it ends: killed right after, with an interval of a minute
+env VRAMTRACE_FOLD_INTERVAL_MS=60000 "$VT" run --sim -q -o "$TMP/th.jsonl" -- "$PROGS/rel_crash" thread_steady 1 >"$TMP/th.out" 2>&1
+check_eq "a thread's 5000 launches, counted, written when it ended (killed at once after, interval 60 s): all 5001 there" \
+    "$?:$(nlaunches "$TMP/th.jsonl"):$(grep -c '"ev":"launch"' "$TMP/th.jsonl")" "137:5001:2"
+
 # folding off: a line each
 VRAMTRACE_FOLD=0 "$VT" run --sim -q -o "$TMP/off.jsonl" -- "$PROGS/rel_crash" steady 1 0 >/dev/null 2>&1
 check_eq "VRAMTRACE_FOLD=0: every launch a line (5001), no launches record" \

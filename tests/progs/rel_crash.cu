@@ -2,8 +2,10 @@
 // Usage: rel_crash MODE N   MODE: sleep (prints "ready pid=P", waits to be killed), abort, segv,
 // _exit, exit (clean), hostile (exit cleanly after allocating inside an NVTX range whose name is
 // HTML/JS), steady MS (5000 launches of the first launch's configuration, MS ms of quiet, SIGKILL:
-// folded launch counts, core/fold.h). Allocates N x 1 MiB with cudaMalloc first, frees none of them; prints "allocated=N".
+// folded launch counts, core/fold.h), thread_steady (a thread makes 5000 such launches and ends,
+// then SIGKILL at once: its counts are written when it ends). Allocates N x 1 MiB with cudaMalloc first, frees none of them; prints "allocated=N".
 #include <csignal>
+#include <pthread.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,6 +33,14 @@ int main(int argc, char **argv)
         printf("launched=5001\n");
         fflush(stdout);
         usleep((useconds_t)ms * 1000);
+        raise(SIGKILL);
+    }
+    if (!strcmp(mode, "thread_steady")) { // a thread makes 5000 launches and ends; then SIGKILL at once
+        pthread_t t;
+        pthread_create(&t, nullptr, [](void *) -> void * { for (int i = 0; i < 5000; i++) k_touch<<<1, 1>>>(nullptr); return nullptr; }, nullptr);
+        pthread_join(t, nullptr);
+        printf("launched=5001\n");
+        fflush(stdout);
         raise(SIGKILL);
     }
     if (!strcmp(mode, "sleep")) { for (;;) pause(); }
