@@ -16,11 +16,12 @@
 #define PROBE 4
 #define MAX_TABLES 1024
 
+/* A launch configuration packed in seven words (compared and hashed word by word): the API's
+ * name (0: an empty slot), kernel id | device << 32, grid x | y << 32, grid z | block x << 32,
+ * block y | z << 32, shared memory, stream. */
+#define KEYW 7
 struct fold_slot {
-    const char *api;                 /* NULL: empty */
-    uint32_t k, grid[3], block[3];
-    int32_t dev;
-    uint64_t shmem, stream;
+    uint64_t key[KEYW];
     uint64_t count, first_t, last_end, dur;   /* since the slot was last written out */
 };
 
@@ -48,6 +49,7 @@ struct fold_table {
     int32_t tid;                     /* the owner's */
     _Atomic uint64_t pending;        /* launches counted and not yet written: the sweep's test */
     _Atomic uint64_t flushed_at;     /* vt_now() of its last write-out (the sweep reads it unlocked) */
+    struct fold_slot *last;          /* the slot the thread's last launch hit: tried first */
     struct fold_slot slot[SLOTS];
     struct copy_slot cslot[CSLOTS];
     struct set_slot sslot[SSLOTS];
@@ -74,13 +76,13 @@ static void write_slot(struct fold_table *t, struct fold_slot *s)
     r.c.dur = s->dur;
     r.c.tid = t->tid;
     r.c.res = 0;
-    r.c.dev = s->dev;
-    r.c.api = vt_api_id(s->api);
-    r.k = s->k;
-    memcpy(r.grid, s->grid, sizeof r.grid);
-    memcpy(r.block, s->block, sizeof r.block);
-    r.shmem = s->shmem;
-    r.stream = s->stream;
+    r.c.dev = (int32_t)(s->key[1] >> 32);
+    r.c.api = vt_api_id((const char *)(uintptr_t)s->key[0]);
+    r.k = (uint32_t)s->key[1];
+    r.grid[0] = (uint32_t)s->key[2]; r.grid[1] = (uint32_t)(s->key[2] >> 32); r.grid[2] = (uint32_t)s->key[3];
+    r.block[0] = (uint32_t)(s->key[3] >> 32); r.block[1] = (uint32_t)s->key[4]; r.block[2] = (uint32_t)(s->key[4] >> 32);
+    r.shmem = s->key[5];
+    r.stream = s->key[6];
     r.count = s->count;
     r.last_end = s->last_end;
     atomic_fetch_sub_explicit(&t->pending, s->count, memory_order_relaxed);
@@ -135,6 +137,7 @@ static void thread_exit(void *p)
     memset(t->slot, 0, sizeof t->slot);
     memset(t->cslot, 0, sizeof t->cslot);
     memset(t->sslot, 0, sizeof t->sslot);
+    t->last = NULL;
     vt_ts.guard--;
     atomic_store(&t->used, 0);
     unlock(t);
@@ -173,20 +176,9 @@ static struct fold_table *my_table(void)
     return t;
 }
 
-static inline uint32_t hash(uint32_t k, const uint32_t g[3], const uint32_t b[3], uint64_t stream)
+static inline int same(const uint64_t *x, const uint64_t *y)
 {
-    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull ^ ((uint64_t)g[0] << 32 | b[0]) ^ ((uint64_t)g[1] << 21 | g[2]) * 31 ^ stream;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return (uint32_t)(h >> 40);
-}
-
-static inline int same(const struct fold_slot *s, const struct vt_call *c, uint32_t k, const uint32_t g[3],
-                       const uint32_t b[3], uint64_t shmem, uint64_t stream)
-{
-    return s->api == c->api && s->k == k && s->dev == c->dev && s->stream == stream && s->shmem == shmem &&
-           s->grid[0] == g[0] && s->grid[1] == g[1] && s->grid[2] == g[2] && s->block[0] == b[0] && s->block[1] == b[1] &&
-           s->block[2] == b[2];
+    return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4] && x[5] == y[5] && x[6] == y[6];
 }
 
 /* The interval, kept by the thread itself while it works (the drain thread's tick keeps it for
@@ -204,12 +196,21 @@ int vt_fold_launch(const struct vt_call *c, uint32_t k, const uint32_t grid[3], 
     if (__builtin_expect(await_d2h, 0)) { await_d2h = 0; return 0; }
     struct fold_table *t = my_table();
     if (!t || !try_lock(t)) return 0;
-    uint32_t h = hash(k, grid, block, stream);
-    struct fold_slot *s = NULL, *empty = NULL;
-    for (int i = 0; i < PROBE; i++) {
-        struct fold_slot *x = &t->slot[(h + (uint32_t)i) & (SLOTS - 1)];
-        if (!x->api) { if (!empty) empty = x; continue; }
-        if (same(x, c, k, grid, block, shmem, stream)) { s = x; break; }
+    const uint64_t key[KEYW] = { (uint64_t)(uintptr_t)c->api, k | (uint64_t)(uint32_t)c->dev << 32,
+                                 grid[0] | (uint64_t)grid[1] << 32, grid[2] | (uint64_t)block[0] << 32,
+                                 block[1] | (uint64_t)block[2] << 32, shmem, stream };
+    struct fold_slot *s = t->last, *empty = NULL;
+    uint32_t h = 0;
+    if (!s || !same(s->key, key)) { /* not the last one's configuration: its place in the table */
+        uint64_t m = (key[1] * 0x9E3779B97F4A7C15ull) ^ (key[2] + key[3] * 31 + key[4] * 961 + key[5]) ^ stream;
+        m ^= m >> 29;
+        h = (uint32_t)((m * 0xBF58476D1CE4E5B9ull) >> 40);
+        s = NULL;
+        for (int i = 0; i < PROBE; i++) {
+            struct fold_slot *x = &t->slot[(h + (uint32_t)i) & (SLOTS - 1)];
+            if (!x->key[0]) { if (!empty) empty = x; continue; }
+            if (same(x->key, key)) { s = x; break; }
+        }
     }
     int folded = 0;
     if (s) {
@@ -221,9 +222,11 @@ int vt_fold_launch(const struct vt_call *c, uint32_t k, const uint32_t grid[3], 
         folded = 1;
     } else { /* a configuration new here (or pushed out): this launch keeps its line and takes a slot */
         if (!empty) { empty = &t->slot[h & (SLOTS - 1)]; write_slot(t, empty); }
-        *empty = (struct fold_slot){ .api = c->api, .k = k, .dev = c->dev, .shmem = shmem, .stream = stream,
-                                     .grid = { grid[0], grid[1], grid[2] }, .block = { block[0], block[1], block[2] } };
+        memcpy(empty->key, key, sizeof key);
+        empty->count = empty->dur = 0;
+        s = empty;
     }
+    t->last = s;
     keep_interval(t, c->t0);
     unlock(t);
     return folded;
@@ -370,6 +373,7 @@ void vt_fold_fork_child(void)
         memset(t->slot, 0, sizeof t->slot);
         memset(t->cslot, 0, sizeof t->cslot);
         memset(t->sslot, 0, sizeof t->sslot);
+        t->last = NULL;
         atomic_store(&t->pending, 0);
         atomic_store(&t->used, 0);
         atomic_store(&t->lock, 0);
