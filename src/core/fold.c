@@ -33,9 +33,11 @@ struct copy_slot {
     uint64_t count, bytes, dur, last_end;
     int used;
     unsigned size_class;
-    struct vt_rec_copy first;
-    uint64_t frames[VT_BT_MAX];
+    /* the first one's record with its frames (a struct with a flexible array cannot be a member
+     * followed by another: kept as bytes, read through first_of) */
+    _Alignas(struct vt_rec_copy) unsigned char first[sizeof(struct vt_rec_copy) + VT_BT_MAX * sizeof(uint64_t)];
 };
+static inline struct vt_rec_copy *first_of(struct copy_slot *s) { return (struct vt_rec_copy *)(void *)s->first; }
 struct set_slot {
     uint64_t count, bytes, dur, last_end;
     int used;
@@ -97,9 +99,9 @@ static void write_copies(struct fold_table *t, struct copy_slot *s)
     struct vt_rec_fold *f = (struct vt_rec_fold *)(void *)buf;
     struct vt_rec_copy *c = (struct vt_rec_copy *)(void *)(f + 1);
     *f = (struct vt_rec_fold){ s->count, s->bytes, s->last_end };
-    *c = s->first;
+    const struct vt_rec_copy *first = first_of(s);
+    memcpy(c, first, sizeof *c + first->nframes * sizeof first->frames[0]);
     c->c.dur = s->dur;
-    memcpy(c->frames, s->frames, c->nframes * sizeof c->frames[0]);
     atomic_fetch_sub_explicit(&t->pending, s->count, memory_order_relaxed);
     s->count = 0;
     vt_emit_record(VT_R_COPIES, buf, sizeof *f + sizeof *c + c->nframes * sizeof c->frames[0]);
@@ -252,6 +254,19 @@ static inline unsigned size_class(uint64_t n) { return n ? 64u - (unsigned)__bui
 static _Atomic uint64_t staged_dst[STAGED];
 static inline unsigned staged_at(uint64_t a) { return (unsigned)((a * 0x9E3779B97F4A7C15ull) >> 58); }
 
+/* One more copy or memset (call C, BYTES) in a slot's sums; a batch's first starts them from 0.
+ * T's lock held. */
+static inline void count_in(struct fold_table *t, uint64_t *count, uint64_t *bytes, uint64_t *dur, uint64_t *last_end,
+                            const struct vt_rec_call *c, uint64_t n)
+{
+    if (!*count) *bytes = *dur = 0;
+    ++*count;
+    *bytes += n;
+    *dur += c->dur;
+    *last_end = c->t0 + c->dur;
+    atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
+}
+
 int vt_fold_copy(const struct vt_rec_copy *r)
 {
     if (r->dir == DIR_D2H) { /* never folded: the report reads the next call, and its buffer */
@@ -269,24 +284,20 @@ int vt_fold_copy(const struct vt_rec_copy *r)
     for (unsigned i = 0; i < r->nframes; i++) h = (h ^ r->frames[i]) * 0x100000001B3ull;
     struct copy_slot *s = &t->cslot[(h ^ h >> 29) & (CSLOTS - 1)];
     int folded = 0;
-    const struct vt_rec_copy *f = &s->first;
+    struct vt_rec_copy *f = first_of(s);
+    size_t len = sizeof *r + r->nframes * sizeof r->frames[0];
     if (s->used && s->size_class == sc && f->c.api == r->c.api && f->c.dev == r->c.dev && f->dir == r->dir &&
         f->host == r->host && f->async == r->async && f->stream == r->stream && f->kind == r->kind &&
         f->src_dev == r->src_dev && f->is_2d == r->is_2d && f->nframes == r->nframes &&
-        !memcmp(s->frames, r->frames, r->nframes * sizeof r->frames[0])) {
-        if (!s->count) { s->first = *r; s->bytes = 0; s->dur = 0; } /* a new batch: its first one's fields */
-        s->count++;
-        s->bytes += r->size;
-        s->dur += r->c.dur;
-        s->last_end = r->c.t0 + r->c.dur;
-        atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
+        !memcmp(f->frames, r->frames, r->nframes * sizeof r->frames[0])) {
+        if (!s->count) memcpy(f, r, len); /* a new batch: its first one's fields */
+        count_in(t, &s->count, &s->bytes, &s->dur, &s->last_end, &r->c, r->size);
         folded = 1;
     } else { /* new here: this copy keeps its line and takes the slot */
         write_copies(t, s);
         s->used = 1;
         s->size_class = sc;
-        s->first = *r;
-        memcpy(s->frames, r->frames, r->nframes * sizeof r->frames[0]);
+        memcpy(f, r, len);
     }
     keep_interval(t, r->c.t0);
     unlock(t);
@@ -306,12 +317,8 @@ int vt_fold_set(const struct vt_rec_set *r)
     const struct vt_rec_set *f = &s->first;
     if (s->used && s->size_class == sc && f->c.api == r->c.api && f->c.dev == r->c.dev && f->async == r->async &&
         f->stream == r->stream) {
-        if (!s->count) { s->first = *r; s->bytes = 0; s->dur = 0; }
-        s->count++;
-        s->bytes += r->size;
-        s->dur += r->c.dur;
-        s->last_end = r->c.t0 + r->c.dur;
-        atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
+        if (!s->count) s->first = *r;
+        count_in(t, &s->count, &s->bytes, &s->dur, &s->last_end, &r->c, r->size);
         folded = 1;
     } else {
         write_sets(t, s);
