@@ -25,7 +25,12 @@ while IFS='|' read -r name envs cmd; do
     n=$((n + 1))
     for fold in 1 0; do
         # shellcheck disable=SC2086 # envs and cmd are words
-        env VRAMTRACE_FOLD=$fold VRAMTRACE_SIM_DEREF="$TMP/deref" $envs "$VT" run --sim -q -o "$TMP/$name.$fold.jsonl" -- $cmd \
+        # shellcheck disable=SC2086 # the program's arguments are words; P/ and E/ name the
+        # test programs and examples (their directory may hold a space)
+        set -- $cmd
+        prog=$1; shift
+        case $prog in P/*) prog="$PROGS/${prog#P/}" ;; E/*) prog="$EXAMPLES/${prog#E/}" ;; esac
+        env VRAMTRACE_FOLD=$fold VRAMTRACE_SIM_DEREF="$TMP/deref" $envs "$VT" run --sim -q -o "$TMP/$name.$fold.jsonl" -- "$prog" "$@" \
             >"$TMP/$name.$fold.out" 2>"$TMP/$name.$fold.err" </dev/null
         "$VT" report --json "$TMP/$name.$fold.jsonl" >"$TMP/$name.$fold.json" 2>/dev/null
         case $name in mt_*) norm_mt "$TMP/$name.$fold.json" ;; *) norm "$TMP/$name.$fold.json" ;; esac >"$TMP/$name.$fold.norm" 2>/dev/null
@@ -37,28 +42,28 @@ while IFS='|' read -r name envs cmd; do
     fi
 done <<EOF2
 $(for m in chevron rt_launch rt_pending rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv gnodes_rt gnodes_drv child_rt child_drv; do
-    echo "paths_$m|VRAMTRACE_SIM_DEVICES=2|$PROGS/launch_paths_sm90 $m"; done)
-$(for m in clean copies host_malloc host_struct leak leak_kinds rc oom; do echo "rt_$m||$PROGS/trace_rt $m"; done)
-$(for m in pool vmm ipc graph multi reset; do echo "wl_$m|VRAMTRACE_SIM_DEVICES=2|$PROGS/wl_mem $m"; done)
-drv_launch||$PROGS/trace_drv launch fatbin extra
-drv_geometry||$PROGS/trace_drv geometry
-rtc||$PROGS/trace_rtc 5
-steady_many||$PROGS/trace_rt many
-item_loop||$PROGS/item_loop
-nvtx||$PROGS/nvtx_ranges
-api||$PROGS/api_snapshot
-cub||$PROGS/cub_reduce
-small_copies||$PROGS/small_copies
-staged||$PROGS/staged_copy
-to_device||$PROGS/to_device
-typed||$PROGS/typed_sites
-two_gpus|VRAMTRACE_SIM_DEVICES=2|$PROGS/two_gpu_peaks
-oom_retry||$PROGS/oom_retry
-mt_stress4||$PROGS/rel_stress 4
-mt_fold_mix||$PROGS/fold_mix
-ex_hostptr||$EXAMPLES/host_pointer_bug
-ex_oom||$EXAMPLES/oom
-ex_transfers||$EXAMPLES/transfers
+    echo "paths_$m|VRAMTRACE_SIM_DEVICES=2|P/launch_paths_sm90 $m"; done)
+$(for m in clean copies host_malloc host_struct leak leak_kinds rc oom; do echo "rt_$m||P/trace_rt $m"; done)
+$(for m in pool vmm ipc graph multi reset; do echo "wl_$m|VRAMTRACE_SIM_DEVICES=2|P/wl_mem $m"; done)
+drv_launch||P/trace_drv launch fatbin extra
+drv_geometry||P/trace_drv geometry
+rtc||P/trace_rtc 5
+steady_many||P/trace_rt many
+item_loop||P/item_loop
+nvtx||P/nvtx_ranges
+api||P/api_snapshot
+cub||P/cub_reduce
+small_copies||P/small_copies
+staged||P/staged_copy
+to_device||P/to_device
+typed||P/typed_sites
+two_gpus|VRAMTRACE_SIM_DEVICES=2|P/two_gpu_peaks
+oom_retry||P/oom_retry
+mt_stress4||P/rel_stress 4
+mt_fold_mix||P/fold_mix
+ex_hostptr||E/host_pointer_bug
+ex_oom||E/oom
+ex_transfers||E/transfers
 EOF2
 check "the programs compared: over 40 ($n)" test "$n" -gt 40
 folded=$(grep -l '"ev":"launches"' "$TMP"/*.1.jsonl | wc -l)
