@@ -297,10 +297,6 @@ static void copy_class(uint64_t v, vt_ptr_info *out)
     if (vt_cfg.check != VT_CHECK_OFF && !vt_looks_scalar(v)) vt_classify_cuda(v, out);
 }
 
-/* Findings this thread's copy and memset checks have made: a call that made one keeps its line
- * (fold.h). */
-static VT_TLS unsigned long copy_said;
-
 static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t p, uint64_t extent, const char *role)
 {
     if (i->cls != VT_PTR_DEVICE && i->cls != VT_PTR_MANAGED && i->cls != VT_PTR_PINNED) return;
@@ -320,7 +316,6 @@ static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t 
              (unsigned long long)(p + extent - end));
     struct vt_finding f = { .kind = VT_F_OOB_COPY, .error = 1, .api = c->api, .arg = -1, .value = p,
                             .has_alloc = 1, .alloc_base = i->alloc.base, .alloc_size = i->alloc.size, .alloc_mem = i->alloc.mem, .why = why };
-    copy_said++;
     vt_ev_finding(&f);
 }
 
@@ -334,7 +329,7 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     copy_class(src, &si);
     int dd = side_is_device(&di), sd = side_is_device(&si);
     int dir = sd ? (dd ? VT_DIR_D2D : VT_DIR_D2H) : (dd ? VT_DIR_H2D : VT_DIR_H2H);
-    unsigned long said = copy_said;
+    unsigned long said = vt_findings_made;
     if (vt_cfg.check != VT_CHECK_OFF) {
         uint64_t dext = x->is_2d ? x->dpitch * (x->height ? x->height - 1 : 0) + x->width : size;
         uint64_t sext = x->is_2d ? x->spitch * (x->height ? x->height - 1 : 0) + x->width : size;
@@ -348,7 +343,6 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
             char why[128];
             snprintf(why, sizeof why, "kind says %s but the pointers are %s", dir_names[want], dir_names[dir]);
             struct vt_finding f = { .kind = VT_F_DIRECTION, .error = 1, .api = c->api, .arg = -1, .value = sd ? src : dst, .why = why };
-            copy_said++;
             vt_ev_finding(&f);
         }
     }
@@ -382,7 +376,7 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     const void *key = x->async ? vt_captured_into(c, x->stream) : NULL; /* a capturing stream's work is a graph node */
     if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); rp->graph = VT_GRAPH_CAPTURED; }
     /* a steady copy is counted (fold.h); a device-to-host one is only noted there */
-    int foldable = !c->res && !rp->graph && copy_said == said;
+    int foldable = !c->res && !rp->graph && vt_findings_made == said;
     if (!((foldable || dir == VT_DIR_D2H) && vt_fold_copy(rp)))
         vt_emit_record(VT_R_COPY, rp, sizeof *rp + rp->nframes * sizeof rp->frames[0]);
     VT_RESTORE_ERRNO;
@@ -394,7 +388,7 @@ void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value,
     if (!vt_trace_ready() || vt_traffic_paused()) { VT_RESTORE_ERRNO; return; }
     vt_fmt_ensure_device(c->dev);
     uint64_t bytes = size * (elem ? elem : 1);
-    unsigned long said = copy_said;
+    unsigned long said = vt_findings_made;
     if (vt_cfg.check != VT_CHECK_OFF && bytes) {
         vt_ptr_info i;
         copy_class(addr, &i);
@@ -411,7 +405,7 @@ void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value,
     r.graph = (uint8_t)c->graph;
     const void *key = async ? vt_captured_into(c, stream) : NULL;
     if (key) { vt_graph_add_set(key, c->dev, addr, size, value, elem); r.graph = VT_GRAPH_CAPTURED; }
-    if (!(!c->res && !r.graph && copy_said == said && vt_fold_set(&r))) vt_emit_record(VT_R_SET, &r, sizeof r);
+    if (!(!c->res && !r.graph && vt_findings_made == said && vt_fold_set(&r))) vt_emit_record(VT_R_SET, &r, sizeof r);
     VT_RESTORE_ERRNO;
 }
 

@@ -164,9 +164,12 @@ static void short_name(const char *mangled, char *out, size_t cap)
     free(d);
 }
 
+VT_TLS unsigned long vt_findings_made;
+
 void vt_ev_finding(const struct vt_finding *f)
 {
     VT_SAVE_ERRNO;
+    vt_findings_made++;
     if (!f->note) atomic_fetch_add(&finding_counts[f->kind], 1);
     if (!f->note && f->error) atomic_fetch_add(&finding_errors, 1);
     struct repeat *rep = f->k ? repeat_slot(f) : NULL;

@@ -7,6 +7,7 @@
 #include <vramtrace/trace.h>
 
 #include "kernels.h"
+#include "tracer.h"
 
 /* finding kinds, in vramtrace/trace.h's order (the trace's "kind" names) */
 enum vt_finding_kind {
@@ -30,6 +31,9 @@ struct vt_finding {
     const char *why;            /* extra explanation appended to the message, may be NULL */
 };
 void vt_ev_finding(const struct vt_finding *f);
+/* Findings and notes this thread has made (vt_ev_finding): a call whose checks raised the count
+ * keeps its line (fold.h). */
+extern VT_TLS unsigned long vt_findings_made;
 
 /* Writes the final count of each launch finding repeated since its last line (at exit, before
  * the journal closes). */

@@ -87,10 +87,6 @@ static int classify_finding(uint64_t v, int dev, vt_ptr_info *info, struct vt_fi
  * like one (a stride table's garbage tail, padding), so what would be a finding there is a note,
  * once per word per kernel: never counted, never fatal (docs/detection.md); a top-level 8-byte
  * argument keeps the full check. */
-/* Findings and notes this thread's launch checks have made: a launch that made one keeps its line
- * (fold.h). */
-static VT_TLS unsigned long launch_said;
-
 static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint64_t offset, uint64_t v, int32_t widx)
 {
     if (vt_looks_scalar(v)) return;
@@ -117,7 +113,6 @@ static void check_word(const struct vt_call *c, vt_kernel *k, uint32_t arg, uint
         f.note = 1;
         if (!f.why) f.why = "inside a by-value struct, and the image has no PTX to tell whether the kernel uses it as an address";
     }
-    launch_said++;
     vt_ev_finding(&f);
 }
 
@@ -190,10 +185,10 @@ int vt_launch_begin(struct vt_call *c, vt_kernel *k, void **args, const void *bu
     if (vt_cfg.check != VT_CHECK_OFF) {
         /* The per-thread cache answers for the thread's current device only (a launch on another
          * device, a multi-device launch's entry, makes that device current around this call). */
-        unsigned long said = launch_said;
+        unsigned long said = vt_findings_made;
         if (args && (k->words || !k->nwords)) check_arg_words(c, k, args);
         else if (args || buf) check_args(c, k, args, buf, buf_len);
-        c->flagged = launch_said != said;
+        c->flagged = vt_findings_made != said;
     }
     return 1;
 }

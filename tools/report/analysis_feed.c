@@ -628,6 +628,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
 {
     struct vt_an_private *a = p->priv;
     int64_t end = ev->t + ev->dur;
+    if (ev->last > end) end = ev->last; /* a folded record (launches, copies, sets): its last one's end */
     if (end > p->t_end) p->t_end = end;
     if (a->await_stack.len) {
         switch (ev->type) {
@@ -664,11 +665,8 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     }
     case VT_EV_ALLOC: return on_alloc(p, ev);
     case VT_EV_FREE: return on_free(p, ev);
-    case VT_EV_COPY: case VT_EV_COPIES:
-        if (ev->type == VT_EV_COPIES && ev->last > p->t_end) p->t_end = ev->last;
-        return vt_an_on_copy(p, ev);
+    case VT_EV_COPY: case VT_EV_COPIES: return vt_an_on_copy(p, ev);
     case VT_EV_SETS: /* folded: COUNT memsets, BYTES in all */
-        if (ev->last > p->t_end) p->t_end = ev->last;
         vt_sat_add(&p->set_count, ev->count); vt_sat_add(&p->set_bytes, ev->bytes);
         return 0;
     case VT_EV_SET:
@@ -690,7 +688,6 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     }
     case VT_EV_LAUNCHES: { /* folded: COUNT clean launches of one configuration by one thread */
         struct vt_kernel_stat *k = kernel(p, ev->k);
-        if (ev->last > p->t_end) p->t_end = ev->last;
         vt_sat_add(&p->launches, ev->count);
         if (k) { vt_sat_add(&k->launches, ev->count); k->ns += ev->dur; *kname = k->name; }
         return 0;
