@@ -37,3 +37,9 @@ check_eq "a thread's 5000 launches, counted, written when it ended (killed at on
 VRAMTRACE_FOLD=0 "$VT" run --sim -q -o "$TMP/off.jsonl" -- "$PROGS/rel_crash" steady 1 0 >/dev/null 2>&1
 check_eq "VRAMTRACE_FOLD=0: every launch a line (5001), no launches record" \
     "$(grep -c '"ev":"launch"' "$TMP/off.jsonl"):$(grep -c '"ev":"launches"' "$TMP/off.jsonl")" "5001:0"
+
+# bad values: one line each naming the knob and what it takes; the defaults apply (folding on)
+env VRAMTRACE_FOLD=maybe VRAMTRACE_FOLD_INTERVAL_MS=0 "$VT" run --sim -o "$TMP/bad.jsonl" -- "$PROGS/rel_crash" steady 1 0 >/dev/null 2>"$TMP/bad.err"
+check_eq "bad VRAMTRACE_FOLD and VRAMTRACE_FOLD_INTERVAL_MS: a line each, and folding on as by default" \
+    "$(grep -c '^vramtrace: VRAMTRACE_FOLD=maybe not understood (takes 1, 0, on, off, yes, no, true, false); using the default$' "$TMP/bad.err") $(grep -c '^vramtrace: VRAMTRACE_FOLD_INTERVAL_MS=0 not understood (takes milliseconds from 1 to 3600000 between writes of folded launch counts); using the default$' "$TMP/bad.err") $(grep -c '"ev":"launch"' "$TMP/bad.jsonl")" \
+    "1 1 1"
