@@ -49,7 +49,7 @@ struct fold_table {
     _Atomic int lock;
     _Atomic int used;                /* a live thread owns it */
     int32_t tid;                     /* the owner's */
-    _Atomic uint64_t pending;        /* launches counted and not yet written: the sweep's test */
+    _Atomic uint64_t pending;        /* slots holding counts not yet written: the sweep's test */
     _Atomic uint64_t flushed_at;     /* vt_now() of its last write-out (the sweep reads it unlocked) */
     struct fold_slot *last;          /* the slot the thread's last launch hit: tried first */
     struct fold_slot slot[SLOTS];
@@ -61,8 +61,10 @@ static struct fold_table *tables[MAX_TABLES];
 static _Atomic int ntables;
 static pthread_mutex_t tables_lock = PTHREAD_MUTEX_INITIALIZER;
 static VT_TLS struct fold_table *mine;
-static VT_TLS int mine_gen = -1;     /* vt_fork_gen when claimed: a fork child's is the parent's thread's */
 static VT_TLS int await_d2h;
+/* The thread's table while what it calls may fold: NULL before its first call, with folding off,
+ * and from a device-to-host copy until the next call (await_d2h); the hot paths test only this. */
+static VT_TLS struct fold_table *hot;
 static pthread_key_t exit_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static _Atomic uint64_t next_sweep;
@@ -87,7 +89,7 @@ static void write_slot(struct fold_table *t, struct fold_slot *s)
     r.stream = s->key[6];
     r.count = s->count;
     r.last_end = s->last_end;
-    atomic_fetch_sub_explicit(&t->pending, s->count, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&t->pending, 1, memory_order_relaxed);
     s->count = 0;
     vt_emit_record(VT_R_LAUNCHES, &r, sizeof r);
 }
@@ -102,7 +104,7 @@ static void write_copies(struct fold_table *t, struct copy_slot *s)
     const struct vt_rec_copy *first = first_of(s);
     memcpy(c, first, sizeof *c + first->nframes * sizeof first->frames[0]);
     c->c.dur = s->dur;
-    atomic_fetch_sub_explicit(&t->pending, s->count, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&t->pending, 1, memory_order_relaxed);
     s->count = 0;
     vt_emit_record(VT_R_COPIES, buf, sizeof *f + sizeof *c + c->nframes * sizeof c->frames[0]);
 }
@@ -112,7 +114,7 @@ static void write_sets(struct fold_table *t, struct set_slot *s)
     if (!s->count) return;
     struct { struct vt_rec_fold f; struct vt_rec_set r; } rec = { { s->count, s->bytes, s->last_end }, s->first };
     rec.r.c.dur = s->dur;
-    atomic_fetch_sub_explicit(&t->pending, s->count, memory_order_relaxed);
+    atomic_fetch_sub_explicit(&t->pending, 1, memory_order_relaxed);
     s->count = 0;
     vt_emit_record(VT_R_SETS, &rec, sizeof rec);
 }
@@ -141,6 +143,7 @@ static void thread_exit(void *p)
     memset(t->sslot, 0, sizeof t->sslot);
     t->last = NULL;
     vt_ts.guard--;
+    mine = hot = NULL; /* a later call in this thread's exit claims a table again */
     atomic_store(&t->used, 0);
     unlock(t);
 }
@@ -150,8 +153,7 @@ static void key_init(void) { (void)pthread_key_create(&exit_key, thread_exit); }
  * is room); NULL when there is none (its launches keep their lines). */
 static struct fold_table *my_table(void)
 {
-    if (__builtin_expect(mine && mine_gen == (int)vt_fork_gen, 1)) return mine;
-    mine = NULL;
+    if (__builtin_expect(mine != NULL, 1)) return mine;
     pthread_once(&key_once, key_init);
     struct fold_table *t = NULL;
     int n = atomic_load(&ntables);
@@ -173,9 +175,18 @@ static struct fold_table *my_table(void)
     t->tid = vt_gettid();
     atomic_store_explicit(&t->flushed_at, vt_now(), memory_order_relaxed);
     mine = t;
-    mine_gen = (int)vt_fork_gen;
     (void)pthread_setspecific(exit_key, t);
     return t;
+}
+
+/* The table for a call that may fold, when `hot` is not set: NULL with folding off, for the
+ * first call after a device-to-host copy (which keeps its line; the next ones fold again), or
+ * with no table to be had. */
+static __attribute__((noinline)) struct fold_table *cold_table(void)
+{
+    if (!vt_cfg.fold) return NULL;
+    if (await_d2h) { await_d2h = 0; return NULL; }
+    return hot = my_table();
 }
 
 static inline int same(const uint64_t *x, const uint64_t *y)
@@ -191,47 +202,50 @@ static inline void keep_interval(struct fold_table *t, uint64_t t0)
     if (t0 > last && t0 - last >= vt_cfg.fold_interval_ns) write_table(t, t0);
 }
 
-int vt_fold_launch(const struct vt_call *c, uint32_t k, const uint32_t grid[3], const uint32_t block[3], uint64_t shmem,
-                   uint64_t stream)
+/* A configuration not the thread's last launch's: its slot, or NULL when it is new here (or was
+ * pushed out), after giving it a slot (the caller's launch keeps its line). T's lock held. */
+static __attribute__((noinline)) struct fold_slot *probe(struct fold_table *t, const uint64_t *key)
 {
-    if (!vt_cfg.fold) return 0;
-    if (__builtin_expect(await_d2h, 0)) { await_d2h = 0; return 0; }
-    struct fold_table *t = my_table();
-    if (!t || !try_lock(t)) return 0;
-    const uint64_t key[KEYW] = { (uint64_t)(uintptr_t)c->api, k | (uint64_t)(uint32_t)c->dev << 32,
-                                 grid[0] | (uint64_t)grid[1] << 32, grid[2] | (uint64_t)block[0] << 32,
-                                 block[1] | (uint64_t)block[2] << 32, shmem, stream };
-    struct fold_slot *s = t->last, *empty = NULL;
-    uint32_t h = 0;
-    if (!s || !same(s->key, key)) { /* not the last one's configuration: its place in the table */
-        uint64_t m = (key[1] * 0x9E3779B97F4A7C15ull) ^ (key[2] + key[3] * 31 + key[4] * 961 + key[5]) ^ stream;
-        m ^= m >> 29;
-        h = (uint32_t)((m * 0xBF58476D1CE4E5B9ull) >> 40);
-        s = NULL;
-        for (int i = 0; i < PROBE; i++) {
-            struct fold_slot *x = &t->slot[(h + (uint32_t)i) & (SLOTS - 1)];
-            if (!x->key[0]) { if (!empty) empty = x; continue; }
-            if (same(x->key, key)) { s = x; break; }
-        }
+    uint64_t m = (key[1] * 0x9E3779B97F4A7C15ull) ^ (key[2] + key[3] * 31 + key[4] * 961 + key[5]) ^ key[6];
+    m ^= m >> 29;
+    uint32_t h = (uint32_t)((m * 0xBF58476D1CE4E5B9ull) >> 40);
+    struct fold_slot *empty = NULL;
+    for (int i = 0; i < PROBE; i++) {
+        struct fold_slot *x = &t->slot[(h + (uint32_t)i) & (SLOTS - 1)];
+        if (!x->key[0]) { if (!empty) empty = x; continue; }
+        if (same(x->key, key)) return t->last = x;
     }
-    int folded = 0;
+    if (!empty) { empty = &t->slot[h & (SLOTS - 1)]; write_slot(t, empty); }
+    memcpy(empty->key, key, KEYW * sizeof key[0]);
+    empty->count = empty->dur = 0;
+    t->last = empty;
+    return NULL;
+}
+
+/* The steady path: the thread's last configuration again, counted after a compare of seven words
+ * (kept in registers: the key is put in memory only for the probe). */
+int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
+{
+    struct fold_table *t = hot;
+    if ((__builtin_expect(!t, 0) && !(t = cold_table())) || !try_lock(t)) return 0;
+    const uint64_t k0 = (uint64_t)(uintptr_t)c->api, k1 = k | (uint64_t)(uint32_t)c->dev << 32,
+                   k2 = grid.x | (uint64_t)grid.y << 32, k3 = grid.z | (uint64_t)block.x << 32,
+                   k4 = block.y | (uint64_t)block.z << 32;
+    struct fold_slot *s = t->last;
+    if (__builtin_expect(!s || ((s->key[0] ^ k0) | (s->key[1] ^ k1) | (s->key[2] ^ k2) | (s->key[3] ^ k3) |
+                                (s->key[4] ^ k4) | (s->key[5] ^ shmem) | (s->key[6] ^ stream)) != 0, 0)) {
+        const uint64_t key[KEYW] = { k0, k1, k2, k3, k4, shmem, stream };
+        s = probe(t, key);
+    }
     if (s) {
-        if (!s->count) s->first_t = c->t0;
+        if (!s->count) { s->first_t = c->t0; atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed); }
         s->count++;
         s->dur += c->dur;
         s->last_end = c->t0 + c->dur;
-        atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
-        folded = 1;
-    } else { /* a configuration new here (or pushed out): this launch keeps its line and takes a slot */
-        if (!empty) { empty = &t->slot[h & (SLOTS - 1)]; write_slot(t, empty); }
-        memcpy(empty->key, key, sizeof key);
-        empty->count = empty->dur = 0;
-        s = empty;
     }
-    t->last = s;
     keep_interval(t, c->t0);
     unlock(t);
-    return folded;
+    return s != NULL;
 }
 
 
@@ -259,12 +273,11 @@ static inline unsigned staged_at(uint64_t a) { return (unsigned)((a * 0x9E3779B9
 static inline void count_in(struct fold_table *t, uint64_t *count, uint64_t *bytes, uint64_t *dur, uint64_t *last_end,
                             const struct vt_rec_call *c, uint64_t n)
 {
-    if (!*count) *bytes = *dur = 0;
+    if (!*count) { *bytes = *dur = 0; atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed); }
     ++*count;
     *bytes += n;
     *dur += c->dur;
     *last_end = c->t0 + c->dur;
-    atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed);
 }
 
 int vt_fold_copy(const struct vt_rec_copy *r)
@@ -272,13 +285,13 @@ int vt_fold_copy(const struct vt_rec_copy *r)
     if (r->dir == DIR_D2H) { /* never folded: the report reads the next call, and its buffer */
         atomic_store_explicit(&staged_dst[staged_at(r->dst)], r->dst, memory_order_relaxed);
         await_d2h = 1;
+        hot = NULL;
         return 0;
     }
-    if (!vt_cfg.fold) return 0;
-    if (__builtin_expect(await_d2h, 0)) { await_d2h = 0; return 0; }
+    struct fold_table *t = hot;
+    if (__builtin_expect(!t, 0) && !(t = cold_table())) return 0;
     if (r->dir == DIR_H2D && atomic_load_explicit(&staged_dst[staged_at(r->src)], memory_order_relaxed) == r->src) return 0;
-    struct fold_table *t = my_table();
-    if (!t || !try_lock(t)) return 0;
+    if (!try_lock(t)) return 0;
     unsigned sc = size_class(r->size);
     uint64_t h = (uint64_t)r->c.api * 31 + r->dir * 7 + r->host + sc * 131 + r->stream;
     for (unsigned i = 0; i < r->nframes; i++) h = (h ^ r->frames[i]) * 0x100000001B3ull;
@@ -306,10 +319,8 @@ int vt_fold_copy(const struct vt_rec_copy *r)
 
 int vt_fold_set(const struct vt_rec_set *r)
 {
-    if (!vt_cfg.fold) return 0;
-    if (__builtin_expect(await_d2h, 0)) { await_d2h = 0; return 0; }
-    struct fold_table *t = my_table();
-    if (!t || !try_lock(t)) return 0;
+    struct fold_table *t = hot;
+    if ((__builtin_expect(!t, 0) && !(t = cold_table())) || !try_lock(t)) return 0;
     unsigned sc = size_class(r->size);
     uint64_t h = (uint64_t)r->c.api * 31 + sc * 131 + r->stream + (uint64_t)r->async * 7;
     struct set_slot *s = &t->sslot[(h ^ h >> 17) & (SSLOTS - 1)];
@@ -334,7 +345,7 @@ int vt_fold_set(const struct vt_rec_set *r)
 void vt_fold_flush_mine(void)
 {
     struct fold_table *t = mine;
-    if (!t || mine_gen != (int)vt_fork_gen || !atomic_load_explicit(&t->pending, memory_order_relaxed)) return;
+    if (!t || !atomic_load_explicit(&t->pending, memory_order_relaxed)) return;
     while (!try_lock(t)) sched_yield(); /* only the drain thread's tick can hold it, briefly */
     write_table(t, vt_now());
     unlock(t);
@@ -385,7 +396,7 @@ void vt_fold_fork_child(void)
         atomic_store(&t->used, 0);
         atomic_store(&t->lock, 0);
     }
-    mine = NULL;
+    mine = hot = NULL;
     await_d2h = 0;
     pthread_mutex_init(&tables_lock, NULL);
 }

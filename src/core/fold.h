@@ -24,12 +24,12 @@
 #define VT_FOLD_H
 #include <stdint.h>
 
+#include "cuda_abi.h"
 #include "emit.h"
 
 /* The configuration of launch C (kernel id K): 1 when it was counted (no line to write), 0 when
  * the caller writes its line. C must have succeeded, outside any graph, with a clean check. */
-int vt_fold_launch(const struct vt_call *c, uint32_t k, const uint32_t grid[3], const uint32_t block[3], uint64_t shmem,
-                   uint64_t stream);
+int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream);
 /* Copy R (its record as it would be written; graph 0, succeeded, checked clean; a device-to-host
  * copy may come however it went): 1 when it was counted with the thread's earlier copies of its
  * site, direction, memory kinds, stream, API and size class (no line to write), 0 when the caller

@@ -172,6 +172,23 @@ static void check_arg_words(const struct vt_call *c, vt_kernel *k, void **args)
  * for vt_launch_end, which makes a captured launch a graph node with them. */
 static VT_TLS struct { void **args; const void *buf; uint64_t len; } launch_args;
 
+/* The first launch of K: its `kernel` record, once. */
+static __attribute__((noinline)) void kernel_first(vt_kernel *k)
+{
+    if (!atomic_exchange(&k->emitted, 1)) emit_kernel_record(k);
+}
+
+/* The argument check; 1 when it said anything (a finding or a note). Out of line, so that the
+ * begin of a launch with nothing to check saves no registers. */
+static __attribute__((noinline)) int check_launch(const struct vt_call *c, vt_kernel *k, void **args, const void *buf,
+                                                  uint64_t buf_len)
+{
+    unsigned long said = vt_findings_made;
+    if (args && k->words) check_arg_words(c, k, args);
+    else check_args(c, k, args, buf, buf_len);
+    return vt_findings_made != said;
+}
+
 int vt_launch_begin(struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
 {
     if (!vt_trace_ready() || !k || vt_traffic_paused()) return 0;
@@ -180,16 +197,12 @@ int vt_launch_begin(struct vt_call *c, vt_kernel *k, void **args, const void *bu
         launch_args.buf = buf;
         launch_args.len = buf_len;
     }
-    if (!atomic_load_explicit(&k->emitted, memory_order_acquire) && !atomic_exchange(&k->emitted, 1))
-        emit_kernel_record(k);
-    if (vt_cfg.check != VT_CHECK_OFF) {
-        /* The per-thread cache answers for the thread's current device only (a launch on another
-         * device, a multi-device launch's entry, makes that device current around this call). */
-        unsigned long said = vt_findings_made;
-        if (args && (k->words || !k->nwords)) check_arg_words(c, k, args);
-        else if (args || buf) check_args(c, k, args, buf, buf_len);
-        c->flagged = vt_findings_made != said;
-    }
+    if (__builtin_expect(!atomic_load_explicit(&k->emitted, memory_order_acquire), 0)) kernel_first(k);
+    /* The per-thread cache answers for the thread's current device only (a launch on another
+     * device, a multi-device launch's entry, makes that device current around this call). A
+     * kernel whose planned words are none (its PTX reads no argument as an address) has nothing
+     * to check; one whose list could not be allocated is walked over its layout. */
+    if (vt_cfg.check != VT_CHECK_OFF && k->nwords && (args || buf)) c->flagged = check_launch(c, k, args, buf, buf_len);
     return 1;
 }
 
@@ -207,32 +220,37 @@ static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c,
 
 /* A launch into a capturing stream is a node of the capture's graph: VT_GRAPH_CAPTURED then, else
  * c->graph. Out of line: the fast path only tests whether a capture is active anywhere. */
-static __attribute__((noinline, cold)) int capture_launch(const struct vt_call *c, vt_kernel *k, const vt_dim3 *grid,
-                                                          const vt_dim3 *block, uint64_t shmem, uint64_t stream)
+static __attribute__((noinline, cold)) int capture_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid,
+                                                          vt_dim3 block, uint64_t shmem, uint64_t stream)
 {
     const void *key = vt_captured_into(c, stream);
     if (!key) return c->graph;
-    vt_graph_add_kernel(key, NULL, k, c->dev, launch_args.args, launch_args.buf, launch_args.len, *grid, *block, shmem);
+    vt_graph_add_kernel(key, NULL, k, c->dev, launch_args.args, launch_args.buf, launch_args.len, grid, block, shmem);
     return VT_GRAPH_CAPTURED;
+}
+
+/* The launch's line. The hottest record: filled in place in the ring, no copy (a stack one when
+ * the ring is off). Out of line: a steady launch is counted without it. */
+static __attribute__((noinline)) void launch_line(const struct vt_call *c, const vt_kernel *k, const vt_dim3 *grid,
+                                                  const vt_dim3 *block, uint64_t shmem, uint64_t stream, int graph)
+{
+    vt_fmt_ensure_device(c->dev);
+    struct vt_rec_launch *r = vt_journal_claim(VT_R_LAUNCH, sizeof *r);
+    if (r) {
+        fill_launch(r, c, k, *grid, *block, shmem, stream, graph);
+        vt_journal_commit(r);
+    } else {
+        struct vt_rec_launch stack_rec;
+        fill_launch(&stack_rec, c, k, *grid, *block, shmem, stream, graph);
+        vt_emit_record(VT_R_LAUNCH, &stack_rec, sizeof stack_rec);
+    }
 }
 
 void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
 {
-    vt_fmt_ensure_device(c->dev);
     int graph = __builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0)
-              ? capture_launch(c, k, &grid, &block, shmem, stream) : c->graph;
-    if (!graph && !c->res && !c->flagged &&
-        vt_fold_launch(c, k->id, (const uint32_t[3]){ grid.x, grid.y, grid.z }, (const uint32_t[3]){ block.x, block.y, block.z },
-                       shmem, stream))
-        return;
-    /* The hottest record: filled in place in the ring, no copy (a stack one when it is off). */
-    struct vt_rec_launch *r = vt_journal_claim(VT_R_LAUNCH, sizeof *r);
-    if (r) {
-        fill_launch(r, c, k, grid, block, shmem, stream, graph);
-        vt_journal_commit(r);
-    } else {
-        struct vt_rec_launch stack_rec;
-        fill_launch(&stack_rec, c, k, grid, block, shmem, stream, graph);
-        vt_emit_record(VT_R_LAUNCH, &stack_rec, sizeof stack_rec);
-    }
+              ? capture_launch(c, k, grid, block, shmem, stream) : c->graph;
+    /* a steady launch is counted (its device's record came with its configuration's first line) */
+    if (!(graph | c->res | c->flagged) && vt_fold_launch(c, k->id, grid, block, shmem, stream)) return;
+    launch_line(c, k, &grid, &block, shmem, stream, graph);
 }
