@@ -239,7 +239,31 @@ int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
     return 0;
 }
 
-int vt_classify_cuda(uint64_t v, vt_ptr_info *out) { return classify_driver(v, out); }
+/* Host pages this thread found in no live range and (with checks on) unknown to the driver: a
+ * copy from one again asks neither, the steady state of a loop copying from a pageable buffer.
+ * An entry holds while no range was inserted anywhere since (vt_registry_inserts: what the tracer
+ * sees allocated lands in the registry) and, for the driver's answer, for a second: memory CUDA
+ * maps behind the tracer's back can take the page's place only after the program unmapped it. */
+#define VT_HOSTC_BITS 6
+#define VT_HOSTC_NS 1000000000ull
+static VT_TLS struct { uint64_t page, inserts, until; } hostc[1 << VT_HOSTC_BITS];
+
+int vt_copy_class(uint64_t v, uint64_t now, vt_ptr_info *out)
+{
+    unsigned i = ((uint32_t)(v >> 12) * 0x9E3779B1u) >> (32 - VT_HOSTC_BITS);
+    uint64_t inserts = atomic_load_explicit(&vt_registry_inserts, memory_order_acquire);
+    if (hostc[i].page == v >> 12 && hostc[i].inserts == inserts && now < hostc[i].until) return out->cls = VT_PTR_HOST;
+    if (vt_live_lookup_cached(v, &out->alloc) == 0)
+        return out->cls = out->alloc.mem == VT_MEM_MANAGED ? VT_PTR_MANAGED
+                        : (out->alloc.mem == VT_MEM_PINNED || out->alloc.mem == VT_MEM_REGISTERED) ? VT_PTR_PINNED : VT_PTR_DEVICE;
+    out->cls = VT_PTR_HOST;
+    if (vt_looks_scalar(v)) return out->cls;
+    if (vt_cfg.check != VT_CHECK_OFF && classify_driver(v, out)) return out->cls;
+    hostc[i].page = v >> 12;
+    hostc[i].inserts = inserts;
+    hostc[i].until = now + VT_HOSTC_NS;
+    return out->cls;
+}
 
 int vt_classify(uint64_t v, vt_ptr_info *out)
 {

@@ -34,10 +34,10 @@ typedef struct vt_ptr_info {
  * query (used for copies where a pageable pointer is normal). */
 int vt_classify(uint64_t v, vt_ptr_info *out);
 
-/* Only "is this CUDA memory the tracer never saw?" (the driver's pointer attributes; such a
- * range is adopted into the registry): sets out->cls to DEVICE/MANAGED/PINNED and returns 1, or
- * returns 0 leaving *out alone. For copies, where a pageable pointer is normal. */
-int vt_classify_cuda(uint64_t v, vt_ptr_info *out);
+/* A copy's or memset's side V at time NOW: device, pinned (or registered), managed, or pageable
+ * host (VT_PTR_HOST): the registry answers, and for a value no range holds the driver (untracked
+ * CUDA memory, adopted) when checks are on; a host page found so is remembered per thread. */
+int vt_copy_class(uint64_t v, uint64_t now, vt_ptr_info *out);
 
 /* Fast test used per launch argument: 1 when v is certainly fine (scalar-looking or a tracked
  * CUDA range), 0 when the caller must run vt_classify. */

@@ -284,19 +284,6 @@ static const char *const dir_names[] = {
 
 static int side_is_device(const vt_ptr_info *i) { return i->cls == VT_PTR_DEVICE || i->cls == VT_PTR_MANAGED; }
 
-/* Copies need only "device, pinned, managed or pageable": the registry answers almost always;
- * a miss asks the driver (untracked CUDA memory) when checks are on, else it is pageable. */
-static void copy_class(uint64_t v, vt_ptr_info *out)
-{
-    if (vt_live_lookup_cached(v, &out->alloc) == 0) {
-        out->cls = out->alloc.mem == VT_MEM_MANAGED ? VT_PTR_MANAGED
-                 : (out->alloc.mem == VT_MEM_PINNED || out->alloc.mem == VT_MEM_REGISTERED) ? VT_PTR_PINNED : VT_PTR_DEVICE;
-        return;
-    }
-    out->cls = VT_PTR_HOST;
-    if (vt_cfg.check != VT_CHECK_OFF && !vt_looks_scalar(v)) vt_classify_cuda(v, out);
-}
-
 static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t p, uint64_t extent, const char *role)
 {
     if (i->cls != VT_PTR_DEVICE && i->cls != VT_PTR_MANAGED && i->cls != VT_PTR_PINNED) return;
@@ -325,8 +312,8 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     if (!vt_trace_ready() || vt_traffic_paused()) { VT_RESTORE_ERRNO; return; }
     vt_fmt_ensure_device(c->dev);
     vt_ptr_info di, si;
-    copy_class(dst, &di);
-    copy_class(src, &si);
+    vt_copy_class(dst, c->t0, &di);
+    vt_copy_class(src, c->t0, &si);
     int dd = side_is_device(&di), sd = side_is_device(&si);
     int dir = sd ? (dd ? VT_DIR_D2D : VT_DIR_D2H) : (dd ? VT_DIR_H2D : VT_DIR_H2H);
     unsigned long said = vt_findings_made;
@@ -391,7 +378,7 @@ void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value,
     unsigned long said = vt_findings_made;
     if (vt_cfg.check != VT_CHECK_OFF && bytes) {
         vt_ptr_info i;
-        copy_class(addr, &i);
+        vt_copy_class(addr, c->t0, &i);
         check_range(c, &i, addr, bytes, "memset");
     }
     struct vt_rec_set r;

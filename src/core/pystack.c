@@ -83,7 +83,7 @@ static uint32_t code_id(uint64_t code)
 int vt_stack_capture(uint64_t *frames, int depth)
 {
     int n = vt_backtrace(frames, depth);
-    vt_modules_cover(frames, n, vt_emit_module);
+    vt_modules_cover(frames, n, vt_backtrace_serial(), vt_emit_module);
     vt_pyframe py[32];
     int room = VT_BT_MAX - n;
     int np = vt_cfg.python_frames ? vt_py_frames(py, room < 32 ? room : 32) : 0;

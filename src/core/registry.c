@@ -82,6 +82,7 @@ static struct vmap_ent *vmaps;
 static size_t nvmaps, vmaps_cap;
 
 struct vt_shard_gen vt_registry_gens[VT_REGISTRY_SHARDS];
+_Atomic uint64_t vt_registry_inserts;
 /* Shard s lost a live range (its lock held, the map already changed): a plain store, as only the
  * lock holder writes it; release, so a reader that sees the new value sees the range gone. */
 static inline void bump_gen(int s)
@@ -293,6 +294,7 @@ static inline int insert_home_locked(int s, int lev, uint64_t base, uint64_t end
         rc = vt_rm_insert(&sh->map, base, end, pack_meta(mem, dev), 0, &at);
     }
     if (rc != 0) return -1;
+    atomic_fetch_add_explicit(&vt_registry_inserts, 1, memory_order_release); /* after the range is visible */
     *recent_slot(base) = (struct recent_ins){ base, s, at };
     if (vt_mem_is_device(mem)) widen_span(base, end);
     return 0;

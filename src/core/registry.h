@@ -106,6 +106,9 @@ void vt_registry_handle_unmap_locked(uint64_t addr, uint64_t size);
 #define VT_REGISTRY_SHARDS 112
 struct vt_shard_gen { _Atomic uint64_t v; } __attribute__((aligned(64)));
 extern struct vt_shard_gen vt_registry_gens[VT_REGISTRY_SHARDS] __attribute__((visibility("hidden")));
+/* Bumped after every range inserted (any shard): a cached "in no live range" answer holds while
+ * it keeps the value read before the search (check.c's host pages). */
+extern _Atomic uint64_t vt_registry_inserts __attribute__((visibility("hidden")));
 /* Every cached "live" answer drops (all generations bumped): after a change that is no free,
  * such as peer access disabled. */
 void vt_registry_invalidate_all(void);

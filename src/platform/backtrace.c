@@ -73,6 +73,13 @@ static void load_glibc_unwinder(void)
     atomic_store_explicit(&glibc_loaded, 1, memory_order_release);
 }
 
+/* Where the last walks' frames below the tracer's own start, by the unwinder's memo entry: a
+ * stack seen again skips the scan for them. */
+static VT_TLS struct { uint64_t serial; int max, start; } bt_memo[2];
+static VT_TLS uint64_t bt_serial;
+
+uint64_t vt_backtrace_serial(void) { return bt_serial; }
+
 int vt_backtrace(uint64_t *frames, int max)
 {
     uint64_t raw[VT_BT_MAX + 8];
@@ -80,6 +87,8 @@ int vt_backtrace(uint64_t *frames, int max)
     if (__builtin_expect(!atomic_load_explicit(&glibc_loaded, memory_order_acquire), 0)) load_glibc_unwinder();
     /* Same frames as backtrace() (unwind.h), or -1 when only glibc can tell. */
     int n = vt_cfg.unwind_glibc ? -1 : vt_unwind(raw, max + 8);
+    uint64_t serial = n >= 0 ? vt_unwind_serial() : 0;
+    bt_serial = serial;
     if (n < 0) {
         void *g[VT_BT_MAX + 8];
         n = backtrace(g, max + 8);
@@ -87,10 +96,18 @@ int vt_backtrace(uint64_t *frames, int max)
     }
     /* Start after the last of the tracer's own frames near the top: a sanitizer runtime's
      * backtrace interceptor may sit above them. */
-    int out = 0, i = 0;
-    for (int j = 0; j < n && j < 8; j++)
-        if (vt_addr_is_self(raw[j])) i = j + 1;
-    for (; i < n && out < max; i++) frames[out++] = raw[i];
+    int i = -1;
+    unsigned w = (unsigned)(serial & 1);
+    if (serial && bt_memo[w].serial == serial && bt_memo[w].max == max) i = bt_memo[w].start;
+    if (i < 0) {
+        i = 0;
+        for (int j = 0; j < n && j < 8; j++)
+            if (vt_addr_is_self(raw[j])) i = j + 1;
+        if (serial) bt_memo[w].serial = serial, bt_memo[w].max = max, bt_memo[w].start = i;
+    }
+    int out = n - i < max ? n - i : max;
+    if (out <= 0) return 0;
+    memcpy(frames, raw + i, (size_t)out * sizeof frames[0]);
     return out;
 }
 
@@ -179,10 +196,17 @@ void vt_modules_emit_new(vt_module_fn sink)
     vt_mutex_unlock(&mod_lock);
 }
 
-void vt_modules_cover(const uint64_t *frames, int n, vt_module_fn sink)
+/* The last stack this thread found covered (its vt_backtrace_serial, under mods_gen). */
+static VT_TLS struct { uint64_t serial; unsigned gen; } covered;
+
+void vt_modules_cover(const uint64_t *frames, int n, uint64_t serial, vt_module_fn sink)
 {
+    unsigned gen = atomic_load_explicit(&mods_gen, memory_order_relaxed);
+    if (serial && covered.serial == serial && covered.gen == gen) return;
     for (int i = 0; i < n; i++)
         if (!known(frames[i])) { vt_modules_emit_new(sink); return; }
+    covered.serial = serial;
+    covered.gen = gen;
 }
 
 void vt_modules_reset(void)

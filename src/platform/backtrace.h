@@ -13,6 +13,9 @@
 
 /* Fill up to `max` return addresses of the caller's stack, innermost first. Returns the count. */
 int vt_backtrace(uint64_t *frames, int max);
+/* The identity of this thread's last vt_backtrace: the same non-zero value means the same frames
+ * (the unwinder's memo, unwind.h); 0 when it cannot tell. */
+uint64_t vt_backtrace_serial(void);
 /* A loaded object: base is its load bias, [lo, hi) its PT_LOAD span; build_id its GNU build-id
  * note in hex ("" without one), read from memory; file_size/mtime its file's, from stat (0 when
  * it cannot be read): the report checks it symbolizes the file that ran. */
@@ -28,8 +31,10 @@ struct vt_module_info {
 typedef void (*vt_module_fn)(const struct vt_module_info *m);
 /* Hand every loaded object not yet reported to SINK (called when a trace opens). */
 void vt_modules_emit_new(vt_module_fn sink);
-/* The same for objects that appeared since (a dlopen), when a frame lies outside all known ones. */
-void vt_modules_cover(const uint64_t *frames, int n, vt_module_fn sink);
+/* The same for objects that appeared since (a dlopen), when a frame lies outside all known ones.
+ * SERIAL: the frames' vt_backtrace_serial (0: none); the thread's last stack found covered is
+ * not looked at again. */
+void vt_modules_cover(const uint64_t *frames, int n, uint64_t serial, vt_module_fn sink);
 /* Fork child / new trace: forget what was emitted. */
 void vt_modules_reset(void);
 /* True if addr is inside libvramtrace.so itself. */

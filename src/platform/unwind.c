@@ -475,17 +475,51 @@ static uint64_t rule_for(uint64_t key, uint32_t gen)
     return r;
 }
 
-/* Stack slots lie in [lo, hi): from the walker's own stack pointer to the top of the thread's
- * stack, so every load is from memory that is mapped and belongs to this thread's live frames.
- * Running on another stack (sigaltstack, coroutines) gives -1. */
-__attribute__((no_sanitize_address)) static int walk(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t *frames,
-                                                     int max)
+/* The last walks of this thread, kept with every stack word each one read: the walk is a function
+ * of its start (pc, fixed; sp; bp where a rule used it before reloading it), the rules (fixed
+ * while uw_gen is) and those words, so when they all read the same again its frames are the
+ * same, found with a compare per word instead of a rule lookup and arithmetic per frame. A loop
+ * calling CUDA from one place walks the same stack every time. */
+#define MEMO_WAYS 2
+#define MEMO_FRAMES 40
+#define MEMO_READS 64
+struct memo {
+    uint64_t serial;   /* this thread's fill number (vt_unwind_serial) */
+    uint64_t sp, bp;
+    uint32_t gen;
+    int max, n, nreads, bp_used;
+    uint64_t at[MEMO_READS], val[MEMO_READS];
+    uint64_t frames[MEMO_FRAMES];
+};
+static VT_TLS struct { struct memo way[MEMO_WAYS]; unsigned next; int busy; uint64_t serials, last; } uw_memo;
+
+uint64_t vt_unwind_serial(void) { return uw_memo.last; }
+
+__attribute__((no_sanitize_address)) static int memo_find(uint64_t sp, uint64_t bp, uint32_t gen, uint64_t *frames, int max)
 {
-    uint64_t lo, hi;
-    if (max <= 0) return 0;
-    if (stack_bounds(&lo, &hi) || sp < lo || sp >= hi) return -1;
-    lo = sp;
-    const uint32_t gen = atomic_load_explicit(&uw_gen, memory_order_acquire) & GEN_MASK;
+    for (int w = 0; w < MEMO_WAYS; w++) {
+        const struct memo *m = &uw_memo.way[w];
+        if (m->sp != sp || m->gen != gen || m->max != max || m->n <= 0 || (m->bp_used && m->bp != bp)) continue;
+        int i = 0;
+        while (i < m->nreads && *(const uint64_t *)(uintptr_t)m->at[i] == m->val[i]) i++;
+        if (i < m->nreads) continue;
+        memcpy(frames, m->frames, (size_t)m->n * sizeof frames[0]);
+        uw_tls.st.memo_hits++;
+        uw_memo.next = (unsigned)w + 1; /* the other way is the one to fill next */
+        uw_memo.last = m->serial;
+        return m->n;
+    }
+    return -1;
+}
+
+/* The walk itself from (pc, sp, bp), each stack word it reads recorded in M (NULL: none; too
+ * many reads give M->nreads -1: not to be kept). */
+__attribute__((no_sanitize_address)) static int walk_once(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t lo, uint64_t hi,
+                                                          uint32_t gen, uint64_t *frames, int max, struct memo *m)
+{
+    int bp_loaded = 0, bp_kept = 0;
+    uint64_t bp_at = 0; /* where bp was last loaded from: recorded once a rule uses that value */
+#define MEMO_READ(addr, v) do { if (m) { if (m->nreads == MEMO_READS) { m->nreads = -1; m = NULL; } else { m->at[m->nreads] = (addr); m->val[m->nreads++] = (v); } } } while (0)
     uint64_t key = pc, prev_cfa = 0;
     int n = 0;
     for (;;) {
@@ -496,13 +530,21 @@ __attribute__((no_sanitize_address)) static int walk(uint64_t pc, uint64_t sp, u
         if (kind == K_END) break;
         if (kind != K_STEP) return -1;
         if (n == max) break;
+        if (R_CFA_RBP(r) && m) { /* the walk depends on this bp: the register's, or a stack word's */
+            if (!bp_loaded) m->bp_used = 1;
+            else if (!bp_kept) { MEMO_READ(bp_at, bp); bp_kept = 1; }
+        }
         uint64_t cfa = (R_CFA_RBP(r) ? bp : sp) + (uint64_t)R_CFA_OFF(r);
         if (cfa < lo + 8 || cfa > hi || (cfa & 7)) return -1;
         uint64_t ra = *(const uint64_t *)(uintptr_t)(cfa - 8);
+        MEMO_READ(cfa - 8, ra);
         if (R_RBP_SAVED(r)) {
             uint64_t at = cfa + (uint64_t)R_RBP_OFF(r);
             if (at < lo || at > hi - 8) return -1;
             bp = *(const uint64_t *)(uintptr_t)at;
+            bp_at = at;
+            bp_loaded = 1;
+            bp_kept = 0;
         }
         sp = cfa;
         if (ra == 0) { /* libgcc stores the null and glibc drops it again */
@@ -515,6 +557,47 @@ __attribute__((no_sanitize_address)) static int walk(uint64_t pc, uint64_t sp, u
         prev_cfa = cfa;
         key = ra - 1; /* a call's return address may be the first byte of the next function */
     }
+#undef MEMO_READ
+    return n;
+}
+
+/* Stack slots lie in [lo, hi): from the walker's own stack pointer to the top of the thread's
+ * stack, so every load is from memory that is mapped and belongs to this thread's live frames.
+ * Running on another stack (sigaltstack, coroutines) gives -1. */
+__attribute__((no_sanitize_address)) static int walk(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t *frames,
+                                                     int max)
+{
+    uint64_t lo, hi;
+    if (max <= 0) return 0;
+    if (stack_bounds(&lo, &hi) || sp < lo || sp >= hi) return -1;
+    lo = sp;
+    const uint32_t gen = atomic_load_explicit(&uw_gen, memory_order_acquire) & GEN_MASK;
+    /* A walk interrupted by a signal handler's walk on this thread leaves the memo to the outer one. */
+    uw_memo.last = 0;
+    if (uw_memo.busy) return walk_once(pc, sp, bp, lo, hi, gen, frames, max, NULL);
+    uw_memo.busy = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    int n = memo_find(sp, bp, gen, frames, max);
+    if (n >= 0) goto out;
+    /* this walk, recorded into the least recently filled way */
+    struct memo *m = &uw_memo.way[uw_memo.next % MEMO_WAYS];
+    m->n = 0;
+    m->sp = sp;
+    m->bp = bp;
+    m->gen = gen;
+    m->max = max;
+    m->nreads = 0;
+    m->bp_used = 0;
+    n = walk_once(pc, sp, bp, lo, hi, gen, frames, max, m);
+    if (n > 0 && n <= MEMO_FRAMES && m->nreads >= 0) {
+        memcpy(m->frames, frames, (size_t)n * sizeof frames[0]);
+        m->n = n;
+        m->serial = uw_memo.last = ++uw_memo.serials;
+        uw_memo.next++;
+    }
+out:
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uw_memo.busy = 0;
     return n;
 }
 

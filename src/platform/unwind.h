@@ -33,7 +33,11 @@ struct vt_unwind_stats {
     uint64_t hits;      /* frames whose rule came from the cache */
     uint64_t misses;    /* frames whose rule was derived from the CFI */
     uint64_t fallbacks; /* calls that returned -1 */
+    uint64_t memo_hits; /* walks answered by the thread's memo of its last walks (unwind.c) */
 };
 void vt_unwind_get_stats(struct vt_unwind_stats *out);
+/* The thread's memo entry that gave (or now keeps) its last vt_unwind's frames: the same number
+ * means the same frames; 0 when that walk was not kept. */
+uint64_t vt_unwind_serial(void);
 
 #endif

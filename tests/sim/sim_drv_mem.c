@@ -2,6 +2,9 @@
  * copies and memsets that move real bytes, cuMemGetInfo, pointer attributes (test fixture). */
 #include "sim.h"
 
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -394,8 +397,21 @@ static CUresult attr1(void *data, CUpointer_attribute a, const sim_region *g, ui
     return CUDA_SUCCESS;
 }
 
+/* Pointer queries answered, written at exit to $VRAMTRACE_SIM_QUERIES (a test's count of how
+ * often a tracer asks the driver about pointers). */
+static _Atomic unsigned long pointer_queries;
+__attribute__((destructor)) static void write_queries(void)
+{
+    const char *path = getenv("VRAMTRACE_SIM_QUERIES");
+    FILE *f = path && *path ? fopen(path, "a") : NULL;
+    if (!f) return;
+    fprintf(f, "pointer_queries %lu\n", (unsigned long)atomic_load(&pointer_queries));
+    fclose(f);
+}
+
 CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a, CUdeviceptr p)
 {
+    atomic_fetch_add(&pointer_queries, 1);
     CUresult r = sim_init_check();
     if (r) return r;
     if (!data) return CUDA_ERROR_INVALID_VALUE;
@@ -409,6 +425,7 @@ CUresult cuPointerGetAttribute(void *data, CUpointer_attribute a, CUdeviceptr p)
 /* Unlike cuPointerGetAttribute, an unknown pointer is not an error: every value is zeroed. */
 CUresult cuPointerGetAttributes(unsigned int n, CUpointer_attribute *attrs, void **data, CUdeviceptr p)
 {
+    atomic_fetch_add(&pointer_queries, 1);
     CUresult r = sim_init_check();
     if (r) return r;
     if (!attrs || !data) return CUDA_ERROR_INVALID_VALUE;

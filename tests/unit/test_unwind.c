@@ -134,12 +134,12 @@ WITH_FP static int fp_outer(int n, struct bt *b)
     return r + v[0];
 }
 
-__attribute__((noinline)) static void counted(struct bt *b, struct vt_unwind_stats *before,
+__attribute__((noinline)) static void counted(int depth, struct bt *b, struct vt_unwind_stats *before,
                                               struct vt_unwind_stats *after)
 {
     *b = (struct bt){ .max = 64 };
     vt_unwind_get_stats(before);
-    recurse(3, b);
+    recurse(depth, b);
     vt_unwind_get_stats(after);
 }
 
@@ -296,10 +296,18 @@ int main(void)
     VT_CHECK(same(&once_bt, 1), "pthread_once callback: same frames (%d)", once_bt.nf);
     atexit(at_exit);
 
-    /* the cache: the same stack again is all hits (one call site: the loop must not unroll) */
-    for (volatile int i = 0; i < 2; i++) counted(&b, &s0, &s1);
-    VT_CHECK(same(&b, 1) && s1.misses == s0.misses && s1.hits > s0.hits,
-             "second walk of a stack: all from the cache (%llu hits, %llu misses)",
+    /* the memo: the same stack again (one call site: the loop must not unroll) is answered
+     * whole, no rule looked up */
+    for (volatile int i = 0; i < 2; i++) counted(3, &b, &s0, &s1);
+    VT_CHECK(same(&b, 1) && s1.memo_hits == s0.memo_hits + 1 && s1.misses == s0.misses && s1.hits == s0.hits,
+             "second walk of a stack: from the memo (%llu memo hits, %llu rule hits, %llu misses)",
+             (unsigned long long)(s1.memo_hits - s0.memo_hits), (unsigned long long)(s1.hits - s0.hits),
+             (unsigned long long)(s1.misses - s0.misses));
+    /* the rule cache: a deeper stack (its own stack pointer: no memo) of the same functions, from
+     * a call site walked once already */
+    for (volatile int i = 0; i < 2; i++) counted(4 + i, &b, &s0, &s1);
+    VT_CHECK(same(&b, 1) && s1.memo_hits == s0.memo_hits && s1.misses == s0.misses && s1.hits > s0.hits,
+             "a new stack of known functions: every rule from the cache (%llu hits, %llu misses)",
              (unsigned long long)(s1.hits - s0.hits), (unsigned long long)(s1.misses - s0.misses));
     vt_unwind_invalidate(); /* what the dlclose interposer does */
     b = (struct bt){ .max = 64 };
