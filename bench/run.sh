@@ -23,7 +23,7 @@ OPS=launch2,launch8,launch32,malloc,memcpyfr,graph16
 THREADS=1,8
 export VRAMTRACE_QUIET=1
 
-for f in "$VT" "$BUILD/libvramtrace.so" "$SIM/libcudart.so.13" "$B/bench_calls" "$B/gen_trace" "$B/jsonc_floor" "$B/prims"; do
+for f in "$VT" "$BUILD/libvramtrace.so" "$SIM/libcudart.so.13" "$B/bench_calls" "$B/soak" "$B/gen_trace" "$B/jsonc_floor" "$B/prims"; do
     [ -e "$f" ] || { echo "bench: $f missing (make BUILD=$BUILD all sim bench needs nvcc)" >&2; exit 1; }
 done
 rm -rf "$TMP"
@@ -182,6 +182,24 @@ timed() { # NAME CMD... : wall s and peak RSS of the child (getrusage via /usr/b
     fi
     echo "REPORT $name $gev $gbytes $s $kb" >>"$R"
 }
+# ---- 5. soak: an hour of a training loop in a minute (bench/soak.cu), at BENCH_SOAK launches --
+# each (default 1 and 10 million, 4 threads): trace bytes, the tracer's peak RSS (the traced
+# program's VmHWM minus the untraced one's: it must not grow with the run), both walls, the report's
+# time and peak RSS, and whether the report counts every launch.
+for L in ${BENCH_SOAK:-1000000 10000000}; do
+    say "soak: $L launches"
+    set -- $(env LD_LIBRARY_PATH="$SIM${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$B/soak" "$L" | sed -n 's/^SOAK //p')
+    uw=$4 uh=$5
+    rm -f "$TMP"/soak.jsonl*
+    set -- $("$VT" run --sim -q -o "$TMP/soak.jsonl" -- "$B/soak" "$L" | sed -n 's/^SOAK //p')
+    tb=$(cat "$TMP"/soak.jsonl* | wc -c)
+    /usr/bin/time -f "%e %M" -o "$TMP/time.soak" "$VT" report --json "$TMP/soak.jsonl" >"$TMP/soak.json" 2>/dev/null || :
+    read rs rkb <"$TMP/time.soak" || :
+    counted=$(jq '[.processes[].kernels[].launches] | add' "$TMP/soak.json" 2>/dev/null)
+    echo "SOAK $1 $2 $3 $uw $uh $4 $5 $tb $rs $rkb $([ "$counted" = "$1" ] && echo exact || echo "off:$counted")" >>"$R"
+    rm -f "$TMP"/soak.jsonl* "$TMP/soak.json"
+done
+
 say "report: json-c floor"
 timed floor "$B/jsonc_floor" "$T"
 say "report: vramtrace report --json"
@@ -207,6 +225,7 @@ $1 == "INSTR" { ir[$2, $3] = $5 / $4 }
 $1 == "WINSTR" { wir[$2, $3] = $5 / $4 }
 $1 == "SPLIT" { split_ir[$2, $3] = $5 / $4 }
 $1 == "REPORT" { rep_ev[$2] = $3; rep_b[$2] = $4; rep_s[$2] = $5; rep_kb[$2] = $6 }
+$1 == "SOAK" { soak[++nsoak] = $0 }
 $1 == "PRIM" { prim[++nprim] = $2; prim_ns[$2] = $3 }
 $1 == "PY" { k = $2 SUBSEP $6; if (!(k in pyw) || $3 < pyw[k]) pyw[k] = $3; if (!(k in pyc) || $4 < pyc[k]) pyc[k] = $4; pyseen = 1 }
 function row(name, base, meas, unit, fmt) {
@@ -285,6 +304,15 @@ END {
         row(sprintf("VmRSS   %s", cl[c]), rss["untraced"], rss[c], "kB", ".0f")
         row(sprintf("RssAnon %s", cl[c]), anon["untraced"], anon[c], "kB", ".0f")
         row(sprintf("RssFile %s (trace pages mapped)", cl[c]), file["untraced"], file[c], "kB", ".0f")
+    }
+    if (nsoak) {
+        print "soak: a training loop on 4 threads, per step 100 launches, 10 cudaFree+cudaMalloc, 2 copies (bench/soak.cu; checks+bt)"
+        printf "  %10s %8s %7s %10s %9s %11s %16s %8s %11s  %s\n", "launches", "pairs", "copies", "trace", "B/launch", "tracer RSS", "wall (untraced)", "report", "report RSS", "launches counted"
+        for (i = 1; i <= nsoak; i++) {
+            split(soak[i], f, " ")
+            printf "  %10d %8d %7d %7.1f MB %9.1f %+8.1f MB %6.2f s (%5.2f) %6.2f s %8.1f MB  %s\n", f[2], f[3], f[4], f[9] / 1e6, f[9] / f[2],
+                   (f[8] - f[6]) / 1024, f[7], f[5], f[10], f[11] / 1024, f[12]
+        }
     }
     if ("report" in rep_s) {
         printf "report throughput, %d events, %.0f MB generated trace (baseline = json-c parse of each line)\n", rep_ev["report"], rep_b["report"] / 1e6

@@ -29,7 +29,10 @@ ifneq ($(NVCC),)
 $(BENCH_DIR)/bench_calls: bench/bench_calls.cu
 	@mkdir -p $(dir $@)
 	$(NVCC) -arch=sm_90 -O2 -cudart shared -Xcompiler -Wall,-Wextra -o $@ $<
-bench: all sim $(BENCH_TOOLS) $(BENCH_DIR)/bench_calls
+$(BENCH_DIR)/soak: bench/soak.cu
+	@mkdir -p $(dir $@)
+	$(NVCC) -arch=sm_90 -O2 -g -lineinfo -cudart shared -Xcompiler -Wall,-Wextra -o $@ $<
+bench: all sim $(BENCH_TOOLS) $(BENCH_DIR)/bench_calls $(BENCH_DIR)/soak
 	@BUILD=$(BUILD) sh bench/run.sh
 else
 bench: all $(BENCH_TOOLS)
