@@ -18,7 +18,8 @@
 
 /* A launch configuration packed in seven words (compared and hashed word by word): the API's
  * name (0: an empty slot), kernel id | device << 32, grid x | y << 32, grid z | block x << 32,
- * block y | z << 32, shared memory, stream. */
+ * block y | z << 32, shared memory | replayed << 63 (a graph's kernel node), stream. */
+#define REPLAYED_BIT (1ull << 63)
 #define KEYW 7
 struct fold_slot {
     uint64_t key[KEYW];
@@ -85,7 +86,8 @@ static void write_slot(struct fold_table *t, struct fold_slot *s)
     r.k = (uint32_t)s->key[1];
     r.grid[0] = (uint32_t)s->key[2]; r.grid[1] = (uint32_t)(s->key[2] >> 32); r.grid[2] = (uint32_t)s->key[3];
     r.block[0] = (uint32_t)(s->key[3] >> 32); r.block[1] = (uint32_t)s->key[4]; r.block[2] = (uint32_t)(s->key[4] >> 32);
-    r.shmem = s->key[5];
+    r.shmem = s->key[5] & ~REPLAYED_BIT;
+    r.graph = s->key[5] & REPLAYED_BIT ? VT_GRAPH_REPLAYED : 0;
     r.stream = s->key[6];
     r.count = s->count;
     r.last_end = s->last_end;
@@ -224,13 +226,15 @@ static __attribute__((noinline)) struct fold_slot *probe(struct fold_table *t, c
 
 /* The steady path: the thread's last configuration again, counted after a compare of seven words
  * (kept in registers: the key is put in memory only for the probe). */
-int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
+int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream,
+                   int graph)
 {
     struct fold_table *t = hot;
     if ((__builtin_expect(!t, 0) && !(t = cold_table())) || !try_lock(t)) return 0;
     const uint64_t k0 = (uint64_t)(uintptr_t)c->api, k1 = k | (uint64_t)(uint32_t)c->dev << 32,
                    k2 = grid.x | (uint64_t)grid.y << 32, k3 = grid.z | (uint64_t)block.x << 32,
                    k4 = block.y | (uint64_t)block.z << 32;
+    if (graph) shmem |= REPLAYED_BIT;
     struct fold_slot *s = t->last;
     if (__builtin_expect(!s || ((s->key[0] ^ k0) | (s->key[1] ^ k1) | (s->key[2] ^ k2) | (s->key[3] ^ k3) |
                                 (s->key[4] ^ k4) | (s->key[5] ^ shmem) | (s->key[6] ^ stream)) != 0, 0)) {

@@ -10,7 +10,7 @@
  * launches, copies and memsets per process, not per range), every VRAMTRACE_FOLD_INTERVAL_MS (by the
  * thread at its next launch, and by the drain thread for threads gone quiet: a SIGKILL loses at
  * most one interval's counts), when the thread ends, and at exit. Lines kept as they are: a failed
- * launch, one whose check found anything (finding or note), a graph's (captured or replayed), and
+ * launch, one whose check found anything (finding or note), one captured into a graph, and
  * a thread's first launch after a device-to-host copy (the report tells from the next call
  * whether the copy was waited for). Copies and memsets fold alike (vt_fold_copy, vt_fold_set), as
  * `copies` and `sets` records with their bytes summed. VRAMTRACE_FOLD=0 writes every line.
@@ -27,9 +27,11 @@
 #include "cuda_abi.h"
 #include "emit.h"
 
-/* The configuration of launch C (kernel id K): 1 when it was counted (no line to write), 0 when
- * the caller writes its line. C must have succeeded, outside any graph, with a clean check. */
-int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream);
+/* The configuration of launch C (kernel id K; GRAPH 0, or VT_GRAPH_REPLAYED for a replayed graph's
+ * kernel node, counted apart): 1 when it was counted (no line to write), 0 when the caller writes
+ * its line. C must have succeeded, not into a capture, with a clean check. */
+int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream,
+                   int graph);
 /* Copy R (its record as it would be written; graph 0, succeeded, checked clean; a device-to-host
  * copy may come however it went): 1 when it was counted with the thread's earlier copies of its
  * site, direction, memory kinds, stream, API and size class (no line to write), 0 when the caller

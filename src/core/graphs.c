@@ -14,7 +14,14 @@
 struct gset { const void *key; struct vt_gnode *n; size_t cnt, cap; int exec; };
 #define VT_GSETS 1024
 static struct gset gsets[VT_GSETS];
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Replays read the sets side by side (a read lock: threads replaying graphs never wait on each
+ * other); capture, update and destroy write, ahead of new readers (threads replaying without a
+ * pause would otherwise keep a destroy waiting for ever). A replay takes no lock of its own here
+ * again (writer preference makes a nested read wait behind a waiting writer). */
+static pthread_rwlock_t g_lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
+static inline void g_write(void) { vt_ts.held++; pthread_rwlock_wrlock(&g_lock); }
+static inline void g_read(void) { vt_ts.held++; pthread_rwlock_rdlock(&g_lock); }
+static inline void g_unlock(void) { pthread_rwlock_unlock(&g_lock); vt_ts.held--; }
 _Atomic int vt_captures_active;
 
 void vt_graph_capture_begun(void) { atomic_fetch_add(&vt_captures_active, 1); }
@@ -45,7 +52,7 @@ static void free_nodes(struct vt_gnode *n, size_t cnt)
 static void gset_add(const void *key, struct vt_gnode *nd)
 {
     if (!key) { free(nd->args); return; }
-    vt_mutex_lock(&g_lock);
+    g_write();
     struct gset *s = gset_find(key, 1);
     if (s && s->cnt == s->cap) {
         size_t nc = s->cap ? 2 * s->cap : 8;
@@ -54,15 +61,15 @@ static void gset_add(const void *key, struct vt_gnode *nd)
     }
     if (s && s->cnt < s->cap) s->n[s->cnt++] = *nd;
     else free(nd->args);
-    vt_mutex_unlock(&g_lock);
+    g_unlock();
 }
 
 void vt_graph_drop(const void *key)
 {
-    vt_mutex_lock(&g_lock);
+    g_write();
     struct gset *s = gset_find(key, 0);
     if (s) { free_nodes(s->n, s->cnt); memset(s, 0, sizeof *s); }
-    vt_mutex_unlock(&g_lock);
+    g_unlock();
 }
 
 /* A copy of CNT nodes owning its own argument bytes (a node whose bytes cannot be copied replays
@@ -83,7 +90,7 @@ static struct vt_gnode *copy_nodes(const struct vt_gnode *n, size_t cnt)
 void vt_graph_transfer(const void *from, const void *to, int move)
 {
     if (!from || !to || from == to) return;
-    vt_mutex_lock(&g_lock);
+    g_write();
     struct gset *s = gset_find(from, 0);
     if (s && s->cnt) {
         struct gset *d = gset_find(to, 1);
@@ -96,17 +103,17 @@ void vt_graph_transfer(const void *from, const void *to, int move)
         }
     }
     if (s && move) { free_nodes(s->n, s->cnt); memset(s, 0, sizeof *s); }
-    vt_mutex_unlock(&g_lock);
+    g_unlock();
 }
 
 void vt_graph_append_child(const void *graph, const void *child)
 {
     if (!graph || !child || graph == child) return;
-    vt_mutex_lock(&g_lock);
+    g_write();
     struct gset *c = gset_find(child, 0);
     size_t n = c ? c->cnt : 0;
     struct vt_gnode *copy = n ? copy_nodes(c->n, n) : NULL;
-    vt_mutex_unlock(&g_lock);
+    g_unlock();
     for (size_t i = 0; copy && i < n; i++) {
         copy[i].node = NULL;          /* the child's node handles are not the parent's */
         gset_add(graph, &copy[i]);    /* takes over the argument bytes */
@@ -116,7 +123,7 @@ void vt_graph_append_child(const void *graph, const void *child)
 
 void vt_graphs_reset(void)
 {
-    pthread_mutex_init(&g_lock, NULL);
+    g_lock = (pthread_rwlock_t)PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP;
     for (int i = 0; i < VT_GSETS; i++) {
         free_nodes(gsets[i].n, gsets[i].cnt);
         memset(&gsets[i], 0, sizeof gsets[i]);
@@ -201,7 +208,7 @@ int vt_graph_set_kernel(const void *exec, const void *node, vt_kernel *k, int de
     if (!node) return -1;
     struct vt_gnode n = kernel_node(node, k, dev, args, buf, len, grid, block, shmem);
     int found = -1;
-    vt_mutex_lock(&g_lock);
+    g_write();
     for (int i = 0; i < VT_GSETS && found < 0; i++) {
         struct gset *s = &gsets[i];
         if (!s->key || (exec ? s->key != exec : s->exec)) continue;
@@ -213,7 +220,7 @@ int vt_graph_set_kernel(const void *exec, const void *node, vt_kernel *k, int de
                 break;
             }
     }
-    vt_mutex_unlock(&g_lock);
+    g_unlock();
     if (found < 0) free(n.args);
     return found;
 }
@@ -234,8 +241,8 @@ void vt_graph_foreach(const void *key, void (*fn)(const struct vt_gnode *, void 
 {
     /* Held across the calls: a concurrent destroy of this set must not free the argument bytes
      * being checked. fn must not add to or drop a set. */
-    vt_mutex_lock(&g_lock);
+    g_read();
     struct gset *s = gset_find(key, 0);
     for (size_t i = 0; s && i < s->cnt; i++) fn(&s->n[i], ctx);
-    vt_mutex_unlock(&g_lock);
+    g_unlock();
 }

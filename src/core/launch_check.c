@@ -250,7 +250,9 @@ void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 
 {
     int graph = __builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0)
               ? capture_launch(c, k, grid, block, shmem, stream) : c->graph;
-    /* a steady launch is counted (its device's record came with its configuration's first line) */
-    if (!(graph | c->res | c->flagged) && vt_fold_launch(c, k->id, grid, block, shmem, stream)) return;
+    /* a steady launch, or a replayed graph's kernel node, is counted (its device's record came
+     * with its configuration's first line) */
+    if (!((graph == VT_GRAPH_CAPTURED) | c->res | c->flagged) && vt_fold_launch(c, k->id, grid, block, shmem, stream, graph))
+        return;
     launch_line(c, k, &grid, &block, shmem, stream, graph);
 }

@@ -218,7 +218,8 @@ static void fmt_launches(vt_line *l, const struct vt_api_names *names, const str
     p = VT_W_LIT(p, ",\"count\":");
     p = vt_w_u64(p, k->count);
     p = VT_W_LIT(p, ",\"last\":");
-    l->p = vt_w_u64(p, k->last_end);
+    p = vt_w_u64(p, k->last_end);
+    l->p = graph_role(p, k->graph);
 }
 
 static void fmt_meminfo(vt_line *l, const struct vt_api_names *names, const struct vt_rec_meminfo *m)

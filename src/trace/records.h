@@ -68,6 +68,7 @@ struct vt_rec_launches {
     struct vt_rec_call c;
     uint32_t k, grid[3], block[3];
     uint64_t shmem, stream, count, last_end;
+    uint8_t graph;  /* 2: kernel nodes of replayed graphs (the launch record's graph values) */
 };
 
 /* Copies (VT_R_COPIES) or memsets (VT_R_SETS) of one kind counted by one thread (core/fold.h):

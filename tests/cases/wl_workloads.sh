@@ -169,7 +169,7 @@ check_eq "graph: memset on a graph allocation: captured once, done by each succe
     "$(jqs $t '[.[]|select(.ev=="set")|"\(.res):\(if .captured then "captured" elif .graph then "graph" else "-" end)"]|join(",")')" \
     "0:captured,0:graph,0:graph"
 check_eq "graph: the kernel on the graph allocation, at capture and at each replay: no finding" \
-    "$(jqs $t '[.[]|select(.ev=="launch")|if .captured then "captured" elif .graph then "graph" else "-" end]|join(",")') $(jqs $t '[.[]|select(.ev=="finding")]|length')" \
+    "$(jqs $t '[.[]|select(.ev=="launch" or .ev=="launches")|(if .captured then "captured" elif .graph then "graph" else "-" end) as $k|range(.count // 1)|$k]|join(",")') $(jqs $t '[.[]|select(.ev=="finding")]|length')" \
     "captured,graph,graph 0"
 check_eq "graph: 3 graph_alloc records (2 captured, 1 node), no counted alloc at capture" \
     "$(jqs $t '[.[]|select(.ev=="graph_alloc")]|length')" 3

@@ -689,6 +689,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_LAUNCHES: { /* folded: COUNT clean launches of one configuration by one thread */
         struct vt_kernel_stat *k = kernel(p, ev->k);
         vt_sat_add(&p->launches, ev->count);
+        if (ev->graph) vt_sat_add(&p->graph_launches, ev->count);
         if (k) { vt_sat_add(&k->launches, ev->count); k->ns += ev->dur; *kname = k->name; }
         return 0;
     }
