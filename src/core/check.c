@@ -248,14 +248,22 @@ int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
 #define VT_HOSTC_NS 1000000000ull
 static VT_TLS struct { uint64_t page, inserts, until; } hostc[1 << VT_HOSTC_BITS];
 
+static inline int live_class(int mem)
+{
+    return mem == VT_MEM_MANAGED ? VT_PTR_MANAGED : (mem == VT_MEM_PINNED || mem == VT_MEM_REGISTERED) ? VT_PTR_PINNED : VT_PTR_DEVICE;
+}
+
 int vt_copy_class(uint64_t v, uint64_t now, vt_ptr_info *out)
 {
+    if (vt_lcache_hit(vt_lcache, v)) { /* a live range this thread looked up lately */
+        const struct vt_lc_ent *e = vt_lcache_slot(v);
+        out->alloc = (vt_alloc_info){ e->base, e->size, e->mem, e->dev };
+        return out->cls = live_class(e->mem);
+    }
     unsigned i = ((uint32_t)(v >> 12) * 0x9E3779B1u) >> (32 - VT_HOSTC_BITS);
     uint64_t inserts = atomic_load_explicit(&vt_registry_inserts, memory_order_acquire);
     if (hostc[i].page == v >> 12 && hostc[i].inserts == inserts && now < hostc[i].until) return out->cls = VT_PTR_HOST;
-    if (vt_live_lookup_cached(v, &out->alloc) == 0)
-        return out->cls = out->alloc.mem == VT_MEM_MANAGED ? VT_PTR_MANAGED
-                        : (out->alloc.mem == VT_MEM_PINNED || out->alloc.mem == VT_MEM_REGISTERED) ? VT_PTR_PINNED : VT_PTR_DEVICE;
+    if (vt_live_lookup_cached(v, &out->alloc) == 0) return out->cls = live_class(out->alloc.mem);
     out->cls = VT_PTR_HOST;
     if (vt_looks_scalar(v)) return out->cls;
     if (vt_cfg.check != VT_CHECK_OFF && classify_driver(v, out)) return out->cls;

@@ -364,7 +364,7 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); rp->graph = VT_GRAPH_CAPTURED; }
     /* a steady copy is counted (fold.h); a device-to-host one is only noted there */
     int foldable = !c->res && !rp->graph && vt_findings_made == said;
-    if (!((foldable || dir == VT_DIR_D2H) && vt_fold_copy(rp)))
+    if (!((foldable || dir == VT_DIR_D2H) && vt_fold_copy(rp, rp->nframes ? vt_stack_serial() : 0)))
         vt_emit_record(VT_R_COPY, rp, sizeof *rp + rp->nframes * sizeof rp->frames[0]);
     VT_RESTORE_ERRNO;
 }

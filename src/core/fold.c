@@ -32,6 +32,7 @@ struct fold_slot {
 #define SSLOTS 16
 struct copy_slot {
     uint64_t count, bytes, dur, last_end;
+    uint64_t serial;                 /* the thread's stack serial for its frames (0: none known) */
     int used;
     unsigned size_class;
     /* the first one's record with its frames (a struct with a flexible array cannot be a member
@@ -53,6 +54,7 @@ struct fold_table {
     _Atomic uint64_t pending;        /* slots holding counts not yet written: the sweep's test */
     _Atomic uint64_t flushed_at;     /* vt_now() of its last write-out (the sweep reads it unlocked) */
     struct fold_slot *last;          /* the slot the thread's last launch hit: tried first */
+    struct copy_slot *clast;         /* the slot of its last copy: tried first by stack serial */
     struct fold_slot slot[SLOTS];
     struct copy_slot cslot[CSLOTS];
     struct set_slot sslot[SSLOTS];
@@ -144,6 +146,7 @@ static void thread_exit(void *p)
     memset(t->cslot, 0, sizeof t->cslot);
     memset(t->sslot, 0, sizeof t->sslot);
     t->last = NULL;
+    t->clast = NULL;
     vt_ts.guard--;
     mine = hot = NULL; /* a later call in this thread's exit claims a table again */
     atomic_store(&t->used, 0);
@@ -284,7 +287,16 @@ static inline void count_in(struct fold_table *t, uint64_t *count, uint64_t *byt
     *last_end = c->t0 + c->dur;
 }
 
-int vt_fold_copy(const struct vt_rec_copy *r)
+/* Slot S holds copies like R (size class SC) but for the frames. */
+static inline int copy_fields_match(struct copy_slot *s, const struct vt_rec_copy *r, unsigned sc)
+{
+    const struct vt_rec_copy *f = first_of(s);
+    return s->used && s->size_class == sc && f->c.api == r->c.api && f->c.dev == r->c.dev && f->dir == r->dir &&
+           f->host == r->host && f->async == r->async && f->stream == r->stream && f->kind == r->kind &&
+           f->src_dev == r->src_dev && f->is_2d == r->is_2d && f->nframes == r->nframes;
+}
+
+int vt_fold_copy(const struct vt_rec_copy *r, uint64_t serial)
 {
     if (r->dir == DIR_D2H) { /* never folded: the report reads the next call, and its buffer */
         atomic_store_explicit(&staged_dst[staged_at(r->dst)], r->dst, memory_order_relaxed);
@@ -297,16 +309,18 @@ int vt_fold_copy(const struct vt_rec_copy *r)
     if (r->dir == DIR_H2D && atomic_load_explicit(&staged_dst[staged_at(r->src)], memory_order_relaxed) == r->src) return 0;
     if (!try_lock(t)) return 0;
     unsigned sc = size_class(r->size);
-    uint64_t h = (uint64_t)r->c.api * 31 + r->dir * 7 + r->host + sc * 131 + r->stream;
-    for (unsigned i = 0; i < r->nframes; i++) h = (h ^ r->frames[i]) * 0x100000001B3ull;
-    struct copy_slot *s = &t->cslot[(h ^ h >> 29) & (CSLOTS - 1)];
+    /* the stack of the last copy's slot (its serial says so): no hash, no frame compare */
+    struct copy_slot *s = t->clast;
+    int by_serial = serial && s && s->serial == serial && copy_fields_match(s, r, sc);
+    if (!by_serial) {
+        uint64_t h = (uint64_t)r->c.api * 31 + r->dir * 7 + r->host + sc * 131 + r->stream;
+        for (unsigned i = 0; i < r->nframes; i++) h = (h ^ r->frames[i]) * 0x100000001B3ull;
+        s = &t->cslot[(h ^ h >> 29) & (CSLOTS - 1)];
+    }
     int folded = 0;
     struct vt_rec_copy *f = first_of(s);
     size_t len = sizeof *r + r->nframes * sizeof r->frames[0];
-    if (s->used && s->size_class == sc && f->c.api == r->c.api && f->c.dev == r->c.dev && f->dir == r->dir &&
-        f->host == r->host && f->async == r->async && f->stream == r->stream && f->kind == r->kind &&
-        f->src_dev == r->src_dev && f->is_2d == r->is_2d && f->nframes == r->nframes &&
-        !memcmp(f->frames, r->frames, r->nframes * sizeof r->frames[0])) {
+    if (by_serial || (copy_fields_match(s, r, sc) && !memcmp(f->frames, r->frames, r->nframes * sizeof r->frames[0]))) {
         if (!s->count) memcpy(f, r, len); /* a new batch: its first one's fields */
         count_in(t, &s->count, &s->bytes, &s->dur, &s->last_end, &r->c, r->size);
         folded = 1;
@@ -316,6 +330,8 @@ int vt_fold_copy(const struct vt_rec_copy *r)
         s->size_class = sc;
         memcpy(f, r, len);
     }
+    s->serial = serial; /* its frames are r's */
+    t->clast = s;
     keep_interval(t, r->c.t0);
     unlock(t);
     return folded;
@@ -396,6 +412,7 @@ void vt_fold_fork_child(void)
         memset(t->cslot, 0, sizeof t->cslot);
         memset(t->sslot, 0, sizeof t->sslot);
         t->last = NULL;
+        t->clast = NULL;
         atomic_store(&t->pending, 0);
         atomic_store(&t->used, 0);
         atomic_store(&t->lock, 0);

@@ -38,8 +38,9 @@ int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 bl
  * writes its line. Device-to-host copies are never counted: the report reads the thread's next
  * call after one (did the host wait?) and its buffer (a transfer staged through the host), so
  * after one the thread's next launch, copy or memset keeps its line, and so does a host-to-device
- * copy from a buffer one wrote to lately. */
-int vt_fold_copy(const struct vt_rec_copy *r);
+ * copy from a buffer one wrote to lately. SERIAL: the frames' vt_stack_serial (0: unknown); a copy
+ * whose stack has the serial of the thread's last folded copy's is found without hashing. */
+int vt_fold_copy(const struct vt_rec_copy *r, uint64_t serial);
 /* The thread wrote a line the report reads as "the call after a device-to-host copy" (a sync):
  * the launches, copies and memsets after it fold again. */
 void vt_fold_line_written(void);

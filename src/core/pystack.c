@@ -80,10 +80,14 @@ static uint32_t code_id(uint64_t code)
     return id;
 }
 
+static VT_TLS uint64_t stack_serial;
+uint64_t vt_stack_serial(void) { return stack_serial; }
+
 int vt_stack_capture(uint64_t *frames, int depth)
 {
     int n = vt_backtrace(frames, depth);
-    vt_modules_cover(frames, n, vt_backtrace_serial(), vt_emit_module);
+    uint64_t serial = vt_backtrace_serial();
+    vt_modules_cover(frames, n, serial, vt_emit_module);
     vt_pyframe py[32];
     int room = VT_BT_MAX - n;
     int np = vt_cfg.python_frames ? vt_py_frames(py, room < 32 ? room : 32) : 0;
@@ -91,6 +95,7 @@ int vt_stack_capture(uint64_t *frames, int depth)
         uint32_t id = code_id(py[i].code);
         if (id) frames[n++] = VT_PYFRAME_TAG | (uint64_t)id << 24 | (py[i].offset & 0xffffffu);
     }
+    stack_serial = np ? 0 : serial; /* the memo knows the C frames only */
     return n;
 }
 

@@ -20,6 +20,9 @@
  * frames after it; writes `module` records for new objects and `pycode` records for new code.
  * Returns the count. */
 int vt_stack_capture(uint64_t *frames, int depth);
+/* The identity of this thread's last captured stack: the same non-zero value means the same
+ * frames (the unwinder's memo; 0 with Python frames, or when it cannot tell). */
+uint64_t vt_stack_serial(void);
 /* ,"bt":[...] of the current call stack (Python frames included) when backtraces are on */
 void vt_fmt_bt(vt_line *l);
 /* Fork child / new trace: every code object is new again (its record must be in this trace). */
