@@ -309,9 +309,9 @@ END {
         print "soak: a training loop on 4 threads, per step 100 launches, 10 cudaFree+cudaMalloc, 2 copies (bench/soak.cu; checks+bt)"
         printf "  %10s %8s %7s %10s %9s %11s %16s %8s %11s  %s\n", "launches", "pairs", "copies", "trace", "B/launch", "tracer RSS", "wall (untraced)", "report", "report RSS", "launches counted"
         for (i = 1; i <= nsoak; i++) {
-            split(soak[i], f, " ")
-            printf "  %10d %8d %7d %7.1f MB %9.1f %+8.1f MB %6.2f s (%5.2f) %6.2f s %8.1f MB  %s\n", f[2], f[3], f[4], f[9] / 1e6, f[9] / f[2],
-                   (f[8] - f[6]) / 1024, f[7], f[5], f[10], f[11] / 1024, f[12]
+            split(soak[i], sf, " ")
+            printf "  %10d %8d %7d %7.1f MB %9.1f %+8.1f MB %6.2f s (%5.2f) %6.2f s %8.1f MB  %s\n", sf[2], sf[3], sf[4], sf[9] / 1e6, sf[9] / sf[2],
+                   (sf[8] - sf[6]) / 1024, sf[7], sf[5], sf[10], sf[11] / 1024, sf[12]
         }
     }
     if ("report" in rep_s) {
