@@ -345,7 +345,7 @@ static int before_launch(struct vt_call *c, vt_kernel **k, CUfunction f, void **
     CUresult fn params                                                                       \
     {                                                                                        \
         void *real_ = atomic_load_explicit(&real_##fn, memory_order_acquire);                \
-        if (__builtin_expect(real_ && vt_init_ready() && DRV_SKIP(), 1))                     \
+        if (__builtin_expect(real_ && vt_in_runtime(), 1)) /* a runtime hook ran vt_init */  \
             return ((fn_t)real_)(__VA_ARGS__);                                               \
         return fn##_full(__VA_ARGS__);                                                       \
     }
