@@ -63,6 +63,8 @@ two_gpus|VRAMTRACE_SIM_DEVICES=2|P/two_gpu_peaks
 oom_retry||P/oom_retry
 mt_stress4||P/rel_stress 4
 mt_fold_mix||P/fold_mix
+steady_sites||P/steady_sites
+mt_graph_threads||P/graph_threads
 ex_hostptr||E/host_pointer_bug
 ex_oom||E/oom
 ex_transfers||E/transfers
