@@ -169,7 +169,8 @@ int main(void)
     pthread_create(&rth, NULL, reuser, &ru);
     VT_CHECK_EQ_INT(vt_registry_free_announce(ru.base, &a, &sh, &at), 1, "announce its free");
     atomic_store(&ru.announced, 1);
-    usleep(20000); /* the other thread is now retrying its insert */
+    usleep(2000); /* the other thread is now retrying its insert (for up to INSERT_TRIES yields: ~17 ms
+                   * on an idle core, so the removal must come well before that) */
     vt_registry_lock_shard(sh);
     atomic_store(&ru.removed, 1);
     vt_registry_remove_locked(sh, ru.base, at, NULL);
