@@ -21,6 +21,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <pthread.h>
+
+#include "status_kb.h"
 #include <time.h>
 #include <unistd.h>
 
@@ -163,18 +165,6 @@ static int measure(int op, int threads, long n)
     pthread_barrier_destroy(&done);
     free(ws);
     return 0;
-}
-
-static long status_kb(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    size_t kl = strlen(key);
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, kl) && line[kl] == ':') { v = atol(line + kl + 1); break; }
-    if (f) fclose(f);
-    return v;
 }
 
 int main(int argc, char **argv)

@@ -15,6 +15,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <pthread.h>
+
+#include "status_kb.h"
 #include <time.h>
 
 #define LIVE 20
@@ -72,18 +74,6 @@ static void *run(void *p)
     free(host);
     w->failed = rc != 0;
     return NULL;
-}
-
-static long status_kb(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    size_t n = strlen(key);
-    while (f && fgets(line, sizeof line, f))
-        if (!strncmp(line, key, n) && line[n] == ':') { v = atol(line + n + 1); break; }
-    if (f) fclose(f);
-    return v;
 }
 
 int main(int argc, char **argv)

@@ -26,10 +26,10 @@ $(BENCH_DIR)/vg_mmap_shim.so: bench/vg_mmap_shim.c
 .PHONY: bench bench-tools
 bench-tools: $(BENCH_TOOLS)
 ifneq ($(NVCC),)
-$(BENCH_DIR)/bench_calls: bench/bench_calls.cu
+$(BENCH_DIR)/bench_calls: bench/bench_calls.cu bench/status_kb.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -arch=sm_90 -O2 -cudart shared -Xcompiler -Wall,-Wextra -o $@ $<
-$(BENCH_DIR)/soak: bench/soak.cu
+$(BENCH_DIR)/soak: bench/soak.cu bench/status_kb.h
 	@mkdir -p $(dir $@)
 	$(NVCC) -arch=sm_90 -O2 -g -lineinfo -cudart shared -Xcompiler -Wall,-Wextra -o $@ $<
 bench: all sim $(BENCH_TOOLS) $(BENCH_DIR)/bench_calls $(BENCH_DIR)/soak
