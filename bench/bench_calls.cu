@@ -2,7 +2,9 @@
 //
 // Usage: bench_calls OPS THREADS N
 //   OPS      comma list of launch2, launch8, launch32 (<<<>>> of a kernel with 2/8/32 arguments,
-//            alternating float* and int), malloc (cudaMalloc + cudaFree of 4 KiB, one pair = one
+//            alternating float* and int, whose code reads none of them: the launch check visits no
+//            word), launch8u (the 8-argument kernel that dereferences its 4 pointers: 4 words
+//            checked per launch), malloc (cudaMalloc + cudaFree of 4 KiB, one pair = one
 //            call), memcpy (cudaMemcpy of 4 KiB, pageable host -> device), memcpyfr (the same
 //            after 4096 untimed cudaMalloc+cudaFree pairs: the tracer's freed ring is full, as in
 //            any long-running program), graph16 (cudaGraphLaunch of a graph captured from 16
@@ -32,10 +34,11 @@
 __global__ void k2(float *p0, int n0) {}
 #define P4(a, b) float *p##a, int n##a, float *p##b, int n##b
 __global__ void k8(P4(0, 1), P4(2, 3)) {}
+__global__ void k8u(P4(0, 1), P4(2, 3)) { p0[n0] = p1[n1] + p2[n2] + p3[n3]; }
 __global__ void k32(P4(0, 1), P4(2, 3), P4(4, 5), P4(6, 7), P4(8, 9), P4(10, 11), P4(12, 13), P4(14, 15)) {}
 
-enum op { OP_LAUNCH2, OP_LAUNCH8, OP_LAUNCH32, OP_MALLOC, OP_MEMCPY, OP_MEMCPY_FR, OP_GRAPH16, OP_COUNT };
-static const char *const op_names[OP_COUNT] = { "launch2", "launch8", "launch32", "malloc", "memcpy", "memcpyfr", "graph16" };
+enum op { OP_LAUNCH2, OP_LAUNCH8, OP_LAUNCH32, OP_MALLOC, OP_MEMCPY, OP_MEMCPY_FR, OP_GRAPH16, OP_LAUNCH8U, OP_COUNT };
+static const char *const op_names[OP_COUNT] = { "launch2", "launch8", "launch32", "malloc", "memcpy", "memcpyfr", "graph16", "launch8u" };
 #define GRAPH_NODES 16
 
 static float *bg[BG_ALLOCS];
@@ -58,6 +61,7 @@ static inline int one_call(struct worker *w)
     switch (w->op) {
     case OP_LAUNCH2: k2<<<1, 32>>>(A(0)); return 0;
     case OP_LAUNCH8: k8<<<1, 32>>>(A(0), A(1), A(2), A(3)); return 0;
+    case OP_LAUNCH8U: k8u<<<1, 32>>>(A(0), A(1), A(2), A(3)); return 0;
     case OP_LAUNCH32:
         k32<<<1, 32>>>(A(0), A(1), A(2), A(3), A(4), A(5), A(6), A(7), A(8), A(9), A(10), A(11), A(12), A(13), A(14), A(15));
         return 0;
@@ -182,7 +186,7 @@ int main(int argc, char **argv)
         char th[64];
         snprintf(th, sizeof th, "%s", argv[2]);
         for (char *s2 = NULL, *t = strtok_r(th, ",", &s2); t; t = strtok_r(NULL, ",", &s2)) {
-            long calls = op == OP_GRAPH16 ? n / 64 : op >= OP_MALLOC ? n / 4 : n;
+            long calls = op == OP_GRAPH16 ? n / 64 : op >= OP_MALLOC && op <= OP_MEMCPY_FR ? n / 4 : n;
             if (measure(op, atoi(t), calls) != 0) return 1;
         }
     }

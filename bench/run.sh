@@ -124,7 +124,7 @@ if command -v valgrind >/dev/null 2>&1; then
         [ -n "$a" ] && [ -n "$b" ] && echo "WINSTR $2 $1 $calls $((b - a))" >>"$R"
     }
     say "instructions: callgrind"
-    for op in launch8 memcpy graph16; do for cfg in untraced fold nofold; do cgw $op $cfg; done; done
+    for op in launch8 launch8u memcpy graph16; do for cfg in untraced fold nofold; do cgw $op $cfg; done; done
     for op in launch2 launch8 launch32; do for cfg in untraced nobt check; do cg $op $cfg; done; done
     cg launch8 sync
     for cfg in untraced nobt default sync; do cg malloc $cfg; done
@@ -263,8 +263,9 @@ END {
     if (regbad) print "  (bench_registry reported failed operations: the rows above are not valid)"
     print "whole-process instructions per call, every thread (callgrind, (Ir(2n) - Ir(n)) / calls; checks+bt, formatting included; baseline = untraced)"
     wl["fold"] = "steady, folded (default)"; wl["nofold"] = "a line each (VRAMTRACE_FOLD=0)"
-    split("launch8 memcpy graph16", wops, " ")
-    for (i = 1; i <= 3; i++) for (j = 1; j <= 2; j++) {
+    label["launch8u"] = "<<<>>> 8 args, 4 used"
+    split("launch8 launch8u memcpy graph16", wops, " ")
+    for (i = 1; i <= 4; i++) for (j = 1; j <= 2; j++) {
         o = wops[i]; c = j == 1 ? "fold" : "nofold"
         if (!((c, o) in wir)) continue
         row(sprintf("%-26s %s", label[o], wl[c]), wir["untraced", o], wir[c, o], "in", ".0f")
