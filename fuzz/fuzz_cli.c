@@ -1,7 +1,8 @@
 /* fuzz_cli.c - libFuzzer target for `vramtrace report`'s command line (`make fuzz`): the input,
  * split at NUL bytes, is its argument list, run in a scratch directory that holds a small trace
  * (t.jsonl), a reference bandwidth file (bw.json) and a subdirectory of traces (d/). Arguments
- * naming another directory (holding '/') are rewritten, so output files (--html, --perfetto)
+ * naming another directory (holding '/', or "..": the parent is /tmp, whatever traces lie there)
+ * are rewritten, so output files (--html, --perfetto)
  * land in the scratch directory. The command must return 0, 1 or 2, never crash or hang.
  * stdout goes to /dev/null; run with -close_fd_mask=2 to silence its messages too. */
 #include <fcntl.h>
@@ -53,6 +54,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
         char *a = buf + i;
         size_t n = strlen(a);
         for (size_t k = 0; k < n; k++) if (a[k] == '/') a[k] = '_'; /* nothing outside the scratch directory */
+        if (!strcmp(a, "..")) a[0] = '_';                             /* not its parent either (all of /tmp) */
         argv[argc++] = a;
         i += n + 1;
     }
