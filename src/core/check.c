@@ -170,6 +170,12 @@ static int classify_host(uint64_t v, vt_ptr_info *out)
     return 1;
 }
 
+/* What a pointer into a live range of memory kind MEM is. */
+static inline int class_of_mem(int mem)
+{
+    return mem == VT_MEM_MANAGED ? VT_PTR_MANAGED : (mem == VT_MEM_PINNED || mem == VT_MEM_REGISTERED) ? VT_PTR_PINNED : VT_PTR_DEVICE;
+}
+
 /* Ask the real driver about a value no table knows: device memory allocated behind the tracer's
  * back (before preload took effect, or by a path it does not hook) is adopted, not reported. */
 static int classify_driver(uint64_t v, vt_ptr_info *out)
@@ -193,7 +199,7 @@ static int classify_driver(uint64_t v, vt_ptr_info *out)
     int mem = type == CU_MEMORYTYPE_HOST ? VT_MEM_REGISTERED : type == CU_MEMORYTYPE_UNIFIED ? VT_MEM_MANAGED : VT_MEM_FOREIGN;
     vt_registry_insert(start, size, mem, ordinal);
     out->alloc = (vt_alloc_info){ start, size, mem, ordinal };
-    out->cls = mem == VT_MEM_REGISTERED ? VT_PTR_PINNED : mem == VT_MEM_MANAGED ? VT_PTR_MANAGED : VT_PTR_DEVICE;
+    out->cls = class_of_mem(mem);
     return 1;
 }
 
@@ -224,13 +230,19 @@ void vt_set_current_device(int dev)
     memset(vt_lcache, 0, sizeof vt_lcache);
 }
 
+/* The thread's cached answer for V, inside a live range it looked up lately: 0 and *out, or -1. */
+static inline int lcache_get(uint64_t v, vt_alloc_info *out)
+{
+    if (!vt_lcache_hit(vt_lcache, v)) return -1;
+    const struct vt_lc_ent *e = vt_lcache_slot(v);
+    *out = (vt_alloc_info){ e->base, e->size, e->mem, e->dev };
+    return 0;
+}
+
 int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
 {
+    if (lcache_get(v, out) == 0) return 0;
     struct vt_lc_ent *e = vt_lcache_slot(v);
-    if (vt_lcache_hit(vt_lcache, v)) {
-        *out = (vt_alloc_info){ e->base, e->size, e->mem, e->dev };
-        return 0;
-    }
     int shard;
     uint64_t gen;
     if (vt_registry_lookup_gen(v, out, &shard, &gen) != 0) return -1;
@@ -248,22 +260,13 @@ int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
 #define VT_HOSTC_NS 1000000000ull
 static VT_TLS struct { uint64_t page, inserts, until; } hostc[1 << VT_HOSTC_BITS];
 
-static inline int live_class(int mem)
-{
-    return mem == VT_MEM_MANAGED ? VT_PTR_MANAGED : (mem == VT_MEM_PINNED || mem == VT_MEM_REGISTERED) ? VT_PTR_PINNED : VT_PTR_DEVICE;
-}
-
 int vt_copy_class(uint64_t v, uint64_t now, vt_ptr_info *out)
 {
-    if (vt_lcache_hit(vt_lcache, v)) { /* a live range this thread looked up lately */
-        const struct vt_lc_ent *e = vt_lcache_slot(v);
-        out->alloc = (vt_alloc_info){ e->base, e->size, e->mem, e->dev };
-        return out->cls = live_class(e->mem);
-    }
+    if (lcache_get(v, &out->alloc) == 0) return out->cls = class_of_mem(out->alloc.mem); /* before the host pages */
     unsigned i = ((uint32_t)(v >> 12) * 0x9E3779B1u) >> (32 - VT_HOSTC_BITS);
     uint64_t inserts = atomic_load_explicit(&vt_registry_inserts, memory_order_acquire);
     if (hostc[i].page == v >> 12 && hostc[i].inserts == inserts && now < hostc[i].until) return out->cls = VT_PTR_HOST;
-    if (vt_live_lookup_cached(v, &out->alloc) == 0) return out->cls = live_class(out->alloc.mem);
+    if (vt_live_lookup_cached(v, &out->alloc) == 0) return out->cls = class_of_mem(out->alloc.mem);
     out->cls = VT_PTR_HOST;
     if (vt_looks_scalar(v)) return out->cls;
     if (vt_cfg.check != VT_CHECK_OFF && classify_driver(v, out)) return out->cls;
@@ -279,13 +282,7 @@ int vt_classify(uint64_t v, vt_ptr_info *out)
     out->mapping[0] = '\0';
     out->forgot = 0;
     if (vt_looks_scalar(v)) return out->cls = VT_PTR_SCALAR;
-    if (vt_registry_lookup(v, &out->alloc) == 0) {
-        switch (out->alloc.mem) {
-        case VT_MEM_MANAGED: return out->cls = VT_PTR_MANAGED;
-        case VT_MEM_PINNED: case VT_MEM_REGISTERED: return out->cls = VT_PTR_PINNED;
-        default: return out->cls = VT_PTR_DEVICE;
-        }
-    }
+    if (vt_registry_lookup(v, &out->alloc) == 0) return out->cls = class_of_mem(out->alloc.mem);
     /* Freed memory before host memory: cudaFreeHost unmaps pinned memory (a host mapping there
      * now is a reuse) and a freed managed range is no host data. An unregistered range is still
      * the program's own host memory, and is classed as such below. */
