@@ -17,8 +17,9 @@
 #define MAX_TABLES 1024
 
 /* A launch configuration packed in seven words (compared and hashed word by word): the API's
- * name (0: an empty slot), kernel id | device << 32, grid x | y << 32, grid z | block x << 32,
- * block y | z << 32, shared memory | replayed << 63 (a graph's kernel node), stream. */
+ * name (0: an empty slot), kernel id | device << 32, grid x | y << 32, grid z | block z << 32,
+ * block x | y << 32 (a dim3 passed by value holds x and y in one register), shared memory |
+ * replayed << 63 (a graph's kernel node), stream. */
 #define REPLAYED_BIT (1ull << 63)
 #define KEYW 7
 struct fold_slot {
@@ -87,7 +88,7 @@ static void write_slot(struct fold_table *t, struct fold_slot *s)
     r.c.api = vt_api_id((const char *)(uintptr_t)s->key[0]);
     r.k = (uint32_t)s->key[1];
     r.grid[0] = (uint32_t)s->key[2]; r.grid[1] = (uint32_t)(s->key[2] >> 32); r.grid[2] = (uint32_t)s->key[3];
-    r.block[0] = (uint32_t)(s->key[3] >> 32); r.block[1] = (uint32_t)s->key[4]; r.block[2] = (uint32_t)(s->key[4] >> 32);
+    r.block[0] = (uint32_t)s->key[4]; r.block[1] = (uint32_t)(s->key[4] >> 32); r.block[2] = (uint32_t)(s->key[3] >> 32);
     r.shmem = s->key[5] & ~REPLAYED_BIT;
     r.graph = s->key[5] & REPLAYED_BIT ? VT_GRAPH_REPLAYED : 0;
     r.stream = s->key[6];
@@ -194,6 +195,8 @@ static __attribute__((noinline)) struct fold_table *cold_table(void)
     return hot = my_table();
 }
 
+static inline uint64_t xy_of(vt_dim3 d) { return d.x | (uint64_t)d.y << 32; }
+
 static inline int same(const uint64_t *x, const uint64_t *y)
 {
     return x[0] == y[0] && x[1] == y[1] && x[2] == y[2] && x[3] == y[3] && x[4] == y[4] && x[5] == y[5] && x[6] == y[6];
@@ -235,8 +238,7 @@ int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 bl
     struct fold_table *t = hot;
     if ((__builtin_expect(!t, 0) && !(t = cold_table())) || !try_lock(t)) return 0;
     const uint64_t k0 = (uint64_t)(uintptr_t)c->api, k1 = k | (uint64_t)(uint32_t)c->dev << 32,
-                   k2 = grid.x | (uint64_t)grid.y << 32, k3 = grid.z | (uint64_t)block.x << 32,
-                   k4 = block.y | (uint64_t)block.z << 32;
+                   k2 = xy_of(grid), k3 = grid.z | (uint64_t)block.z << 32, k4 = xy_of(block);
     if (graph) shmem |= REPLAYED_BIT;
     struct fold_slot *s = t->last;
     if (__builtin_expect(!s || ((s->key[0] ^ k0) | (s->key[1] ^ k1) | (s->key[2] ^ k2) | (s->key[3] ^ k3) |
@@ -255,6 +257,30 @@ int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 bl
     return s != NULL;
 }
 
+int vt_fold_launch_again(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
+{
+    struct fold_table *t = hot;
+    if (__builtin_expect(!t, 0)) return 0;
+    /* the keys and `last` are the owner's alone (only counters are shared with the sweep): compared
+     * before the lock is taken */
+    const struct fold_slot *s = t->last;
+    if (__builtin_expect(!s || ((s->key[0] ^ (uint64_t)(uintptr_t)c->api) | (s->key[1] ^ (k | (uint64_t)(uint32_t)c->dev << 32)) |
+                                (s->key[2] ^ xy_of(grid)) | (s->key[3] ^ (grid.z | (uint64_t)block.z << 32)) | (s->key[4] ^ xy_of(block)) | (s->key[5] ^ shmem) |
+                                (s->key[6] ^ stream)) != 0, 0))
+        return 0;
+    if (!try_lock(t)) return 0;
+    struct fold_slot *w = t->last;
+    uint64_t since = c->t0 - atomic_load_explicit(&t->flushed_at, memory_order_relaxed);
+    if (__builtin_expect(!w->count || (since >= vt_cfg.fold_interval_ns && (int64_t)since > 0), 0)) {
+        unlock(t);
+        return 0;
+    }
+    w->count++;
+    w->dur += c->dur;
+    w->last_end = c->t0 + c->dur;
+    unlock(t);
+    return 1;
+}
 
 /* copy directions as records hold them (trace.h's order; events.h's enum, not included here:
  * events.c calls this module) */

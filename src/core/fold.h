@@ -32,6 +32,10 @@
  * its line. C must have succeeded, not into a capture, with a clean check. */
 int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream,
                    int graph);
+/* The steady case of vt_fold_launch alone: C (graph 0) repeats the thread's last configuration,
+ * whose counter holds counts, and no write-out is due. 1: counted; 0: nothing changed, call
+ * vt_fold_launch. */
+int vt_fold_launch_again(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream);
 /* Copy R (its record as it would be written; graph 0, succeeded, checked clean; a device-to-host
  * copy may come however it went): 1 when it was counted with the thread's earlier copies of its
  * site, direction, memory kinds, stream, API and size class (no line to write), 0 when the caller

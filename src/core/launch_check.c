@@ -246,7 +246,8 @@ static __attribute__((noinline)) void launch_line(const struct vt_call *c, const
     }
 }
 
-void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
+static __attribute__((noinline)) void launch_end_slow(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block,
+                                                      uint64_t shmem, uint64_t stream)
 {
     int graph = __builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0)
               ? capture_launch(c, k, grid, block, shmem, stream) : c->graph;
@@ -255,4 +256,17 @@ void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 
     if (!((graph == VT_GRAPH_CAPTURED) | c->res | c->flagged) && vt_fold_launch(c, k->id, grid, block, shmem, stream, graph))
         return;
     launch_line(c, k, &grid, &block, shmem, stream, graph);
+}
+
+/* The steady launch (the thread's last configuration again, no capture anywhere, succeeded,
+ * checked clean, not a graph's node) is counted here without a register saved; anything else,
+ * and the first launch of a counter or one due to write the counters out, takes the full path
+ * (a tail call). */
+void vt_launch_end(const struct vt_call *c, vt_kernel *k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream)
+{
+    if (__builtin_expect(!atomic_load_explicit(&vt_captures_active, memory_order_relaxed) &&
+                         !(c->res | c->flagged | c->graph), 1) &&
+        vt_fold_launch_again(c, k->id, grid, block, shmem, stream))
+        return;
+    launch_end_slow(c, k, grid, block, shmem, stream);
 }

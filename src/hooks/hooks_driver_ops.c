@@ -363,8 +363,44 @@ static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned 
 }
 #define LAUNCH_PARAMS (CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz, \
                        unsigned shm, CUstream s, void **params, void **extra)
+#if defined(__x86_64__) && defined(__linux__)
+/* cuLaunchKernel takes eleven arguments, five of them on the stack, and GCC's wrapper reloads and
+ * stores back all five around its tail jump (~26 instructions on every <<<>>> launch, which
+ * reaches it from inside the runtime). The same test in a few instructions, the caller's stack
+ * untouched: the real function once known and rt_depth > 0 (a runtime hook ran vt_init) jump to
+ * it, anything else to fn##_full. rt_depth's offset is checked below; the slot and fn##_full are
+ * hidden symbols the assembly can name (LTO renames statics). */
+#define DRV_LAUNCH_TRAMPOLINE(fn, impl, fn_t, params, ...)                                        \
+    __attribute__((visibility("hidden"), used)) _Atomic(void *) real_##fn;                          \
+    __attribute__((visibility("hidden"), used, noinline)) CUresult fn##_full params;                \
+    CUresult fn##_full params                                                                       \
+    {                                                                                               \
+        vt_init();                                                                                  \
+        void *real_ = vt_real_get(&real_##fn, #fn);                                                 \
+        if (!real_) return CUDA_ERROR_NOT_SUPPORTED;                                                \
+        if (DRV_SKIP()) return ((fn_t)real_)(__VA_ARGS__);                                          \
+        return impl(real_, #fn, __VA_ARGS__);                                                       \
+    }                                                                                               \
+    CUresult fn params;                                                                             \
+    __asm__(".text\n\t.globl " #fn "\n\t.type " #fn ", @function\n\t.p2align 4\n" #fn ":\n\t"       \
+            ".cfi_startproc\n\t"                                                                    \
+            "movq real_" #fn "(%rip), %rax\n\t"                                                      \
+            "testq %rax, %rax\n\t"                                                                  \
+            "je 1f\n\t"                                                                             \
+            "movq vt_ts@gottpoff(%rip), %r11\n\t"                                                   \
+            "cmpl $0, %fs:" VT_RT_DEPTH_OFF "(%r11)\n\t"                                            \
+            "jle 1f\n\t"                                                                            \
+            "jmp *%rax\n"                                                                            \
+            "1:\n\tjmp " #fn "_full\n\t"                                                            \
+            ".cfi_endproc\n\t.size " #fn ", .-" #fn "\n");
+#define VT_RT_DEPTH_OFF "12"
+_Static_assert(__builtin_offsetof(struct vt_thread_state, rt_depth) == 12, "VT_RT_DEPTH_OFF is rt_depth's offset");
+DRV_LAUNCH_TRAMPOLINE(cuLaunchKernel, launch_impl, launch_fn, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
+DRV_LAUNCH_TRAMPOLINE(cuLaunchKernel_ptsz, launch_impl, launch_fn, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
+#else
 DRV_LAUNCH_HOOK(cuLaunchKernel, launch_impl, launch_fn, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
 DRV_LAUNCH_HOOK(cuLaunchKernel_ptsz, launch_impl, launch_fn, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
+#endif
 
 typedef CUresult (*launch_ex_fn)(const CUlaunchConfig *, CUfunction, void **, void **);
 static CUresult launch_ex_impl(void *real, const char *api, const CUlaunchConfig *cfg, CUfunction f, void **params, void **extra)
