@@ -188,8 +188,30 @@ static __attribute__((noinline)) int check_launch(const struct vt_call *c, vt_ke
     else check_args(c, k, args, buf, buf_len);
     return vt_findings_made != said;
 }
+/* check_launch's answer into c->flagged, and 1 (traced): a tail call from vt_launch_begin. */
+static __attribute__((noinline)) int check_launch_flag(struct vt_call *c, vt_kernel *k, void **args, const void *buf,
+                                                       uint64_t buf_len)
+{
+    c->flagged = check_launch(c, k, args, buf, buf_len);
+    return 1;
+}
 
+static __attribute__((noinline)) int launch_begin_slow(struct vt_call *c, vt_kernel *k, void **args, const void *buf,
+                                                       uint64_t buf_len);
+/* The steady case (trace open, not paused, no capture anywhere, the kernel's record written) in
+ * a few tests without a frame; anything else takes the full path. */
 int vt_launch_begin(struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
+{
+    if (__builtin_expect(atomic_load_explicit(&vt_trace_state, memory_order_acquire) <= 0 || !k ||
+                         atomic_load_explicit(&vt_pause_depth, memory_order_relaxed) ||
+                         atomic_load_explicit(&vt_captures_active, memory_order_relaxed) ||
+                         !atomic_load_explicit(&k->emitted, memory_order_acquire), 0))
+        return launch_begin_slow(c, k, args, buf, buf_len);
+    if (vt_cfg.check != VT_CHECK_OFF && k->nwords && (args || buf)) return check_launch_flag(c, k, args, buf, buf_len);
+    return 1;
+}
+
+static int launch_begin_slow(struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
 {
     if (!vt_trace_ready() || !k || vt_traffic_paused()) return 0;
     if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) != 0, 0)) {

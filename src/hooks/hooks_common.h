@@ -27,14 +27,14 @@
 #define RT_TWIN(fn, impl, params, ...) VT_TWIN_HOOK(cudaError_t, cudaErrorNotSupported, fn, impl, params, __VA_ARGS__)
 /* Driver hooks only forward when tracing is off, the tracer itself calls, or a runtime hook
  * below which they run records the call. */
-#define DRV_SKIP() (vt_forward_only() || vt_in_runtime())
+#define DRV_SKIP() vt_forward_or_nested()
 
 /* Hooks whose runtime and driver forms share one impl(real, api, rt, args...): `rt` 1 for the
  * runtime form, whose real call is marked as inside the runtime (the driver hooks below it pass
  * through). A runtime hook reached from inside the runtime, and a driver hook reached from a
  * runtime hook, forward only. */
 #define RT_BEGIN(fn, real) vt_init(); __typeof__(&fn) real = VT_REAL(fn); if (!real) return cudaErrorNotSupported
-#define RT_NESTED() (vt_forward_only() || vt_in_runtime())
+#define RT_NESTED() vt_forward_or_nested()
 #define RT_RUN(r, call) do { vt_ts.rt_depth++; r = call; vt_ts.rt_depth--; } while (0)
 #define RT_GRAPH_HOOK(fn, impl, params, ...) \
     VT_REAL_SLOT(fn); \
@@ -75,19 +75,20 @@ void vt_note_current_device(void);
  * trace asked once (vt_launch_begin, inside `begin`, which also sets k), and t0 taken after the
  * checks so the duration is the real launch's. */
 #define VT_LAUNCH_BEGIN(c, k, traced, api, begin)                                   \
-    VT_SAVE_ERRNO;                                                                  \
+    int *vt_errno_ = vt_errno_at();                                                 \
+    int vt_saved_errno_ = *vt_errno_;                                               \
     struct vt_call c = { .api = (api), .dev = vt_ts.cur_dev };                      \
     vt_kernel *k = NULL;                                                            \
     int traced = (begin);                                                           \
-    VT_RESTORE_ERRNO;                                                               \
+    *vt_errno_ = vt_saved_errno_;                                                   \
     c.t0 = vt_now()
 #define VT_LAUNCH_END(c, k, traced, r, grid, block, shm, stream)                    \
     do {                                                                            \
         VT_CALL_END(c, r);                                                          \
         if (traced) {                                                               \
-            vt_saved_errno_ = errno;                                                \
+            vt_saved_errno_ = *vt_errno_;                                           \
             vt_launch_end(&c, k, grid, block, shm, stream);                         \
-            VT_RESTORE_ERRNO;                                                       \
+            *vt_errno_ = vt_saved_errno_;                                           \
         }                                                                           \
     } while (0)
 

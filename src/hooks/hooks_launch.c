@@ -137,7 +137,7 @@ typedef cudaError_t (*launch_fn)(const void *, dim3, dim3, void **, size_t, cuda
 static inline __attribute__((always_inline)) cudaError_t launch_impl(void *real, const char *api, const void *fn, dim3 g,
                                                                      dim3 b, void **args, size_t shm, cudaStream_t s)
 {
-    if (vt_forward_only() || vt_in_runtime()) return ((launch_fn)real)(fn, g, b, args, shm, s);
+    if (vt_forward_or_nested()) return ((launch_fn)real)(fn, g, b, args, shm, s);
     VT_LAUNCH_BEGIN(c, k, traced, api, (k = kernel_for(fn), vt_launch_begin(&c, k, args, NULL, 0)));
     vt_ts.rt_depth++;
     cudaError_t r = ((launch_fn)real)(fn, g, b, args, shm, s);

@@ -52,6 +52,7 @@ struct vt_thread_state {
     int rt_depth;
     int cur_dev;
     int held;             /* tracer locks this thread holds (vt_mutex_lock, the registry's shard locks) */
+    int *errno_at;        /* this thread's errno (vt_errno_at): one load instead of a libc call */
 };
 extern VT_TLS struct vt_thread_state vt_ts;
 
@@ -77,10 +78,27 @@ static inline int vt_gettid(void)
 /* True when a hook must only forward (tracing off, tracer's own call, or nested in the runtime). */
 static inline int vt_forward_only(void) { return !vt_cfg.enabled || vt_ts.guard > 0; }
 static inline int vt_in_runtime(void) { return vt_ts.rt_depth > 0; }
+/* vt_forward_only() || vt_in_runtime() with one load for both counters: guard and rt_depth sit
+ * side by side and never go below 0, so the 8 bytes are nonzero exactly when either is above 0. */
+_Static_assert(__builtin_offsetof(struct vt_thread_state, rt_depth) == __builtin_offsetof(struct vt_thread_state, guard) + 4,
+               "guard and rt_depth adjacent");
+static inline int vt_forward_or_nested(void)
+{
+    uint64_t both;
+    __builtin_memcpy(&both, &vt_ts.guard, sizeof both);
+    return !vt_cfg.enabled || both != 0;
+}
 
 static inline uint64_t vt_now(void) { return vt_clock_now(); }
 
 /* Keeps errno as the real call left it across the tracer's own work. */
+/* &errno, asked of libc once per thread (a fork child's thread keeps its TLS at the same place). */
+static inline int *vt_errno_at(void)
+{
+    int *p = vt_ts.errno_at;
+    if (__builtin_expect(!p, 0)) vt_ts.errno_at = p = &errno;
+    return p;
+}
 #define VT_SAVE_ERRNO int vt_saved_errno_ = errno
 #define VT_RESTORE_ERRNO (errno = vt_saved_errno_)
 
