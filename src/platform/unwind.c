@@ -497,15 +497,21 @@ uint64_t vt_unwind_serial(void) { return uw_memo.last; }
 
 __attribute__((no_sanitize_address)) static int memo_find(uint64_t sp, uint64_t bp, uint32_t gen, uint64_t *frames, int max)
 {
-    for (int w = 0; w < MEMO_WAYS; w++) {
+    /* the way that answered last first: a loop walks its one stack again */
+    for (unsigned j = 0, first = uw_memo.next + MEMO_WAYS - 1; j < MEMO_WAYS; j++) {
+        unsigned w = (first + j) % MEMO_WAYS;
         const struct memo *m = &uw_memo.way[w];
         if (m->sp != sp || m->gen != gen || m->max != max || m->n <= 0 || (m->bp_used && m->bp != bp)) continue;
+        /* every word read again, differences or-ed (no branch per word), two at a time */
+        uint64_t diff = 0;
         int i = 0;
-        while (i < m->nreads && *(const uint64_t *)(uintptr_t)m->at[i] == m->val[i]) i++;
-        if (i < m->nreads) continue;
+        for (; i + 1 < m->nreads; i += 2)
+            diff |= (*(const uint64_t *)(uintptr_t)m->at[i] ^ m->val[i]) | (*(const uint64_t *)(uintptr_t)m->at[i + 1] ^ m->val[i + 1]);
+        if (i < m->nreads) diff |= *(const uint64_t *)(uintptr_t)m->at[i] ^ m->val[i];
+        if (diff) continue;
         memcpy(frames, m->frames, (size_t)m->n * sizeof frames[0]);
         uw_tls.st.memo_hits++;
-        uw_memo.next = (unsigned)w + 1; /* the other way is the one to fill next */
+        uw_memo.next = w + 1; /* the other way is the one to fill next */
         uw_memo.last = m->serial;
         return m->n;
     }
