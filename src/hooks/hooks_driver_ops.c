@@ -332,16 +332,19 @@ static int before_launch(struct vt_call *c, vt_kernel **k, CUfunction f, void **
  * is initialised and the real function known that test needs no call, and both ways out are tail
  * calls with the caller's arguments in place (a jump, not a re-marshalled thirteen-argument call
  * through a shared body). Anything else takes fn##_full, the usual hook. */
-#define DRV_LAUNCH_HOOK(fn, impl, fn_t, params, ...)                                         \
-    VT_REAL_SLOT(fn);                                                                        \
-    static __attribute__((noinline)) CUresult fn##_full params                               \
+/* The usual hook's body, fn##_full's. */
+#define DRV_LAUNCH_FULL_BODY(fn, impl, fn_t, ...)                                            \
     {                                                                                        \
         vt_init();                                                                           \
         void *real_ = vt_real_get(&real_##fn, #fn);                                          \
         if (!real_) return CUDA_ERROR_NOT_SUPPORTED;                                         \
         if (DRV_SKIP()) return ((fn_t)real_)(__VA_ARGS__);                                   \
         return impl(real_, #fn, __VA_ARGS__);                                                \
-    }                                                                                        \
+    }
+#define DRV_LAUNCH_HOOK(fn, impl, fn_t, params, ...)                                         \
+    VT_REAL_SLOT(fn);                                                                        \
+    static __attribute__((noinline)) CUresult fn##_full params                               \
+    DRV_LAUNCH_FULL_BODY(fn, impl, fn_t, __VA_ARGS__)                                        \
     CUresult fn params                                                                       \
     {                                                                                        \
         void *real_ = atomic_load_explicit(&real_##fn, memory_order_acquire);                \
@@ -373,14 +376,7 @@ static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned 
 #define DRV_LAUNCH_TRAMPOLINE(fn, impl, fn_t, params, ...)                                        \
     __attribute__((visibility("hidden"), used)) _Atomic(void *) real_##fn;                          \
     __attribute__((visibility("hidden"), used, noinline)) CUresult fn##_full params;                \
-    CUresult fn##_full params                                                                       \
-    {                                                                                               \
-        vt_init();                                                                                  \
-        void *real_ = vt_real_get(&real_##fn, #fn);                                                 \
-        if (!real_) return CUDA_ERROR_NOT_SUPPORTED;                                                \
-        if (DRV_SKIP()) return ((fn_t)real_)(__VA_ARGS__);                                          \
-        return impl(real_, #fn, __VA_ARGS__);                                                       \
-    }                                                                                               \
+    CUresult fn##_full params DRV_LAUNCH_FULL_BODY(fn, impl, fn_t, __VA_ARGS__)                     \
     CUresult fn params;                                                                             \
     __asm__(".text\n\t.globl " #fn "\n\t.type " #fn ", @function\n\t.p2align 4\n" #fn ":\n\t"       \
             ".cfi_startproc\n\t"                                                                    \
