@@ -195,7 +195,24 @@ static __attribute__((noinline)) struct fold_table *cold_table(void)
     return hot = my_table();
 }
 
+/* The key words that are not a plain argument (see struct fold_slot). */
+static inline uint64_t key_kernel_dev(const struct vt_call *c, uint32_t k) { return k | (uint64_t)(uint32_t)c->dev << 32; }
 static inline uint64_t xy_of(vt_dim3 d) { return d.x | (uint64_t)d.y << 32; }
+static inline uint64_t key_zz(vt_dim3 grid, vt_dim3 block) { return grid.z | (uint64_t)block.z << 32; }
+/* Nonzero when slot S's key is not (K0 .. K6): one or-ed difference, no branch per word. */
+static inline uint64_t key_diff(const struct fold_slot *s, uint64_t k0, uint64_t k1, uint64_t k2, uint64_t k3, uint64_t k4,
+                                uint64_t k5, uint64_t k6)
+{
+    return (s->key[0] ^ k0) | (s->key[1] ^ k1) | (s->key[2] ^ k2) | (s->key[3] ^ k3) | (s->key[4] ^ k4) | (s->key[5] ^ k5) |
+           (s->key[6] ^ k6);
+}
+/* One more launch C in slot S's counter (open: count > 0); T's lock held. */
+static inline void count_launch(struct fold_slot *s, const struct vt_call *c)
+{
+    s->count++;
+    s->dur += c->dur;
+    s->last_end = c->t0 + c->dur;
+}
 
 static inline int same(const uint64_t *x, const uint64_t *y)
 {
@@ -204,10 +221,14 @@ static inline int same(const uint64_t *x, const uint64_t *y)
 
 /* The interval, kept by the thread itself while it works (the drain thread's tick keeps it for
  * threads gone quiet); T's lock held. */
-static inline void keep_interval(struct fold_table *t, uint64_t t0)
+static inline int interval_due(struct fold_table *t, uint64_t t0)
 {
     uint64_t last = atomic_load_explicit(&t->flushed_at, memory_order_relaxed);
-    if (t0 > last && t0 - last >= vt_cfg.fold_interval_ns) write_table(t, t0);
+    return t0 > last && t0 - last >= vt_cfg.fold_interval_ns;
+}
+static inline void keep_interval(struct fold_table *t, uint64_t t0)
+{
+    if (interval_due(t, t0)) write_table(t, t0);
 }
 
 /* A configuration not the thread's last launch's: its slot, or NULL when it is new here (or was
@@ -237,20 +258,17 @@ int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 bl
 {
     struct fold_table *t = hot;
     if ((__builtin_expect(!t, 0) && !(t = cold_table())) || !try_lock(t)) return 0;
-    const uint64_t k0 = (uint64_t)(uintptr_t)c->api, k1 = k | (uint64_t)(uint32_t)c->dev << 32,
-                   k2 = xy_of(grid), k3 = grid.z | (uint64_t)block.z << 32, k4 = xy_of(block);
+    const uint64_t k0 = (uint64_t)(uintptr_t)c->api, k1 = key_kernel_dev(c, k), k2 = xy_of(grid), k3 = key_zz(grid, block),
+                   k4 = xy_of(block);
     if (graph) shmem |= REPLAYED_BIT;
     struct fold_slot *s = t->last;
-    if (__builtin_expect(!s || ((s->key[0] ^ k0) | (s->key[1] ^ k1) | (s->key[2] ^ k2) | (s->key[3] ^ k3) |
-                                (s->key[4] ^ k4) | (s->key[5] ^ shmem) | (s->key[6] ^ stream)) != 0, 0)) {
+    if (__builtin_expect(!s || key_diff(s, k0, k1, k2, k3, k4, shmem, stream) != 0, 0)) {
         const uint64_t key[KEYW] = { k0, k1, k2, k3, k4, shmem, stream };
         s = probe(t, key);
     }
     if (s) {
         if (!s->count) { s->first_t = c->t0; atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed); }
-        s->count++;
-        s->dur += c->dur;
-        s->last_end = c->t0 + c->dur;
+        count_launch(s, c);
     }
     keep_interval(t, c->t0);
     unlock(t);
@@ -263,23 +281,15 @@ int vt_fold_launch_again(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_d
     if (__builtin_expect(!t, 0)) return 0;
     /* the keys and `last` are the owner's alone (only counters are shared with the sweep): compared
      * before the lock is taken */
-    const struct fold_slot *s = t->last;
-    if (__builtin_expect(!s || ((s->key[0] ^ (uint64_t)(uintptr_t)c->api) | (s->key[1] ^ (k | (uint64_t)(uint32_t)c->dev << 32)) |
-                                (s->key[2] ^ xy_of(grid)) | (s->key[3] ^ (grid.z | (uint64_t)block.z << 32)) | (s->key[4] ^ xy_of(block)) | (s->key[5] ^ shmem) |
-                                (s->key[6] ^ stream)) != 0, 0))
+    struct fold_slot *s = t->last;
+    if (__builtin_expect(!s || key_diff(s, (uint64_t)(uintptr_t)c->api, key_kernel_dev(c, k), xy_of(grid), key_zz(grid, block),
+                                        xy_of(block), shmem, stream) != 0, 0))
         return 0;
     if (!try_lock(t)) return 0;
-    struct fold_slot *w = t->last;
-    uint64_t since = c->t0 - atomic_load_explicit(&t->flushed_at, memory_order_relaxed);
-    if (__builtin_expect(!w->count || (since >= vt_cfg.fold_interval_ns && (int64_t)since > 0), 0)) {
-        unlock(t);
-        return 0;
-    }
-    w->count++;
-    w->dur += c->dur;
-    w->last_end = c->t0 + c->dur;
+    int counted = s->count && !interval_due(t, c->t0);
+    if (counted) count_launch(s, c);
     unlock(t);
-    return 1;
+    return counted;
 }
 
 /* copy directions as records hold them (trace.h's order; events.h's enum, not included here:

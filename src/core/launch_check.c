@@ -195,6 +195,16 @@ static __attribute__((noinline)) int check_launch_flag(struct vt_call *c, vt_ker
     c->flagged = check_launch(c, k, args, buf, buf_len);
     return 1;
 }
+/* The end of a traced launch's begin: 1, after the check where there is something to check. The
+ * per-thread cache answers for the thread's current device only (a launch on another device, a
+ * multi-device launch's entry, makes that device current around this call). A kernel whose
+ * planned words are none (its PTX reads no argument as an address) has nothing to check; one
+ * whose list could not be allocated is walked over its layout. */
+static inline int checked_begin(struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
+{
+    if (vt_cfg.check != VT_CHECK_OFF && k->nwords && (args || buf)) return check_launch_flag(c, k, args, buf, buf_len);
+    return 1;
+}
 
 static __attribute__((noinline)) int launch_begin_slow(struct vt_call *c, vt_kernel *k, void **args, const void *buf,
                                                        uint64_t buf_len);
@@ -207,8 +217,7 @@ int vt_launch_begin(struct vt_call *c, vt_kernel *k, void **args, const void *bu
                          atomic_load_explicit(&vt_captures_active, memory_order_relaxed) ||
                          !atomic_load_explicit(&k->emitted, memory_order_acquire), 0))
         return launch_begin_slow(c, k, args, buf, buf_len);
-    if (vt_cfg.check != VT_CHECK_OFF && k->nwords && (args || buf)) return check_launch_flag(c, k, args, buf, buf_len);
-    return 1;
+    return checked_begin(c, k, args, buf, buf_len);
 }
 
 static int launch_begin_slow(struct vt_call *c, vt_kernel *k, void **args, const void *buf, uint64_t buf_len)
@@ -220,12 +229,7 @@ static int launch_begin_slow(struct vt_call *c, vt_kernel *k, void **args, const
         launch_args.len = buf_len;
     }
     if (__builtin_expect(!atomic_load_explicit(&k->emitted, memory_order_acquire), 0)) kernel_first(k);
-    /* The per-thread cache answers for the thread's current device only (a launch on another
-     * device, a multi-device launch's entry, makes that device current around this call). A
-     * kernel whose planned words are none (its PTX reads no argument as an address) has nothing
-     * to check; one whose list could not be allocated is walked over its layout. */
-    if (vt_cfg.check != VT_CHECK_OFF && k->nwords && (args || buf)) c->flagged = check_launch(c, k, args, buf, buf_len);
-    return 1;
+    return checked_begin(c, k, args, buf, buf_len);
 }
 
 static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c, const vt_kernel *k, vt_dim3 grid,

@@ -75,12 +75,11 @@ void vt_note_current_device(void);
  * trace asked once (vt_launch_begin, inside `begin`, which also sets k), and t0 taken after the
  * checks so the duration is the real launch's. */
 #define VT_LAUNCH_BEGIN(c, k, traced, api, begin)                                   \
-    int *vt_errno_ = vt_errno_at();                                                 \
-    int vt_saved_errno_ = *vt_errno_;                                               \
+    VT_SAVE_ERRNO;                                                                  \
     struct vt_call c = { .api = (api), .dev = vt_ts.cur_dev };                      \
     vt_kernel *k = NULL;                                                            \
     int traced = (begin);                                                           \
-    *vt_errno_ = vt_saved_errno_;                                                   \
+    VT_RESTORE_ERRNO;                                                               \
     c.t0 = vt_now()
 #define VT_LAUNCH_END(c, k, traced, r, grid, block, shm, stream)                    \
     do {                                                                            \
@@ -88,7 +87,7 @@ void vt_note_current_device(void);
         if (traced) {                                                               \
             vt_saved_errno_ = *vt_errno_;                                           \
             vt_launch_end(&c, k, grid, block, shm, stream);                         \
-            *vt_errno_ = vt_saved_errno_;                                           \
+            VT_RESTORE_ERRNO;                                                       \
         }                                                                           \
     } while (0)
 

@@ -163,7 +163,7 @@ LAUNCH_TWIN(cudaLaunchCooperativeKernel_ptsz, const void *)
 typedef cudaError_t (*launch_ex_fn)(const cudaLaunchConfig_t *, const void *, void **);
 static cudaError_t launch_ex_impl(void *real, const char *api, const cudaLaunchConfig_t *cfg, const void *fn, void **args)
 {
-    if (vt_forward_only() || vt_in_runtime() || !cfg) return ((launch_ex_fn)real)(cfg, fn, args);
+    if (vt_forward_or_nested() || !cfg) return ((launch_ex_fn)real)(cfg, fn, args);
     VT_LAUNCH_BEGIN(c, k, traced, api, (k = kernel_for(fn), vt_launch_begin(&c, k, args, NULL, 0)));
     vt_ts.rt_depth++;
     cudaError_t r = ((launch_ex_fn)real)(cfg, fn, args);
@@ -185,7 +185,7 @@ cudaError_t cudaDeviceSynchronize(void)
     vt_init();
     __typeof__(&cudaDeviceSynchronize) real = VT_REAL(cudaDeviceSynchronize);
     if (!real) return cudaErrorNotSupported;
-    if (vt_forward_only() || vt_in_runtime()) return real();
+    if (vt_forward_or_nested()) return real();
     VT_CALL_BEGIN(c, "cudaDeviceSynchronize");
     vt_ts.rt_depth++;
     cudaError_t r = real();
@@ -198,7 +198,7 @@ cudaError_t cudaDeviceSynchronize(void)
 typedef cudaError_t (*stream_sync_fn)(cudaStream_t);
 static cudaError_t stream_sync_impl(void *real, const char *api, cudaStream_t s)
 {
-    if (vt_forward_only() || vt_in_runtime()) return ((stream_sync_fn)real)(s);
+    if (vt_forward_or_nested()) return ((stream_sync_fn)real)(s);
     VT_CALL_BEGIN(c, api);
     vt_ts.rt_depth++;
     cudaError_t r = ((stream_sync_fn)real)(s);

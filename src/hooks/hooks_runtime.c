@@ -24,7 +24,7 @@ typedef vt_dim3 dim3;
     if (!real) return cudaErrorNotSupported
 /* Forward when nothing is to be recorded. */
 #define RT_FORWARD_IF_NESTED(call) \
-    if (vt_forward_only() || vt_in_runtime()) return call
+    if (vt_forward_or_nested()) return call
 #define RT_CALL(r, call) do { vt_ts.rt_depth++; r = call; vt_ts.rt_depth--; } while (0)
 
 /* A family of wrappers sharing one implementation (the _ptds/_ptsz twins): the implementation

@@ -99,8 +99,8 @@ static inline int *vt_errno_at(void)
     if (__builtin_expect(!p, 0)) vt_ts.errno_at = p = &errno;
     return p;
 }
-#define VT_SAVE_ERRNO int vt_saved_errno_ = *vt_errno_at()
-#define VT_RESTORE_ERRNO (*vt_errno_at() = vt_saved_errno_)
+#define VT_SAVE_ERRNO int *vt_errno_ = vt_errno_at(); int vt_saved_errno_ = *vt_errno_
+#define VT_RESTORE_ERRNO (*vt_errno_ = vt_saved_errno_)
 
 /* Configuration (tracer.c). vt_config_read fills vt_cfg from the environment (once, at init). */
 void vt_config_read(void);
