@@ -39,6 +39,18 @@ int vt_classify(uint64_t v, vt_ptr_info *out);
  * CUDA memory, adopted) when checks are on; a host page found so is remembered per thread. */
 int vt_copy_class(uint64_t v, uint64_t now, vt_ptr_info *out);
 
+/* How long vt_copy_class's answer for a value holds: while *genp keeps gen (a live range's shard
+ * generation, or vt_registry_inserts for a host page no range held) and until `until` (a host
+ * page's driver answer is kept a second). */
+typedef struct { const _Atomic uint64_t *genp; uint64_t gen, until; } vt_class_token;
+/* The token of vt_copy_class's answer for V just given at NOW: 1, or 0 when the answer came from
+ * no cache (the driver's, another device's range, a scalar) and is to be asked again. */
+int vt_copy_class_token(uint64_t v, uint64_t now, vt_class_token *t);
+static inline int vt_class_token_holds(const vt_class_token *t, uint64_t now)
+{
+    return atomic_load_explicit(t->genp, memory_order_acquire) == t->gen && now < t->until;
+}
+
 /* Fast test used per launch argument: 1 when v is certainly fine (scalar-looking or a tracked
  * CUDA range), 0 when the caller must run vt_classify. */
 static inline int vt_looks_scalar(uint64_t v)

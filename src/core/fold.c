@@ -34,6 +34,7 @@ struct fold_slot {
 struct copy_slot {
     uint64_t count, bytes, dur, last_end;
     uint64_t serial;                 /* the thread's stack serial for its frames (0: none known) */
+    uint32_t fills;                  /* times a new copy took the slot (vt_fold_ticket) */
     int used;
     unsigned size_class;
     /* the first one's record with its frames (a struct with a flexible array cannot be a member
@@ -314,13 +315,19 @@ static inline unsigned staged_at(uint64_t a) { return (unsigned)((a * 0x9E3779B9
 /* One more copy or memset (call C, BYTES) in a slot's sums; a batch's first starts them from 0.
  * T's lock held. */
 static inline void count_in(struct fold_table *t, uint64_t *count, uint64_t *bytes, uint64_t *dur, uint64_t *last_end,
-                            const struct vt_rec_call *c, uint64_t n)
+                            uint64_t t0, uint64_t call_dur, uint64_t n)
 {
     if (!*count) { *bytes = *dur = 0; atomic_fetch_add_explicit(&t->pending, 1, memory_order_relaxed); }
     ++*count;
     *bytes += n;
-    *dur += c->dur;
-    *last_end = c->t0 + c->dur;
+    *dur += call_dur;
+    *last_end = t0 + call_dur;
+}
+
+/* An h2d copy from SRC keeps its line: a device-to-host copy wrote there lately. */
+static inline int staged(uint64_t src)
+{
+    return atomic_load_explicit(&staged_dst[staged_at(src)], memory_order_relaxed) == src;
 }
 
 /* Slot S holds copies like R (size class SC) but for the frames. */
@@ -332,8 +339,9 @@ static inline int copy_fields_match(struct copy_slot *s, const struct vt_rec_cop
            f->src_dev == r->src_dev && f->is_2d == r->is_2d && f->nframes == r->nframes;
 }
 
-int vt_fold_copy(const struct vt_rec_copy *r, uint64_t serial)
+int vt_fold_copy(const struct vt_rec_copy *r, uint64_t serial, struct vt_fold_ticket *tk)
 {
+    tk->slot = NULL;
     if (r->dir == DIR_D2H) { /* never folded: the report reads the next call, and its buffer */
         atomic_store_explicit(&staged_dst[staged_at(r->dst)], r->dst, memory_order_relaxed);
         await_d2h = 1;
@@ -342,7 +350,7 @@ int vt_fold_copy(const struct vt_rec_copy *r, uint64_t serial)
     }
     struct fold_table *t = hot;
     if (__builtin_expect(!t, 0) && !(t = cold_table())) return 0;
-    if (r->dir == DIR_H2D && atomic_load_explicit(&staged_dst[staged_at(r->src)], memory_order_relaxed) == r->src) return 0;
+    if (r->dir == DIR_H2D && staged(r->src)) return 0;
     if (!try_lock(t)) return 0;
     unsigned sc = size_class(r->size);
     /* the stack of the last copy's slot (its serial says so): no hash, no frame compare */
@@ -358,19 +366,39 @@ int vt_fold_copy(const struct vt_rec_copy *r, uint64_t serial)
     size_t len = sizeof *r + r->nframes * sizeof r->frames[0];
     if (by_serial || (copy_fields_match(s, r, sc) && !memcmp(f->frames, r->frames, r->nframes * sizeof r->frames[0]))) {
         if (!s->count) memcpy(f, r, len); /* a new batch: its first one's fields */
-        count_in(t, &s->count, &s->bytes, &s->dur, &s->last_end, &r->c, r->size);
+        count_in(t, &s->count, &s->bytes, &s->dur, &s->last_end, r->c.t0, r->c.dur, r->size);
         folded = 1;
     } else { /* new here: this copy keeps its line and takes the slot */
         write_copies(t, s);
+        s->fills++;
         s->used = 1;
         s->size_class = sc;
         memcpy(f, r, len);
     }
     s->serial = serial; /* its frames are r's */
     t->clast = s;
+    *tk = (struct vt_fold_ticket){ s, s->fills };
     keep_interval(t, r->c.t0);
     unlock(t);
     return folded;
+}
+
+int vt_fold_copy_again(const struct vt_call *c, uint64_t size, uint64_t h2d_src, uint64_t serial,
+                       const struct vt_fold_ticket *tk)
+{
+    struct fold_table *t = hot;
+    struct copy_slot *s = tk->slot;
+    /* the slot and its fields are the owner's alone (the sweep only writes counts out): compared
+     * before the lock is taken */
+    if (__builtin_expect(!t || s->fills != tk->fills, 0) || (h2d_src && staged(h2d_src)) || !try_lock(t)) return 0;
+    int counted = s->count && !interval_due(t, c->t0);
+    if (counted) {
+        count_in(t, &s->count, &s->bytes, &s->dur, &s->last_end, c->t0, c->dur, size);
+        s->serial = serial;
+        t->clast = s;
+    }
+    unlock(t);
+    return counted;
 }
 
 int vt_fold_set(const struct vt_rec_set *r)
@@ -385,7 +413,7 @@ int vt_fold_set(const struct vt_rec_set *r)
     if (s->used && s->size_class == sc && f->c.api == r->c.api && f->c.dev == r->c.dev && f->async == r->async &&
         f->stream == r->stream) {
         if (!s->count) s->first = *r;
-        count_in(t, &s->count, &s->bytes, &s->dur, &s->last_end, &r->c, r->size);
+        count_in(t, &s->count, &s->bytes, &s->dur, &s->last_end, r->c.t0, r->c.dur, r->size);
         folded = 1;
     } else {
         write_sets(t, s);

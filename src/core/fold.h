@@ -36,6 +36,9 @@ int vt_fold_launch(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 bl
  * whose counter holds counts, and no write-out is due. 1: counted; 0: nothing changed, call
  * vt_fold_launch. */
 int vt_fold_launch_again(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_dim3 block, uint64_t shmem, uint64_t stream);
+/* Where vt_fold_copy left a copy: its slot (NULL: none) and the slot's fill then. While the
+ * fill is unchanged the slot holds that copy's fields and frames. */
+struct vt_fold_ticket { void *slot; uint32_t fills; };
 /* Copy R (its record as it would be written; graph 0, succeeded, checked clean; a device-to-host
  * copy may come however it went): 1 when it was counted with the thread's earlier copies of its
  * site, direction, memory kinds, stream, API and size class (no line to write), 0 when the caller
@@ -43,8 +46,15 @@ int vt_fold_launch_again(const struct vt_call *c, uint32_t k, vt_dim3 grid, vt_d
  * call after one (did the host wait?) and its buffer (a transfer staged through the host), so
  * after one the thread's next launch, copy or memset keeps its line, and so does a host-to-device
  * copy from a buffer one wrote to lately. SERIAL: the frames' vt_stack_serial (0: unknown); a copy
- * whose stack has the serial of the thread's last folded copy's is found without hashing. */
-int vt_fold_copy(const struct vt_rec_copy *r, uint64_t serial);
+ * whose stack has the serial of the thread's last folded copy's is found without hashing. TK:
+ * where the copy was left, for vt_fold_copy_again. */
+int vt_fold_copy(const struct vt_rec_copy *r, uint64_t serial, struct vt_fold_ticket *tk);
+/* Copy C of SIZE bytes is the copy that got ticket TK (slot NULL: none): same pointers, kinds,
+ * stream, API, device and stack (SERIAL), classified and checked clean as that one was (the caller
+ * knows). 1: counted in its slot; 0: nothing changed, the caller takes vt_fold_copy's path.
+ * H2D_SRC: the source of a host-to-device copy (0 otherwise), which keeps its line when staged. */
+int vt_fold_copy_again(const struct vt_call *c, uint64_t size, uint64_t h2d_src, uint64_t serial,
+                       const struct vt_fold_ticket *tk);
 /* The thread wrote a line the report reads as "the call after a device-to-host copy" (a sync):
  * the launches, copies and memsets after it fold again. */
 void vt_fold_line_written(void);
