@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <vramtrace/trace.h>
+#include "backtrace.h"
 #include "check.h"
 #include "emit.h"
 #include "findings.h"
@@ -100,13 +101,27 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     vt_fmt_ensure_device(c->dev); /* its line before the frames' modules' */
     _Alignas(struct vt_rec_copy) unsigned char rbuf[sizeof(struct vt_rec_copy) + VT_BT_MAX * sizeof(uint64_t)];
     struct vt_rec_copy *rp = (struct vt_rec_copy *)(void *)rbuf;
-    /* the copy's site: its call stack (a graph replay's copies have the launch's) */
-    int nf = vt_cfg.backtraces ? vt_stack_capture(rp->frames, vt_cfg.bt_depth) : 0;
-    if (nf < 0) nf = 0;
-    uint64_t serial = nf ? vt_stack_serial() : 0;
+    /* The copy's site: its call stack (a graph replay's copies have the launch's). With a copy
+     * kept, its identity alone first (the same frames: the same serial); when that is not the
+     * copy kept, the frames from the same call instruction (the memo compares its return
+     * address: a second call would be a second stack to it). */
+    int nf = 0, ask_site = again.ticket.slot != NULL;
+    uint64_t serial = 0;
+    for (;;) {
+        __asm__ volatile("" : "+r"(ask_site)); /* the compiler may not split the loop on it */
+        if (vt_cfg.backtraces) {
+            vt_backtrace_site_only = ask_site;
+            nf = vt_stack_capture(rp->frames, vt_cfg.bt_depth);
+            serial = vt_stack_serial();
+        }
+        if (!ask_site) break;
+        if (copy_again(c, dst, src, size, x, vt_cfg.backtraces ? serial : 1, serial)) { VT_RESTORE_ERRNO; return; }
+        again.ticket.slot = NULL;
+        if (nf != VT_BT_KNOWN) break; /* the memo did not know the stack: its frames are there */
+        ask_site = 0;
+    }
+    if (nf <= 0) nf = 0, serial = 0;
     uint64_t site = vt_cfg.backtraces ? serial : 1; /* 0: not known again without comparing frames */
-    if (copy_again(c, dst, src, size, x, site, serial)) { VT_RESTORE_ERRNO; return; }
-    again.ticket.slot = NULL;
     vt_ptr_info di, si;
     vt_copy_class(dst, c->t0, &di);
     vt_copy_class(src, c->t0, &si);

@@ -24,6 +24,46 @@
         return impl(real_, #fn, __VA_ARGS__);                   \
     }
 #define DRV_HOOK(fn, impl, params, ...) VT_TWIN_HOOK(CUresult, CUDA_ERROR_NOT_SUPPORTED, fn, impl, params, __VA_ARGS__)
+
+#if defined(__x86_64__) && defined(__linux__)
+/* A driver hook the runtime's own calls reach (CUDA 13's runtime calls the driver through the
+ * entry points cuGetProcAddress gives it, the tracer's): while a runtime hook runs the real call
+ * (rt_depth > 0) it only forwards. In C that costs a frame and the arguments moved twice on every
+ * runtime copy and launch; as a few instructions of assembly, the caller's registers and stack
+ * untouched: the real function once known and rt_depth > 0, jump to it, anything else to
+ * fn##_full (the C hook). The slot and fn##_full are hidden symbols the assembly can name (LTO
+ * renames statics); rt_depth's offset is checked below. */
+#define VT_RT_DEPTH_OFF "12"
+_Static_assert(__builtin_offsetof(struct vt_thread_state, rt_depth) == 12, "VT_RT_DEPTH_OFF is rt_depth's offset");
+#define VT_NESTED_JUMP(fn)                                                                          \
+    __asm__(".text\n\t.globl " #fn "\n\t.type " #fn ", @function\n\t.p2align 4\n" #fn ":\n\t"       \
+            ".cfi_startproc\n\t"                                                                    \
+            "movq real_" #fn "(%rip), %rax\n\t"                                                      \
+            "testq %rax, %rax\n\t"                                                                  \
+            "je 1f\n\t"                                                                             \
+            "movq vt_ts@gottpoff(%rip), %r11\n\t"                                                   \
+            "cmpl $0, %fs:" VT_RT_DEPTH_OFF "(%r11)\n\t"                                            \
+            "jle 1f\n\t"                                                                            \
+            "jmp *%rax\n"                                                                            \
+            "1:\n\tjmp " #fn "_full\n\t"                                                            \
+            ".cfi_endproc\n\t.size " #fn ", .-" #fn "\n")
+/* DRV_HOOK for an impl whose first step is `if (DRV_SKIP()) return real(...)`: the nested case
+ * never reaches C. */
+#define DRV_FWD_HOOK(fn, impl, params, ...)                                                         \
+    __attribute__((visibility("hidden"), used)) _Atomic(void *) real_##fn;                          \
+    __attribute__((visibility("hidden"), used, noinline)) CUresult fn##_full params;                \
+    CUresult fn##_full params                                                                       \
+    {                                                                                               \
+        vt_init();                                                                                  \
+        void *real_ = vt_real_get(&real_##fn, #fn);                                                 \
+        if (!real_) return CUDA_ERROR_NOT_SUPPORTED;                                                \
+        return impl(real_, #fn, __VA_ARGS__);                                                       \
+    }                                                                                               \
+    CUresult fn params;                                                                             \
+    VT_NESTED_JUMP(fn);
+#else
+#define DRV_FWD_HOOK DRV_HOOK
+#endif
 #define RT_TWIN(fn, impl, params, ...) VT_TWIN_HOOK(cudaError_t, cudaErrorNotSupported, fn, impl, params, __VA_ARGS__)
 /* Driver hooks only forward when tracing is off, the tracer itself calls, or a runtime hook
  * below which they run records the call. */

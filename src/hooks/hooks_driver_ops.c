@@ -33,10 +33,10 @@ static CUresult copy_impl(void *real, const char *api, CUdeviceptr d, CUdevicept
     copy_event(&c, r, d, s, n, strstr(api, "DtoD") ? cudaMemcpyDeviceToDevice : -1, 0, NULL);
     return r;
 }
-DRV_HOOK(cuMemcpy, copy_impl, (CUdeviceptr d, CUdeviceptr s, size_t n), d, s, n)
-DRV_HOOK(cuMemcpy_ptds, copy_impl, (CUdeviceptr d, CUdeviceptr s, size_t n), d, s, n)
-DRV_HOOK(cuMemcpyDtoD_v2, copy_impl, (CUdeviceptr d, CUdeviceptr s, size_t n), d, s, n)
-DRV_HOOK(cuMemcpyDtoD_v2_ptds, copy_impl, (CUdeviceptr d, CUdeviceptr s, size_t n), d, s, n)
+DRV_FWD_HOOK(cuMemcpy, copy_impl, (CUdeviceptr d, CUdeviceptr s, size_t n), d, s, n)
+DRV_FWD_HOOK(cuMemcpy_ptds, copy_impl, (CUdeviceptr d, CUdeviceptr s, size_t n), d, s, n)
+DRV_FWD_HOOK(cuMemcpyDtoD_v2, copy_impl, (CUdeviceptr d, CUdeviceptr s, size_t n), d, s, n)
+DRV_FWD_HOOK(cuMemcpyDtoD_v2_ptds, copy_impl, (CUdeviceptr d, CUdeviceptr s, size_t n), d, s, n)
 
 typedef CUresult (*copy_async_fn)(CUdeviceptr, CUdeviceptr, size_t, CUstream);
 static CUresult copy_async_impl(void *real, const char *api, CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st)
@@ -47,10 +47,10 @@ static CUresult copy_async_impl(void *real, const char *api, CUdeviceptr d, CUde
     copy_event(&c, r, d, s, n, strstr(api, "DtoD") ? cudaMemcpyDeviceToDevice : -1, 1, st);
     return r;
 }
-DRV_HOOK(cuMemcpyAsync, copy_async_impl, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
-DRV_HOOK(cuMemcpyAsync_ptsz, copy_async_impl, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
-DRV_HOOK(cuMemcpyDtoDAsync_v2, copy_async_impl, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
-DRV_HOOK(cuMemcpyDtoDAsync_v2_ptsz, copy_async_impl, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
+DRV_FWD_HOOK(cuMemcpyAsync, copy_async_impl, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
+DRV_FWD_HOOK(cuMemcpyAsync_ptsz, copy_async_impl, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
+DRV_FWD_HOOK(cuMemcpyDtoDAsync_v2, copy_async_impl, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
+DRV_FWD_HOOK(cuMemcpyDtoDAsync_v2_ptsz, copy_async_impl, (CUdeviceptr d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
 
 typedef CUresult (*htod_fn)(CUdeviceptr, const void *, size_t);
 static CUresult htod_impl(void *real, const char *api, CUdeviceptr d, const void *s, size_t n)
@@ -61,8 +61,8 @@ static CUresult htod_impl(void *real, const char *api, CUdeviceptr d, const void
     copy_event(&c, r, d, u(s), n, cudaMemcpyHostToDevice, 0, NULL);
     return r;
 }
-DRV_HOOK(cuMemcpyHtoD_v2, htod_impl, (CUdeviceptr d, const void *s, size_t n), d, s, n)
-DRV_HOOK(cuMemcpyHtoD_v2_ptds, htod_impl, (CUdeviceptr d, const void *s, size_t n), d, s, n)
+DRV_FWD_HOOK(cuMemcpyHtoD_v2, htod_impl, (CUdeviceptr d, const void *s, size_t n), d, s, n)
+DRV_FWD_HOOK(cuMemcpyHtoD_v2_ptds, htod_impl, (CUdeviceptr d, const void *s, size_t n), d, s, n)
 
 typedef CUresult (*htod_async_fn)(CUdeviceptr, const void *, size_t, CUstream);
 static CUresult htod_async_impl(void *real, const char *api, CUdeviceptr d, const void *s, size_t n, CUstream st)
@@ -73,8 +73,8 @@ static CUresult htod_async_impl(void *real, const char *api, CUdeviceptr d, cons
     copy_event(&c, r, d, u(s), n, cudaMemcpyHostToDevice, 1, st);
     return r;
 }
-DRV_HOOK(cuMemcpyHtoDAsync_v2, htod_async_impl, (CUdeviceptr d, const void *s, size_t n, CUstream st), d, s, n, st)
-DRV_HOOK(cuMemcpyHtoDAsync_v2_ptsz, htod_async_impl, (CUdeviceptr d, const void *s, size_t n, CUstream st), d, s, n, st)
+DRV_FWD_HOOK(cuMemcpyHtoDAsync_v2, htod_async_impl, (CUdeviceptr d, const void *s, size_t n, CUstream st), d, s, n, st)
+DRV_FWD_HOOK(cuMemcpyHtoDAsync_v2_ptsz, htod_async_impl, (CUdeviceptr d, const void *s, size_t n, CUstream st), d, s, n, st)
 
 typedef CUresult (*dtoh_fn)(void *, CUdeviceptr, size_t);
 static CUresult dtoh_impl(void *real, const char *api, void *d, CUdeviceptr s, size_t n)
@@ -85,8 +85,8 @@ static CUresult dtoh_impl(void *real, const char *api, void *d, CUdeviceptr s, s
     copy_event(&c, r, u(d), s, n, cudaMemcpyDeviceToHost, 0, NULL);
     return r;
 }
-DRV_HOOK(cuMemcpyDtoH_v2, dtoh_impl, (void *d, CUdeviceptr s, size_t n), d, s, n)
-DRV_HOOK(cuMemcpyDtoH_v2_ptds, dtoh_impl, (void *d, CUdeviceptr s, size_t n), d, s, n)
+DRV_FWD_HOOK(cuMemcpyDtoH_v2, dtoh_impl, (void *d, CUdeviceptr s, size_t n), d, s, n)
+DRV_FWD_HOOK(cuMemcpyDtoH_v2_ptds, dtoh_impl, (void *d, CUdeviceptr s, size_t n), d, s, n)
 
 typedef CUresult (*dtoh_async_fn)(void *, CUdeviceptr, size_t, CUstream);
 static CUresult dtoh_async_impl(void *real, const char *api, void *d, CUdeviceptr s, size_t n, CUstream st)
@@ -97,8 +97,8 @@ static CUresult dtoh_async_impl(void *real, const char *api, void *d, CUdevicept
     copy_event(&c, r, u(d), s, n, cudaMemcpyDeviceToHost, 1, st);
     return r;
 }
-DRV_HOOK(cuMemcpyDtoHAsync_v2, dtoh_async_impl, (void *d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
-DRV_HOOK(cuMemcpyDtoHAsync_v2_ptsz, dtoh_async_impl, (void *d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
+DRV_FWD_HOOK(cuMemcpyDtoHAsync_v2, dtoh_async_impl, (void *d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
+DRV_FWD_HOOK(cuMemcpyDtoHAsync_v2_ptsz, dtoh_async_impl, (void *d, CUdeviceptr s, size_t n, CUstream st), d, s, n, st)
 
 static void copy2d_event(struct vt_call *c, CUresult r, const CUDA_MEMCPY2D *p, int async, CUstream s)
 {
@@ -121,8 +121,8 @@ static CUresult copy2d_impl(void *real, const char *api, const CUDA_MEMCPY2D *p)
     copy2d_event(&c, r, p, 0, NULL);
     return r;
 }
-DRV_HOOK(cuMemcpy2D_v2, copy2d_impl, (const CUDA_MEMCPY2D *p), p)
-DRV_HOOK(cuMemcpy2D_v2_ptds, copy2d_impl, (const CUDA_MEMCPY2D *p), p)
+DRV_FWD_HOOK(cuMemcpy2D_v2, copy2d_impl, (const CUDA_MEMCPY2D *p), p)
+DRV_FWD_HOOK(cuMemcpy2D_v2_ptds, copy2d_impl, (const CUDA_MEMCPY2D *p), p)
 typedef CUresult (*copy2d_async_fn)(const CUDA_MEMCPY2D *, CUstream);
 static CUresult copy2d_async_impl(void *real, const char *api, const CUDA_MEMCPY2D *p, CUstream s)
 {
@@ -132,8 +132,8 @@ static CUresult copy2d_async_impl(void *real, const char *api, const CUDA_MEMCPY
     copy2d_event(&c, r, p, 1, s);
     return r;
 }
-DRV_HOOK(cuMemcpy2DAsync_v2, copy2d_async_impl, (const CUDA_MEMCPY2D *p, CUstream s), p, s)
-DRV_HOOK(cuMemcpy2DAsync_v2_ptsz, copy2d_async_impl, (const CUDA_MEMCPY2D *p, CUstream s), p, s)
+DRV_FWD_HOOK(cuMemcpy2DAsync_v2, copy2d_async_impl, (const CUDA_MEMCPY2D *p, CUstream s), p, s)
+DRV_FWD_HOOK(cuMemcpy2DAsync_v2_ptsz, copy2d_async_impl, (const CUDA_MEMCPY2D *p, CUstream s), p, s)
 
 /* Peer copies: `dev` is the destination's device and `src_dev` the source's, from the registry
  * (the contexts' devices, without calling the driver). */
@@ -156,8 +156,8 @@ static CUresult peer_impl(void *real, const char *api, CUdeviceptr d, CUcontext 
     peer_event(&c, r, d, s, n, 0, NULL);
     return r;
 }
-DRV_HOOK(cuMemcpyPeer, peer_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n), d, dc, s, sc, n)
-DRV_HOOK(cuMemcpyPeer_ptds, peer_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n), d, dc, s, sc, n)
+DRV_FWD_HOOK(cuMemcpyPeer, peer_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n), d, dc, s, sc, n)
+DRV_FWD_HOOK(cuMemcpyPeer_ptds, peer_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n), d, dc, s, sc, n)
 typedef CUresult (*peer_async_fn)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
 static CUresult peer_async_impl(void *real, const char *api, CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream st)
 {
@@ -167,8 +167,8 @@ static CUresult peer_async_impl(void *real, const char *api, CUdeviceptr d, CUco
     peer_event(&c, r, d, s, n, 1, st);
     return r;
 }
-DRV_HOOK(cuMemcpyPeerAsync, peer_async_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream st), d, dc, s, sc, n, st)
-DRV_HOOK(cuMemcpyPeerAsync_ptsz, peer_async_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream st), d, dc, s, sc, n, st)
+DRV_FWD_HOOK(cuMemcpyPeerAsync, peer_async_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream st), d, dc, s, sc, n, st)
+DRV_FWD_HOOK(cuMemcpyPeerAsync_ptsz, peer_async_impl, (CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream st), d, dc, s, sc, n, st)
 
 /* ---- sets: element width from the name (D8/D16/D32) ------------------------------------------ */
 
@@ -184,12 +184,12 @@ static CUresult set_impl(void *real, const char *api, CUdeviceptr d, unsigned in
     return r;
 }
 /* D8/D16 take unsigned char/short, promoted to int in the same register as unsigned int. */
-DRV_HOOK(cuMemsetD8_v2, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
-DRV_HOOK(cuMemsetD8_v2_ptds, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
-DRV_HOOK(cuMemsetD16_v2, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
-DRV_HOOK(cuMemsetD16_v2_ptds, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
-DRV_HOOK(cuMemsetD32_v2, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
-DRV_HOOK(cuMemsetD32_v2_ptds, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
+DRV_FWD_HOOK(cuMemsetD8_v2, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
+DRV_FWD_HOOK(cuMemsetD8_v2_ptds, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
+DRV_FWD_HOOK(cuMemsetD16_v2, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
+DRV_FWD_HOOK(cuMemsetD16_v2_ptds, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
+DRV_FWD_HOOK(cuMemsetD32_v2, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
+DRV_FWD_HOOK(cuMemsetD32_v2_ptds, set_impl, (CUdeviceptr d, unsigned int v, size_t n), d, v, n)
 typedef CUresult (*set_async_fn)(CUdeviceptr, unsigned int, size_t, CUstream);
 static CUresult set_async_impl(void *real, const char *api, CUdeviceptr d, unsigned int v, size_t n, CUstream s)
 {
@@ -200,12 +200,12 @@ static CUresult set_async_impl(void *real, const char *api, CUdeviceptr d, unsig
     vt_ev_set(&c, d, n, (int)v, 1, u(s), elem_of(api));
     return r;
 }
-DRV_HOOK(cuMemsetD8Async, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
-DRV_HOOK(cuMemsetD8Async_ptsz, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
-DRV_HOOK(cuMemsetD16Async, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
-DRV_HOOK(cuMemsetD16Async_ptsz, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
-DRV_HOOK(cuMemsetD32Async, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
-DRV_HOOK(cuMemsetD32Async_ptsz, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
+DRV_FWD_HOOK(cuMemsetD8Async, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
+DRV_FWD_HOOK(cuMemsetD8Async_ptsz, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
+DRV_FWD_HOOK(cuMemsetD16Async, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
+DRV_FWD_HOOK(cuMemsetD16Async_ptsz, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
+DRV_FWD_HOOK(cuMemsetD32Async, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
+DRV_FWD_HOOK(cuMemsetD32Async_ptsz, set_async_impl, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), d, v, n, s)
 
 /* ---- modules and kernels: remember images and names for layouts ----------------------------- */
 /* Images are copied at load time (kernels.h): the program may free its image, or remove its
@@ -369,28 +369,13 @@ static CUresult launch_impl(void *real, const char *api, CUfunction f, unsigned 
 #if defined(__x86_64__) && defined(__linux__)
 /* cuLaunchKernel takes eleven arguments, five of them on the stack, and GCC's wrapper reloads and
  * stores back all five around its tail jump (~26 instructions on every <<<>>> launch, which
- * reaches it from inside the runtime). The same test in a few instructions, the caller's stack
- * untouched: the real function once known and rt_depth > 0 (a runtime hook ran vt_init) jump to
- * it, anything else to fn##_full. rt_depth's offset is checked below; the slot and fn##_full are
- * hidden symbols the assembly can name (LTO renames statics). */
+ * reaches it from inside the runtime): hooks_common.h's VT_NESTED_JUMP in front of the C hook. */
 #define DRV_LAUNCH_TRAMPOLINE(fn, impl, fn_t, params, ...)                                        \
     __attribute__((visibility("hidden"), used)) _Atomic(void *) real_##fn;                          \
     __attribute__((visibility("hidden"), used, noinline)) CUresult fn##_full params;                \
     CUresult fn##_full params DRV_LAUNCH_FULL_BODY(fn, impl, fn_t, __VA_ARGS__)                     \
     CUresult fn params;                                                                             \
-    __asm__(".text\n\t.globl " #fn "\n\t.type " #fn ", @function\n\t.p2align 4\n" #fn ":\n\t"       \
-            ".cfi_startproc\n\t"                                                                    \
-            "movq real_" #fn "(%rip), %rax\n\t"                                                      \
-            "testq %rax, %rax\n\t"                                                                  \
-            "je 1f\n\t"                                                                             \
-            "movq vt_ts@gottpoff(%rip), %r11\n\t"                                                   \
-            "cmpl $0, %fs:" VT_RT_DEPTH_OFF "(%r11)\n\t"                                            \
-            "jle 1f\n\t"                                                                            \
-            "jmp *%rax\n"                                                                            \
-            "1:\n\tjmp " #fn "_full\n\t"                                                            \
-            ".cfi_endproc\n\t.size " #fn ", .-" #fn "\n");
-#define VT_RT_DEPTH_OFF "12"
-_Static_assert(__builtin_offsetof(struct vt_thread_state, rt_depth) == 12, "VT_RT_DEPTH_OFF is rt_depth's offset");
+    VT_NESTED_JUMP(fn);
 DRV_LAUNCH_TRAMPOLINE(cuLaunchKernel, launch_impl, launch_fn, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
 DRV_LAUNCH_TRAMPOLINE(cuLaunchKernel_ptsz, launch_impl, launch_fn, LAUNCH_PARAMS, f, gx, gy, gz, bx, by, bz, shm, s, params, extra)
 #else

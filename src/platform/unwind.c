@@ -488,7 +488,7 @@ struct memo {
     uint64_t sp, bp;
     uint32_t gen;
     int max, n, nreads, bp_used;
-    uint64_t at[MEMO_READS], val[MEMO_READS];
+    struct { uint64_t at, val; } rd[MEMO_READS]; /* side by side: one pointer walks the compare */
     uint64_t frames[MEMO_FRAMES];
 };
 static VT_TLS struct { struct memo way[MEMO_WAYS]; unsigned next; int busy; uint64_t serials, last; } uw_memo;
@@ -502,14 +502,12 @@ __attribute__((no_sanitize_address)) static int memo_find(uint64_t sp, uint64_t 
         unsigned w = (first + j) % MEMO_WAYS;
         const struct memo *m = &uw_memo.way[w];
         if (m->sp != sp || m->gen != gen || m->max != max || m->n <= 0 || (m->bp_used && m->bp != bp)) continue;
-        /* every word read again, differences or-ed (no branch per word), two at a time */
+        /* every word read again, differences or-ed (no branch per word) */
         uint64_t diff = 0;
-        int i = 0;
-        for (; i + 1 < m->nreads; i += 2)
-            diff |= (*(const uint64_t *)(uintptr_t)m->at[i] ^ m->val[i]) | (*(const uint64_t *)(uintptr_t)m->at[i + 1] ^ m->val[i + 1]);
-        if (i < m->nreads) diff |= *(const uint64_t *)(uintptr_t)m->at[i] ^ m->val[i];
+        for (const __typeof__(m->rd[0]) *r = m->rd, *end = r + m->nreads; r < end; r++)
+            diff |= *(const uint64_t *)(uintptr_t)r->at ^ r->val;
         if (diff) continue;
-        memcpy(frames, m->frames, (size_t)m->n * sizeof frames[0]);
+        if (frames) memcpy(frames, m->frames, (size_t)m->n * sizeof frames[0]);
         uw_tls.st.memo_hits++;
         uw_memo.next = w + 1; /* the other way is the one to fill next */
         uw_memo.last = m->serial;
@@ -525,7 +523,7 @@ __attribute__((no_sanitize_address)) static int walk_once(uint64_t pc, uint64_t 
 {
     int bp_loaded = 0, bp_kept = 0;
     uint64_t bp_at = 0; /* where bp was last loaded from: recorded once a rule uses that value */
-#define MEMO_READ(addr, v) do { if (m) { if (m->nreads == MEMO_READS) { m->nreads = -1; m = NULL; } else { m->at[m->nreads] = (addr); m->val[m->nreads++] = (v); } } } while (0)
+#define MEMO_READ(addr, v) do { if (m) { if (m->nreads == MEMO_READS) { m->nreads = -1; m = NULL; } else { m->rd[m->nreads].at = (addr); m->rd[m->nreads++].val = (v); } } } while (0)
     uint64_t key = pc, prev_cfa = 0;
     int n = 0;
     for (;;) {
@@ -571,7 +569,7 @@ __attribute__((no_sanitize_address)) static int walk_once(uint64_t pc, uint64_t 
  * stack, so every load is from memory that is mapped and belongs to this thread's live frames.
  * Running on another stack (sigaltstack, coroutines) gives -1. */
 __attribute__((no_sanitize_address)) static int walk(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t *frames,
-                                                     int max)
+                                                     int max, int site_only)
 {
     uint64_t lo, hi;
     if (max <= 0) return 0;
@@ -583,8 +581,11 @@ __attribute__((no_sanitize_address)) static int walk(uint64_t pc, uint64_t sp, u
     if (uw_memo.busy) return walk_once(pc, sp, bp, lo, hi, gen, frames, max, NULL);
     uw_memo.busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    int n = memo_find(sp, bp, gen, frames, max);
-    if (n >= 0) goto out;
+    int n = memo_find(sp, bp, gen, site_only ? NULL : frames, max);
+    if (n >= 0) {
+        if (site_only) n = VT_UNWIND_KNOWN;
+        goto out;
+    }
     /* this walk, recorded into the least recently filled way */
     struct memo *m = &uw_memo.way[uw_memo.next % MEMO_WAYS];
     m->n = 0;
@@ -609,7 +610,7 @@ out:
 
 /* noinline: frames[0] is then the return address into our caller, as backtrace()'s is. The
  * registers are read at label 1, whose CFI row describes this very frame. */
-__attribute__((noinline, no_sanitize_address)) int vt_unwind(uint64_t *frames, int max)
+__attribute__((noinline, no_sanitize_address)) int vt_unwind(uint64_t *frames, int max, int site_only)
 {
     uint64_t bp, sp, pc;
     __asm__ volatile("1:\n\t"
@@ -617,19 +618,20 @@ __attribute__((noinline, no_sanitize_address)) int vt_unwind(uint64_t *frames, i
                      "movq %%rsp, %1\n\t"
                      "leaq 1b(%%rip), %2"
                      : "=&r"(bp), "=&r"(sp), "=&r"(pc));
-    int n = walk(pc, sp, bp, frames, max);
+    int n = walk(pc, sp, bp, frames, max, site_only);
     /* not a tail call: walk must not reuse this frame, whose saved registers it reads */
     __asm__ volatile("" : "+r"(n) : : "memory");
-    if (n < 0) uw_tls.st.fallbacks++;
+    if (n == -1) uw_tls.st.fallbacks++;
     return n;
 }
 
 #else /* not x86-64 Linux: glibc does all the work */
 
-int vt_unwind(uint64_t *frames, int max)
+int vt_unwind(uint64_t *frames, int max, int site_only)
 {
     (void)frames;
     (void)max;
+    (void)site_only;
     uw_tls.st.fallbacks++;
     return -1;
 }

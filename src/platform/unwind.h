@@ -22,8 +22,11 @@
 
 /* Return addresses of the caller's stack, innermost first, as backtrace(frames, max) would give
  * them when called where vt_unwind is called (frames[0] is the return address into the caller).
- * Returns the count, or -1 when the caller must use backtrace() instead. */
-int vt_unwind(uint64_t *frames, int max);
+ * Returns the count, or -1 when the caller must use backtrace() instead. SITE_ONLY: when the
+ * thread's memo knows this stack, only say so (VT_UNWIND_KNOWN, vt_unwind_serial its entry's),
+ * FRAMES untouched; a stack it does not know is walked as usual. */
+#define VT_UNWIND_KNOWN (-2)
+int vt_unwind(uint64_t *frames, int max, int site_only);
 
 /* Code may have been unmapped (dlclose): forget every cached rule. */
 void vt_unwind_invalidate(void);

@@ -3,8 +3,9 @@
 // only counted while both sides' classes hold). Usage: copy_again.
 // Three phases of 100 copies each through upload() from one line of main: the buffer pageable;
 // then registered with cudaHostRegister (pinned memory to the report); then unregistered with
-// cudaHostUnregister (pageable again). Then 50 copies of 4 KiB into a device buffer freed and
-// made again with 1 KiB, which fail (the device says invalid value). Prints "rc=0 failed=50".
+// cudaHostUnregister (pageable again). Then 100 rounds of the same copy from two lines in turn
+// (two sites, two stacks, the same pointers). Then 50 copies of 4 KiB into a device buffer freed
+// and made again with 1 KiB, which fail (the device says invalid value). Prints "rc=0 failed=50".
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,10 @@ int main(void)
         if (phase == 1) rc |= cudaHostRegister(h, N, cudaHostRegisterDefault);
         if (phase == 2) rc |= cudaHostUnregister(h);
         for (int i = 0; i < PER_PHASE; i++) rc |= upload(d, h); // PHASES
+    }
+    for (int i = 0; i < PER_PHASE; i++) {
+        rc |= upload(d, h); // SITE_A
+        rc |= upload(d, h); // SITE_B
     }
     /* the destination freed and made again smaller: the same copy now runs past its end */
     void *small = NULL;
