@@ -12,9 +12,11 @@
 #include "emit.h"
 #include "findings.h"
 #include "fold.h"
+#include "pyframes.h"
 #include "pystack.h"
 #include "records.h"
 #include "tracer.h"
+#include "unwind.h"
 
 static const char *const dir_names[] = {
 #define VT_X(id) [VT_DIR_##id] = VT_DIRN_##id,
@@ -52,8 +54,24 @@ static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t 
  * clean, so it is only counted: no classification, check or record. A free of either side's
  * memory, a range inserted over the host side, a capture begun, a device-to-host copy, an
  * interval due, or another copy taking the slot sends it the whole way again. */
+/* vt_ev_copy's own stack pointer: the same whenever its caller's frame is where it was; below it
+ * lie only the calls down to the unwinder (unwind.h's vt_unwind_same_above). */
+#if defined(__x86_64__)
+#define OWN_SP(v) __asm__ volatile("movq %%rsp, %0" : "=r"(v))
+#else
+#define OWN_SP(v) ((v) = 0) /* vt_unwind_checkable says 0 there: nothing is kept with backtraces */
+#endif
+
+/* The thread runs Python code: its frames are part of a site, and the unwinder does not know them. */
+static int python_now(void)
+{
+    vt_pyframe py[1];
+    return vt_cfg.python_frames && vt_py_frames(py, 1) > 0;
+}
+
 static VT_TLS struct copy_again {
-    uint64_t dst, src, size, stream, site, h2d_src;
+    uint64_t dst, src, size, stream, h2d_src;
+    uint64_t site, sp; /* the unwinder's serial for its stack (1 without backtraces), vt_ev_copy's stack pointer */
     const char *api;
     int kind, async, dev, src_dev;
     vt_class_token dt, st;
@@ -61,20 +79,20 @@ static VT_TLS struct copy_again {
 } again;
 
 static inline int copy_again(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t size,
-                             const struct vt_copy_extra *x, uint64_t site, uint64_t serial)
+                             const struct vt_copy_extra *x)
 {
     const struct copy_again *a = &again;
-    return a->ticket.slot && site == a->site && dst == a->dst && src == a->src && size == a->size && c->api == a->api &&
+    return dst == a->dst && src == a->src && size == a->size && c->api == a->api &&
            x->kind == a->kind && x->async == a->async && x->stream == a->stream && c->dev == a->dev &&
            x->src_dev == a->src_dev && !x->is_2d && !c->res && !c->graph && vt_class_token_holds(&a->dt, c->t0) &&
            vt_class_token_holds(&a->st, c->t0) && !(x->async && vt_captured_into(c, x->stream)) &&
-           vt_fold_copy_again(c, size, a->h2d_src, serial, &a->ticket);
+           vt_fold_copy_again(c, size, a->h2d_src, vt_cfg.backtraces ? a->site : 0, &a->ticket);
 }
 
-/* Copy C (direction DIR, its site SITE) was left in ticket TK's slot, clean: kept for
- * copy_again when both sides' classes have tokens. */
+/* Copy C (direction DIR, its site SITE, made with vt_ev_copy's stack pointer at SP) was left in
+ * ticket TK's slot, clean: kept for copy_again when both sides' classes have tokens. */
 static void keep_again(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t size,
-                       const struct vt_copy_extra *x, int dir, uint64_t site, const struct vt_fold_ticket *tk)
+                       const struct vt_copy_extra *x, int dir, uint64_t site, uint64_t sp, const struct vt_fold_ticket *tk)
 {
     struct copy_again *a = &again;
     if (!tk->slot || !site || x->is_2d || !vt_copy_class_token(dst, c->t0, &a->dt) ||
@@ -85,6 +103,7 @@ static void keep_again(const struct vt_call *c, uint64_t dst, uint64_t src, uint
     a->size = size;
     a->stream = x->stream;
     a->site = site;
+    a->sp = sp;
     a->h2d_src = dir == VT_DIR_H2D ? src : 0;
     a->api = c->api;
     a->kind = x->kind;
@@ -101,27 +120,18 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     vt_fmt_ensure_device(c->dev); /* its line before the frames' modules' */
     _Alignas(struct vt_rec_copy) unsigned char rbuf[sizeof(struct vt_rec_copy) + VT_BT_MAX * sizeof(uint64_t)];
     struct vt_rec_copy *rp = (struct vt_rec_copy *)(void *)rbuf;
-    /* The copy's site: its call stack (a graph replay's copies have the launch's). With a copy
-     * kept, its identity alone first (the same frames: the same serial); when that is not the
-     * copy kept, the frames from the same call instruction (the memo compares its return
-     * address: a second call would be a second stack to it). */
-    int nf = 0, ask_site = again.ticket.slot != NULL;
-    uint64_t serial = 0;
-    for (;;) {
-        __asm__ volatile("" : "+r"(ask_site)); /* the compiler may not split the loop on it */
-        if (vt_cfg.backtraces) {
-            vt_backtrace_site_only = ask_site;
-            nf = vt_stack_capture(rp->frames, vt_cfg.bt_depth);
-            serial = vt_stack_serial();
-        }
-        if (!ask_site) break;
-        if (copy_again(c, dst, src, size, x, vt_cfg.backtraces ? serial : 1, serial)) { VT_RESTORE_ERRNO; return; }
+    uint64_t sp;
+    OWN_SP(sp);
+    if (again.ticket.slot) {
+        /* the kept copy's stack: this frame where it was and every word above it the same */
+        int same_stack = !vt_cfg.backtraces || (sp == again.sp && !python_now() && vt_unwind_same_above(again.site, sp));
+        if (same_stack && copy_again(c, dst, src, size, x)) { VT_RESTORE_ERRNO; return; }
         again.ticket.slot = NULL;
-        if (nf != VT_BT_KNOWN) break; /* the memo did not know the stack: its frames are there */
-        ask_site = 0;
     }
-    if (nf <= 0) nf = 0, serial = 0;
-    uint64_t site = vt_cfg.backtraces ? serial : 1; /* 0: not known again without comparing frames */
+    /* the copy's site: its call stack (a graph replay's copies have the launch's) */
+    int nf = vt_cfg.backtraces ? vt_stack_capture(rp->frames, vt_cfg.bt_depth) : 0;
+    if (nf < 0) nf = 0;
+    uint64_t serial = nf ? vt_stack_serial() : 0;
     vt_ptr_info di, si;
     vt_copy_class(dst, c->t0, &di);
     vt_copy_class(src, c->t0, &si);
@@ -172,7 +182,9 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     struct vt_fold_ticket tk = { NULL, 0 };
     if (!((foldable || dir == VT_DIR_D2H) && vt_fold_copy(rp, serial, &tk)))
         vt_emit_record(VT_R_COPY, rp, sizeof *rp + rp->nframes * sizeof rp->frames[0]);
-    if (foldable && dir != VT_DIR_D2H) keep_again(c, dst, src, size, x, dir, site, &tk);
+    /* kept when its stack can be known again without a walk (unwind.h), or backtraces are off */
+    if (foldable && dir != VT_DIR_D2H && (!vt_cfg.backtraces || vt_unwind_checkable(serial, sp, vt_addr_is_self)))
+        keep_again(c, dst, src, size, x, dir, vt_cfg.backtraces ? serial : 1, sp, &tk);
     VT_RESTORE_ERRNO;
 }
 

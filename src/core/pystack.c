@@ -87,15 +87,10 @@ int vt_stack_capture(uint64_t *frames, int depth)
 {
     int n = vt_backtrace(frames, depth);
     uint64_t serial = vt_backtrace_serial();
-    int known = n == VT_BT_KNOWN; /* the identity alone: is there Python code on the stack too? */
-    if (!known) vt_modules_cover(frames, n, serial, vt_emit_module);
+    vt_modules_cover(frames, n, serial, vt_emit_module);
     vt_pyframe py[32];
-    int room = known ? 1 : VT_BT_MAX - n;
+    int room = VT_BT_MAX - n;
     int np = vt_cfg.python_frames ? vt_py_frames(py, room < 32 ? room : 32) : 0;
-    if (known) {
-        stack_serial = np ? 0 : serial;
-        return n;
-    }
     for (int i = 0; i < np; i++) {
         uint32_t id = code_id(py[i].code);
         if (id) frames[n++] = VT_PYFRAME_TAG | (uint64_t)id << 24 | (py[i].offset & 0xffffffu);

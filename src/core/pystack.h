@@ -18,9 +18,7 @@
 
 /* Fill FRAMES (room for VT_BT_MAX) with the native stack (DEPTH frames at most) and the Python
  * frames after it; writes `module` records for new objects and `pycode` records for new code.
- * Returns the count, or VT_BT_KNOWN after a request for the stack's identity alone
- * (backtrace.h's vt_backtrace_site_only) the unwinder's memo answered: vt_stack_serial is then
- * its serial, or 0 when the thread runs Python code (whose frames the memo does not know). */
+ * Returns the count. */
 int vt_stack_capture(uint64_t *frames, int depth);
 /* The identity of this thread's last captured stack: the same non-zero value means the same
  * frames (the unwinder's memo; 0 with Python frames, or when it cannot tell). */

@@ -77,23 +77,16 @@ static void load_glibc_unwinder(void)
  * stack seen again skips the scan for them. */
 static VT_TLS struct { uint64_t serial; int max, start; } bt_memo[2];
 static VT_TLS uint64_t bt_serial;
-VT_TLS int vt_backtrace_site_only;
 
 uint64_t vt_backtrace_serial(void) { return bt_serial; }
 
 int vt_backtrace(uint64_t *frames, int max)
 {
     uint64_t raw[VT_BT_MAX + 8];
-    int site_only = vt_backtrace_site_only;
-    vt_backtrace_site_only = 0;
     if (max > VT_BT_MAX) max = VT_BT_MAX;
     if (__builtin_expect(!atomic_load_explicit(&glibc_loaded, memory_order_acquire), 0)) load_glibc_unwinder();
     /* Same frames as backtrace() (unwind.h), or -1 when only glibc can tell. */
-    int n = vt_cfg.unwind_glibc ? -1 : vt_unwind(raw, max + 8, site_only);
-    if (n == VT_UNWIND_KNOWN) {
-        bt_serial = vt_unwind_serial();
-        return VT_BT_KNOWN;
-    }
+    int n = vt_cfg.unwind_glibc ? -1 : vt_unwind(raw, max + 8);
     uint64_t serial = n >= 0 ? vt_unwind_serial() : 0;
     bt_serial = serial;
     if (n < 0) {

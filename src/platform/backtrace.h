@@ -13,14 +13,6 @@
 
 /* Fill up to `max` return addresses of the caller's stack, innermost first. Returns the count. */
 int vt_backtrace(uint64_t *frames, int max);
-/* Set to 1 just before a vt_backtrace (or a capture that makes one) that wants only the stack's
- * identity when the unwinder's memo knows it: that call then returns VT_BT_KNOWN with
- * vt_backtrace_serial set and FRAMES untouched (a stack it does not know gets its frames as
- * usual). The next vt_backtrace takes the request back, whatever it answers. The request travels
- * beside the call, not in its arguments, so that one call instruction serves both ways: the memo
- * compares the return addresses of the walk's own frames too. */
-extern VT_TLS int vt_backtrace_site_only;
-#define VT_BT_KNOWN (-2)
 /* The identity of this thread's last vt_backtrace: the same non-zero value means the same frames
  * (the unwinder's memo, unwind.h); 0 when it cannot tell. */
 uint64_t vt_backtrace_serial(void);

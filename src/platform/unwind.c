@@ -507,13 +507,43 @@ __attribute__((no_sanitize_address)) static int memo_find(uint64_t sp, uint64_t 
         for (const __typeof__(m->rd[0]) *r = m->rd, *end = r + m->nreads; r < end; r++)
             diff |= *(const uint64_t *)(uintptr_t)r->at ^ r->val;
         if (diff) continue;
-        if (frames) memcpy(frames, m->frames, (size_t)m->n * sizeof frames[0]);
+        memcpy(frames, m->frames, (size_t)m->n * sizeof frames[0]);
         uw_tls.st.memo_hits++;
         uw_memo.next = w + 1; /* the other way is the one to fill next */
         uw_memo.last = m->serial;
         return m->n;
     }
     return -1;
+}
+
+static struct memo *memo_of(uint64_t serial)
+{
+    for (int w = 0; w < MEMO_WAYS; w++)
+        if (uw_memo.way[w].serial == serial && uw_memo.way[w].n > 0) return &uw_memo.way[w];
+    return NULL;
+}
+
+int vt_unwind_checkable(uint64_t serial, uint64_t above, int (*is_ours)(uint64_t))
+{
+    const struct memo *m = serial && !uw_memo.busy ? memo_of(serial) : NULL;
+    if (!m || m->bp_used || m->sp >= above) return 0;
+    for (int i = 0; i < m->nreads && m->rd[i].at < above; i++)
+        if (!is_ours(m->rd[i].val)) return 0;
+    return 1;
+}
+
+__attribute__((no_sanitize_address)) int vt_unwind_same_above(uint64_t serial, uint64_t above)
+{
+    /* a walk under way (this is a signal handler's call) may be refilling the entry */
+    const struct memo *m = serial && !uw_memo.busy ? memo_of(serial) : NULL;
+    if (!m || m->gen != (atomic_load_explicit(&uw_gen, memory_order_acquire) & GEN_MASK)) return 0;
+    const __typeof__(m->rd[0]) *r = m->rd, *end = r + m->nreads;
+    while (r < end && r->at < above) r++; /* the walk reads upward: the caller's own calls first */
+    uint64_t diff = 0;
+    for (; r < end; r++) diff |= *(const uint64_t *)(uintptr_t)r->at ^ r->val;
+    if (diff) return 0;
+    uw_memo.next = (unsigned)(m - uw_memo.way) + 1; /* answered: the other way is the one to fill */
+    return 1;
 }
 
 /* The walk itself from (pc, sp, bp), each stack word it reads recorded in M (NULL: none; too
@@ -569,7 +599,7 @@ __attribute__((no_sanitize_address)) static int walk_once(uint64_t pc, uint64_t 
  * stack, so every load is from memory that is mapped and belongs to this thread's live frames.
  * Running on another stack (sigaltstack, coroutines) gives -1. */
 __attribute__((no_sanitize_address)) static int walk(uint64_t pc, uint64_t sp, uint64_t bp, uint64_t *frames,
-                                                     int max, int site_only)
+                                                     int max)
 {
     uint64_t lo, hi;
     if (max <= 0) return 0;
@@ -581,11 +611,8 @@ __attribute__((no_sanitize_address)) static int walk(uint64_t pc, uint64_t sp, u
     if (uw_memo.busy) return walk_once(pc, sp, bp, lo, hi, gen, frames, max, NULL);
     uw_memo.busy = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    int n = memo_find(sp, bp, gen, site_only ? NULL : frames, max);
-    if (n >= 0) {
-        if (site_only) n = VT_UNWIND_KNOWN;
-        goto out;
-    }
+    int n = memo_find(sp, bp, gen, frames, max);
+    if (n >= 0) goto out;
     /* this walk, recorded into the least recently filled way */
     struct memo *m = &uw_memo.way[uw_memo.next % MEMO_WAYS];
     m->n = 0;
@@ -610,7 +637,7 @@ out:
 
 /* noinline: frames[0] is then the return address into our caller, as backtrace()'s is. The
  * registers are read at label 1, whose CFI row describes this very frame. */
-__attribute__((noinline, no_sanitize_address)) int vt_unwind(uint64_t *frames, int max, int site_only)
+__attribute__((noinline, no_sanitize_address)) int vt_unwind(uint64_t *frames, int max)
 {
     uint64_t bp, sp, pc;
     __asm__ volatile("1:\n\t"
@@ -618,22 +645,29 @@ __attribute__((noinline, no_sanitize_address)) int vt_unwind(uint64_t *frames, i
                      "movq %%rsp, %1\n\t"
                      "leaq 1b(%%rip), %2"
                      : "=&r"(bp), "=&r"(sp), "=&r"(pc));
-    int n = walk(pc, sp, bp, frames, max, site_only);
+    int n = walk(pc, sp, bp, frames, max);
     /* not a tail call: walk must not reuse this frame, whose saved registers it reads */
     __asm__ volatile("" : "+r"(n) : : "memory");
-    if (n == -1) uw_tls.st.fallbacks++;
+    if (n < 0) uw_tls.st.fallbacks++;
     return n;
 }
 
 #else /* not x86-64 Linux: glibc does all the work */
 
-int vt_unwind(uint64_t *frames, int max, int site_only)
+int vt_unwind(uint64_t *frames, int max)
 {
     (void)frames;
     (void)max;
-    (void)site_only;
     uw_tls.st.fallbacks++;
     return -1;
+}
+
+/* no walk, no memo: nothing is ever known again */
+int vt_unwind_same_above(uint64_t serial, uint64_t above) { (void)serial; (void)above; return 0; }
+int vt_unwind_checkable(uint64_t serial, uint64_t above, int (*is_ours)(uint64_t))
+{
+    (void)serial; (void)above; (void)is_ours;
+    return 0;
 }
 
 #endif

@@ -22,11 +22,21 @@
 
 /* Return addresses of the caller's stack, innermost first, as backtrace(frames, max) would give
  * them when called where vt_unwind is called (frames[0] is the return address into the caller).
- * Returns the count, or -1 when the caller must use backtrace() instead. SITE_ONLY: when the
- * thread's memo knows this stack, only say so (VT_UNWIND_KNOWN, vt_unwind_serial its entry's),
- * FRAMES untouched; a stack it does not know is walked as usual. */
-#define VT_UNWIND_KNOWN (-2)
-int vt_unwind(uint64_t *frames, int max, int site_only);
+ * Returns the count, or -1 when the caller must use backtrace() instead. */
+int vt_unwind(uint64_t *frames, int max);
+
+/* A caller that keeps what it recorded for a stack (its serial) and meets the same frame again
+ * asks whether the stack is still that one without a walk. ABOVE: the caller's own stack pointer,
+ * the same as when it made the walk through calls of its own down to the walker.
+ * vt_unwind_same_above: 1 when memo entry SERIAL is still kept, the rules unchanged, and every
+ * stack word its walk read at ABOVE or higher reads the same again (the walk from ABOVE up would
+ * give the same frames); 0 otherwise. No walk, no lock, nothing written but the memo's order.
+ * vt_unwind_checkable, right after that walk: 1 when the words it read below ABOVE are all return
+ * addresses IS_OURS says are the caller's own code (the calls down to the walker, the same every
+ * time), so that vt_unwind_same_above may leave them out; 0 when not (a register's or another
+ * word's value below ABOVE steered the walk). */
+int vt_unwind_same_above(uint64_t serial, uint64_t above);
+int vt_unwind_checkable(uint64_t serial, uint64_t above, int (*is_ours)(uint64_t));
 
 /* Code may have been unmapped (dlclose): forget every cached rule. */
 void vt_unwind_invalidate(void);

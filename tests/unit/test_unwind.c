@@ -47,7 +47,7 @@ struct bt {
 __attribute__((noinline)) static void capture(struct bt *b)
 {
     void *g[MAXF + 4];
-    b->nf = vt_unwind(b->fast, b->max, 0);
+    b->nf = vt_unwind(b->fast, b->max);
     int n = backtrace(g, b->max + 2), skip = 0;
     Dl_info self, di;
     if (dladdr((void *)(uintptr_t)capture, &self))
