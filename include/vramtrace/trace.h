@@ -57,11 +57,13 @@
 #define VT_EVN_POOL_ATTR   "pool_attr"    /* a pool's release threshold set */
 #define VT_EVN_RESET       "reset"        /* cudaDeviceReset / cuDevicePrimaryCtxReset, after its frees */
 #define VT_EVN_PYCODE      "pycode"       /* a Python code object a recorded stack goes through */
+#define VT_EVN_STEP        "step"         /* vramtrace_step(): a training step begins */
 #define VT_TRACE_EVENTS(X)                                                                    \
     X(HEADER) X(MODULE) X(DEVICE) X(ALLOC) X(FREE) X(MAP) X(UNMAP) X(COPY) X(SET) X(KERNEL)   \
     X(LAUNCH) X(SYNC) X(MEMINFO) X(FINDING) X(RANGE_PUSH) X(RANGE_POP) X(RANGE_START)         \
     X(RANGE_END) X(MARK) X(FOOTER) X(POOL_TRIM) X(IPC_OPEN) X(IPC_CLOSE) X(GRAPH_ALLOC)  \
-    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET) X(POOL_ATTR) X(PYCODE) X(LAUNCHES) X(COPIES) X(SETS)
+    X(SNAPSHOT) X(PAUSE) X(RESUME) X(RESET) X(POOL_ATTR) X(PYCODE) X(LAUNCHES) X(COPIES) X(SETS) \
+    X(STEP)
 
 /* ---- "mem": what kind of memory an alloc/free (or a map-tracked range) is -------------------- */
 #define VT_MEMN_DEVICE     "device"      /* cudaMalloc, cuMemAlloc...: VRAM */

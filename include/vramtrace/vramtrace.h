@@ -1,5 +1,6 @@
 /* vramtrace/vramtrace.h - an optional API for programs that want to help the tracer: labelled
- * snapshots of live device memory, pausing the recording of a phase, and a version query.
+ * snapshots of live device memory, the boundaries of training steps, pausing the recording of a
+ * phase, and a version query.
  *
  * Header only, nothing to link. Every function is safe without the tracer: each looks up its
  * entry point in the process once (dlsym(RTLD_DEFAULT), as NVTX finds its injection library) and,
@@ -7,6 +8,7 @@
  * value documented below. With glibc older than 2.34 link with -ldl.
  *
  *   vramtrace_snapshot("after load");   // the report lists it with the live bytes and top sites
+ *   for (...) { vramtrace_step(); ... } // the report's Steps: each step's time, live VRAM, peak
  *   vramtrace_pause();                  // warm-up: copies, sets, launches, syncs not recorded
  *   ...
  *   vramtrace_resume();
@@ -69,6 +71,16 @@ static inline int vramtrace_snapshot(const char *label)
 {
     VRAMTRACE_ENTRY_(vramtrace_label_fn, "vramtrace_snapshot_v1");
     return vt_fn_ ? vt_fn_(label) : 0;
+}
+/* A training step begins (call it at the top of each iteration): the report finds the steps of
+ * the run from these calls first (before NVTX ranges and the launch stream), step K running from
+ * the K-th call to the next, the last to the end of the trace, and shows each step's duration,
+ * the live device memory at its start and its peak. Returns the step's number (1, 2, ...: over
+ * the whole process, any thread), 0 without the tracer or a trace. */
+static inline int vramtrace_step(void)
+{
+    VRAMTRACE_ENTRY_(vramtrace_void_fn, "vramtrace_step_v1");
+    return vt_fn_ ? vt_fn_() : 0;
 }
 /* The pause depth after the call (1 after a first pause); 0 without the tracer. */
 static inline int vramtrace_pause(void)

@@ -468,6 +468,24 @@ int vt_ev_snapshot(const char *label)
     return ok;
 }
 
+int vt_ev_step(void)
+{
+    static _Atomic int64_t steps;
+    VT_SAVE_ERRNO;
+    int64_t n = 0;
+    if (vt_trace_ready()) {
+        vt_fold_flush_mine(); /* the launches counted so far belong before the boundary */
+        n = atomic_fetch_add(&steps, 1) + 1;
+        char buf[LINE_MAX_BYTES];
+        vt_line l;
+        thread_line(&l, buf, VT_EVN_STEP);
+        vt_put_key(&l, "id"); vt_put_i64(&l, n);
+        vt_fmt_emit(&l);
+    }
+    VT_RESTORE_ERRNO;
+    return n > INT32_MAX ? INT32_MAX : (int)n;
+}
+
 int vt_ev_pause(int resume)
 {
     VT_SAVE_ERRNO;

@@ -83,5 +83,8 @@ int vt_ev_snapshot(const char *label);
 /* vramtrace_pause() (RESUME 0) / vramtrace_resume() (1): the depth after the call, and the
  * `pause`/`resume` record (the outermost resume carries the calls skipped while paused). */
 int vt_ev_pause(int resume);
+/* vramtrace_step(): the number of this step (1 for the first call in the process) and its `step`
+ * record; 0 when no trace is written. */
+int vt_ev_step(void);
 
 #endif

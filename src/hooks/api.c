@@ -17,6 +17,13 @@ int vramtrace_snapshot_v1(const char *label)
     return vt_ev_snapshot(label);
 }
 
+int vramtrace_step_v1(void)
+{
+    vt_init();
+    if (vt_forward_only()) return 0;
+    return vt_ev_step();
+}
+
 int vramtrace_pause_v1(void)
 {
     vt_init();

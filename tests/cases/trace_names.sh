@@ -1,7 +1,7 @@
 #!/bin/sh
 # trace_names.sh - the writer and the reader share include/vramtrace/trace.h: real traces of
 # programs that between them write every record kind (pools, VMM, IPC, graphs, two devices,
-# a device reset, NVTX, a host-pointer finding, an OOM, copies, the program API's snapshot and pause) hold only kinds and top-level keys the header
+# a device reset, NVTX, a host-pointer finding, an OOM, copies, the program API's snapshot, pause and step) hold only kinds and top-level keys the header
 # lists, every listed kind appears in them, the report reads them all, the keys the reader matches
 # are listed fields, and docs/trace-format.md has a section for every kind.
 . tests/lib.sh
@@ -14,7 +14,7 @@ H="$ROOT/include/vramtrace/trace.h"
 list() { printf '#include <vramtrace/trace.h>\n#define F(k) %s\n%s(F)\n' "$2" "$1" | cc -E -P -I"$ROOT/include" - | tr -s ' \n' '\n\n' | sed '/^$/d' | sort -u; }
 list VT_TRACE_FIELDS 'k' >"$TMP/fields"
 list VT_TRACE_EVENTS 'VT_EVN_##k' | tr -d '"' >"$TMP/events"
-check_eq "trace.h lists 33 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 33
+check_eq "trace.h lists 34 record kinds" "$(wc -l <"$TMP/events" | tr -d ' ')" 34
 
 run() { # run NAME PROGRAM ARGS... : traced on the simulated device (two devices) -> $TMP/NAME.jsonl
     n=$1; shift
@@ -27,12 +27,13 @@ run hostptr "$EXAMPLES/host_pointer_bug"
 run oom "$EXAMPLES/oom"
 run transfers "$EXAMPLES/transfers"
 run api "$PROGS/api_snapshot"
+run steps "$PROGS/steps" api # vramtrace_step(): step
 run steady "$PROGS/fold_mix" # repeated launches, copies, memsets: folded counts (launches, copies, sets)
 # a Python program: its stacks' code objects (pycode)
 command -v python3 >/dev/null && run py python3 "$ROOT/tests/pylayout/alloc.py"
 traces=$(ls "$TMP"/*.jsonl)
 ntraces=$(echo "$traces" | wc -l | tr -d ' ')
-check_eq "13 traces written" "$ntraces" 13
+check_eq "14 traces written" "$ntraces" 14
 
 # shellcheck disable=SC2086
 "$CHECKER" $traces >"$TMP/check.out" 2>&1

@@ -178,6 +178,25 @@ struct vt_range {
     uint64_t peak_bytes, alloc_count, alloc_bytes, free_count, free_bytes;
 };
 
+/* The steps of a training loop (analysis_steps.c): each one's start, duration, the live VRAM at
+ * its start and the most live during it. Found from the program's vramtrace_step() calls
+ * (VT_STEPS_API: step K from the K-th call to the next, the last to the end of the trace), else
+ * from a repeated NVTX range (VT_STEPS_NVTX: each closed instance of `name`, a name with "step"
+ * or "iter" in it first, else the one of 3 or more instances open longest in all). */
+enum { VT_STEPS_NONE = 0, VT_STEPS_API, VT_STEPS_NVTX };
+struct vt_step { int64_t t, dur; uint64_t live_start, peak; };
+struct vt_steps {
+    int source;                        /* VT_STEPS_*: NONE, no steps found */
+    const char *name;                  /* the NVTX range's name; "vramtrace_step()" */
+    uint64_t count;                    /* all the steps found */
+    struct vt_step *list;              /* the first ones (a million at most), in order */
+    size_t nlist;
+    int live_known;                    /* 0: the report ran out of memory for the VRAM log */
+    int64_t total_ns, min_ns, max_ns;  /* over the list */
+    uint64_t max_peak;                 /* the highest step peak, and which step (1-based) */
+    size_t max_peak_step;
+};
+
 /* Byte sums saturate at 2^64-1 rather than wrap: a hostile trace of 16384 allocations of 1 PiB
  * would otherwise report a small total. */
 static inline void vt_sat_add(uint64_t *sum, uint64_t n) { *sum = *sum > UINT64_MAX - n ? UINT64_MAX : *sum + n; }
@@ -286,6 +305,8 @@ struct vt_proc {
 
     struct vt_range *ranges;           /* after finish: by peak_bytes, largest first */
     size_t nranges;
+
+    struct vt_steps steps;             /* after finish */
 
     struct vt_an_private *priv;        /* bookkeeping while feeding */
 };

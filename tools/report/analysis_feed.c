@@ -484,6 +484,9 @@ static struct vt_kernel_stat *kernel(struct vt_proc *p, int64_t id)
     return v ? &p->kernels[*v] : NULL;
 }
 
+/* A start/end range's opener for the steps: its id, apart from any thread id */
+#define START_END_WHO(id) ((int64_t)((uint64_t)(id) | 1ull << 62))
+
 static int on_range(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
@@ -509,11 +512,13 @@ static int on_range(struct vt_proc *p, const struct vt_event *ev)
             a->rnodes[nn].stat = stat;
         }
         vt_an_range_opened(p, a->rnodes[nn].stat);
+        if (vt_an_steps_range_open(p, ev->name, ev->tid, ev->t) < 0) return VT_AN_ENOMEM;
         return vtr_hmap_put(&a->tid_node, (uint64_t)ev->tid, nn) < 0 ? VT_AN_ENOMEM : 0;
     }
     case VT_EV_RANGE_POP:
-        if (node) return vtr_hmap_put(&a->tid_node, (uint64_t)ev->tid, a->rnodes[node].parent) < 0 ? VT_AN_ENOMEM : 0;
-        return 0;
+        if (!node) return 0;
+        vt_an_steps_range_close(p, vtr_strtab_get(&a->strs, a->rnodes[node].name), ev->tid, ev->t);
+        return vtr_hmap_put(&a->tid_node, (uint64_t)ev->tid, a->rnodes[node].parent) < 0 ? VT_AN_ENOMEM : 0;
     case VT_EV_RANGE_START: {
         int64_t name = vtr_strtab_intern(&a->strs, ev->name);
         if (name < 0) return VT_AN_ENOMEM;
@@ -523,11 +528,12 @@ static int on_range(struct vt_proc *p, const struct vt_event *ev)
         GROW(a->open, a->nopen, a->capopen, 8);
         a->open[a->nopen++] = (struct open_range){ ev->id, (uint32_t)name, stat };
         vt_an_range_opened(p, stat);
-        return 0;
+        return vt_an_steps_range_open(p, ev->name, START_END_WHO(ev->id), ev->t);
     }
     case VT_EV_RANGE_END:
         for (size_t i = 0; i < a->nopen; i++)
             if (a->open[i].id == ev->id) {
+                vt_an_steps_range_close(p, vtr_strtab_get(&a->strs, a->open[i].name), START_END_WHO(ev->id), ev->t);
                 memmove(&a->open[i], &a->open[i + 1], (a->nopen - i - 1) * sizeof *a->open);
                 a->nopen--;
                 break;
@@ -719,6 +725,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_RANGE_PUSH: case VT_EV_RANGE_POP: case VT_EV_RANGE_START: case VT_EV_RANGE_END:
         return on_range(p, ev);
     case VT_EV_SNAPSHOT: return on_snapshot(p, ev);
+    case VT_EV_STEP: return vt_an_steps_mark(p, ev->t);
     case VT_EV_PAUSE:
         if (ev->depth == 1 && p->pause_depth == 0) { p->pauses++; p->pause_t0 = ev->t; }
         p->pause_depth = (int)(ev->depth > 0 ? ev->depth : 1);

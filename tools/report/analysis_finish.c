@@ -309,7 +309,7 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
         if (p->timeline[i].used && p->timeline[i].big_site >= 0)
             p->timeline[i].big_site = a->stacks[p->timeline[i].big_site].site;
     if (p->nkernels) qsort(p->kernels, p->nkernels, sizeof *p->kernels, cmp_kernel);
-    if (vt_an_range_finish(p) < 0) goto oom;
+    if (vt_an_range_finish(p) < 0 || vt_an_steps_finish(p) < 0) goto oom;
     return 0;
 oom:
     snprintf(err, errlen, "%s: out of memory", p->path);
@@ -334,6 +334,7 @@ void vt_proc_free(struct vt_proc *p)
     for (size_t i = 0; i < p->ndevices; i++) free(p->devices[i].peak_sites);
     free(p->devices);
     free(p->ranges);
+    vt_an_steps_free(p);
     if (a) {
         for (size_t i = 0; i < a->nstacks; i++) free(a->stacks[i].pcs);
         free(a->stacks);

@@ -92,6 +92,7 @@ struct vt_an_private {
      * caching allocator's retry after emptying its cache); the oldest dropped past 4096 */
     struct oom_pending { int64_t tid; uint64_t size, live; uint32_t oom; uint8_t mem; int32_t dev; } *pending;   /* live: the device's */
     size_t npending, cappending;
+    struct vt_an_steps *steps;           /* step boundaries seen (analysis_steps.c); NULL until one */
 };
 
 #define GROW(arr, n, cap, init) do { if ((n) == (cap)) {                               \
@@ -140,6 +141,14 @@ void vt_an_range_opened(struct vt_proc *p, uint32_t stat);
 void vt_an_range_account(struct vt_proc *p, int64_t tid, uint64_t size, int free);
 /* Builds p->ranges sorted by peak. */
 int vt_an_range_finish(struct vt_proc *p);
+/* Steps (analysis_steps.c): a `step` record at T; an NVTX range NAME opened or closed by WHO
+ * (the thread of a push/pop range, the id of a start/end one) at T; at finish, p->steps. 0 or
+ * VT_AN_ENOMEM. */
+int vt_an_steps_mark(struct vt_proc *p, int64_t t);
+int vt_an_steps_range_open(struct vt_proc *p, const char *name, int64_t who, int64_t t);
+void vt_an_steps_range_close(struct vt_proc *p, const char *name, int64_t who, int64_t t);
+int vt_an_steps_finish(struct vt_proc *p);
+void vt_an_steps_free(struct vt_proc *p);
 /* analysis_sass.c: the note words, settled from the kernels' SASS where nvdisasm is installed
  * (into findings, or gone), the rest folded into p->notes, one per kernel. Before the sites are
  * made (new findings keep their stacks). 0, or VT_AN_ENOMEM. */

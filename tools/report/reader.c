@@ -223,6 +223,7 @@ static int validate(struct vt_reader *r, struct vt_event *ev, int first, char *e
     case VT_EV_MODULE: return need(r, ev, VT_F_PATH | VT_F_BASE | VT_F_LO | VT_F_HI, err, errlen);
     case VT_EV_DEVICE: return need(r, ev, VT_F_DEV, err, errlen);
     case VT_EV_SNAPSHOT: return need(r, ev, VT_F_T | VT_F_LABEL, err, errlen);
+    case VT_EV_STEP: return need(r, ev, VT_F_T, err, errlen);
     case VT_EV_PAUSE: case VT_EV_RESUME: return need(r, ev, VT_F_T, err, errlen);
     default: return 0;
     }

@@ -95,6 +95,25 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
     }
 }
 
+/* the steps found (analysis.h's vt_steps), or null */
+static void steps(FILE *f, const struct vt_proc *p)
+{
+    const struct vt_steps *s = &p->steps;
+    if (s->source == VT_STEPS_NONE) { fputs("null", f); return; }
+    fprintf(f, "{\"source\":\"%s\",\"name\":", s->source == VT_STEPS_API ? "vramtrace_step" : "nvtx");
+    vt_json_str(f, s->name);
+    vt_esc_printf(f, VT_ESC_JSON, ",\"count\":%llu,\"listed\":%llu,\"total_ns\":%lld,\"min_ns\":%lld,\"max_ns\":%lld,"
+                  "\"live_known\":%s,\"max_peak_bytes\":%llu,\"max_peak_step\":%llu,\"list\":[",
+                  U(s->count), U(s->nlist), I(s->total_ns), I(s->min_ns), I(s->max_ns), s->live_known ? "true" : "false",
+                  U(s->max_peak), U(s->max_peak_step));
+    for (size_t i = 0; i < s->nlist; i++) {
+        const struct vt_step *e = &s->list[i];
+        vt_esc_printf(f, VT_ESC_JSON, "%s{\"time_ns\":%lld,\"offset_ns\":%lld,\"duration_ns\":%lld,\"live_start_bytes\":%llu,\"peak_bytes\":%llu}",
+                      i ? "," : "", I(e->t), I(e->t - p->t0), I(e->dur), U(e->live_start), U(e->peak));
+    }
+    fputs("]}", f);
+}
+
 static void snapshots(FILE *f, const struct vt_proc *p, int *first)
 {
     for (size_t i = 0; i < p->nsnapshots; i++) {
@@ -279,6 +298,8 @@ static void process(FILE *f, const struct vt_proc *p)
     ranges(f, p);
     fputs(",\"copy_sites\":", f);
     copy_sites(f, p);
+    fputs(",\"steps\":", f);
+    steps(f, p);
     fputs(",\"kernels\":[", f); /* the text's Kernels table: most launched first */
     for (size_t i = 0, nk = 0; i < p->nkernels; i++) {
         if (!p->kernels[i].launches) continue;

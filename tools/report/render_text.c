@@ -265,6 +265,36 @@ static void snapshots(FILE *f, const struct vt_proc *p, const struct vt_render_o
         fprintf(f, "  ... and %llu more snapshots\n", (unsigned long long)(p->snapshot_count - p->nsnapshots));
 }
 
+/* The steps found (analysis.h's vt_steps): how, how many, how long, and each step's live VRAM at
+ * its start and its peak (the first and last few when there are many). */
+static void steps(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    const struct vt_steps *s = &p->steps;
+    if (s->source == VT_STEPS_NONE || !s->nlist) return;
+    char d0[32], d1[32], d2[32], d3[32];
+    fprintf(f, "\nSteps: %llu, ", (unsigned long long)s->count);
+    if (s->source == VT_STEPS_API) fputs("from the program's vramtrace_step() calls", f);
+    else fprintf(f, "from the NVTX range \"%s\"", s->name);
+    fprintf(f, "; %s each on average (min %s, max %s), %s in all\n",
+            vt_fmt_dur(d0, sizeof d0, (double)s->total_ns / 1e9 / (double)s->nlist), vt_fmt_dur(d1, sizeof d1, (double)s->min_ns / 1e9),
+            vt_fmt_dur(d2, sizeof d2, (double)s->max_ns / 1e9), vt_fmt_dur(d3, sizeof d3, (double)s->total_ns / 1e9));
+    if (!s->live_known) { fputs("  (live VRAM per step unknown: the report ran out of memory for it)\n", f); return; }
+    const struct vt_step *a = &s->list[0], *z = &s->list[s->nlist - 1];
+    fprintf(f, "  live VRAM at the start: %s (step 1) -> %s (step %zu); highest peak %s (step %zu)\n", B(a->live_start),
+            B(z->live_start), s->nlist, B(s->max_peak), s->max_peak_step);
+    fprintf(f, "  %8s  %14s  %10s  %13s  %10s\n", "step", "start (trace)", "duration", "live at start", "peak");
+    size_t half = o->top > 1 ? (size_t)o->top / 2 : 1;
+    for (size_t i = 0; i < s->nlist; i++) {
+        if (s->nlist > 2 * half && i == half) {
+            fprintf(f, "  ... %zu more steps\n", s->nlist - 2 * half);
+            i = s->nlist - half;
+        }
+        const struct vt_step *e = &s->list[i];
+        fprintf(f, "  %8zu  +%13s  %10s  %13s  %10s\n", i + 1, vt_fmt_dur(d1, sizeof d1, (double)(e->t - p->t0) / 1e9),
+                vt_fmt_dur(d0, sizeof d0, (double)e->dur / 1e9), B(e->live_start), B(e->peak));
+    }
+}
+
 /* One row of sites holding memory at a peak: bytes, share of TOTAL, allocations, site, NVTX range. */
 static void holding_row(FILE *f, const struct vt_proc *p, const struct vt_holding *h, uint64_t total)
 {
@@ -512,6 +542,7 @@ static void kernels(FILE *f, const struct vt_proc *p, const struct vt_render_opt
 static void one(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
 {
     summary(f, p, o);
+    steps(f, p, o);
     ooms(f, p, o);
     snapshots(f, p, o);
     sites(f, p, o);

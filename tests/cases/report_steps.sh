@@ -1,0 +1,42 @@
+#!/bin/sh
+# report_steps.sh - the steps of a training loop (issue 49 slice 1, tools/report/analysis_steps.c):
+# found from vramtrace_step() calls, else a repeated NVTX range; each step's live VRAM at its start
+# and its peak. tests/progs/steps.cu: a 2 MiB buffer, then 8 steps each keeping a 1 MiB
+# allocation and freeing a 4 MiB one, so step K starts with 2 + (K - 1) MiB live and peaks at
+# 2 + K + 4 MiB.
+. tests/lib.sh
+need_sim
+
+M=1048576
+want=""
+for k in 1 2 3 4 5 6 7 8; do want="$want${want:+,}[$(((1 + k) * M)),$(((6 + k) * M))]"; done
+for mode in api nvtx batch; do
+    t="$TMP/$mode"
+    "$VT" run --sim -q -o "$t.jsonl" -- "$PROGS/steps" $mode >"$t.out" 2>&1
+    check_eq "$mode: the program ran (exit 0)" "$?:$(head -1 "$t.out")" "0:steps=8 rc=0"
+    "$VT" report --json "$t.jsonl" >"$t.json" 2>"$t.err"
+    case $mode in
+    api) src='"vramtrace_step","vramtrace_step()"' ;;
+    nvtx) src='"nvtx","step"' ;;
+    batch) src='"nvtx","batch"' ;; # no step-like name: the repeated range open longest, not the nested "forward"
+    esac
+    check_eq "$mode: 8 steps from $src, live at each start and peak from the program's arithmetic" \
+        "$(jq -c '.processes[0].steps | [.source, .name, .count, .listed, .live_known, .max_peak_bytes, .max_peak_step, (.list | map([.live_start_bytes, .peak_bytes]))]' "$t.json")" \
+        "[$src,8,8,true,$((14 * M)),8,[$want]]"
+    check "$mode: every step has a duration, steps in time order, durations add up to total_ns" jq -e '.processes[0].steps |
+        (.list | all(.duration_ns > 0)) and ([.list[].time_ns] == ([.list[].time_ns] | sort)) and
+        (([.list[].duration_ns] | add) == .total_ns) and .min_ns <= .max_ns' "$t.json"
+    schema_ok "$mode: the report validates against docs/report-schema.json" "$(cat "$t.json")" '[$s[0].required[] as $k | has($k)] | all'
+done
+"$VT" report "$TMP/api.jsonl" >"$TMP/api.txt" 2>/dev/null
+check "text: a Steps section right after the summary, how the steps were found" \
+    sh -c 'sed -n "/^Summary$/,/^Steps/p" "$1" | grep -c "^[A-Z]" | grep -qx 2 && grep -q "^Steps: 8, from the program'"'"'s vramtrace_step() calls; " "$1"' _ "$TMP/api.txt"
+check_eq "text: live at the start of the first and last step, the highest peak" \
+    "$(grep '^  live VRAM at the start:' "$TMP/api.txt")" "  live VRAM at the start: 2.00 MiB (step 1) -> 9.00 MiB (step 8); highest peak 14.00 MiB (step 8)"
+check_eq "text: a row per step (the default top 10 shows all 8): step, live at start, peak" \
+    "$(sed -n '/^  *step  *start (trace)/,/^$/p' "$TMP/api.txt" | sed '1d;/^$/d' | awk '{print $1, $(NF-3) $(NF-2), $(NF-1) $NF}' | tr '\n' ';')" \
+    "1 2.00MiB 7.00MiB;2 3.00MiB 8.00MiB;3 4.00MiB 9.00MiB;4 5.00MiB 10.00MiB;5 6.00MiB 11.00MiB;6 7.00MiB 12.00MiB;7 8.00MiB 13.00MiB;8 9.00MiB 14.00MiB;"
+# no steps: a program without a marker or repeated range says nothing of steps
+"$VT" run --sim -q -o "$TMP/none.jsonl" -- "$PROGS/trace_rt" clean >/dev/null 2>&1
+check_eq "no marker, no repeated range: steps null, no Steps section" \
+    "$("$VT" report --json "$TMP/none.jsonl" | jq -c '.processes[0].steps'):$("$VT" report "$TMP/none.jsonl" | grep -c '^Steps')" "null:0"
