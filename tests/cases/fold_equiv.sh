@@ -58,6 +58,8 @@ cub||P/cub_reduce
 small_copies||P/small_copies
 staged||P/staged_copy
 copy_again||P/copy_again
+steps_plain||P/steps plain
+steps_nvtx||P/steps nvtx
 to_device||P/to_device
 typed||P/typed_sites
 two_gpus|VRAMTRACE_SIM_DEVICES=2|P/two_gpu_peaks

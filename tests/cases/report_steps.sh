@@ -10,7 +10,7 @@ need_sim
 M=1048576
 want=""
 for k in 1 2 3 4 5 6 7 8; do want="$want${want:+,}[$(((1 + k) * M)),$(((6 + k) * M))]"; done
-for mode in api nvtx batch; do
+for mode in api nvtx batch plain; do
     t="$TMP/$mode"
     "$VT" run --sim -q -o "$t.jsonl" -- "$PROGS/steps" $mode >"$t.out" 2>&1
     check_eq "$mode: the program ran (exit 0)" "$?:$(head -1 "$t.out")" "0:steps=8 rc=0"
@@ -19,6 +19,7 @@ for mode in api nvtx batch; do
     api) src='"vramtrace_step","vramtrace_step()"' ;;
     nvtx) src='"nvtx","step"' ;;
     batch) src='"nvtx","batch"' ;; # no step-like name: the repeated range open longest, not the nested "forward"
+    plain) src='"period","4 calls: cudaMalloc, cudaMalloc, cudaFree, cudaMemcpy"' ;; # each step ends at its d2h read
     esac
     check_eq "$mode: 8 steps from $src, live at each start and peak from the program's arithmetic" \
         "$(jq -c '.processes[0].steps | [.source, .name, .count, .listed, .live_known, .max_peak_bytes, .max_peak_step, (.list | map([.live_start_bytes, .peak_bytes]))]' "$t.json")" \
@@ -36,6 +37,11 @@ check_eq "text: live at the start of the first and last step, the highest peak" 
 check_eq "text: a row per step (the default top 10 shows all 8): step, live at start, peak" \
     "$(sed -n '/^  *step  *start (trace)/,/^$/p' "$TMP/api.txt" | sed '1d;/^$/d' | awk '{print $1, $(NF-3) $(NF-2), $(NF-1) $NF}' | tr '\n' ';')" \
     "1 2.00MiB 7.00MiB;2 3.00MiB 8.00MiB;3 4.00MiB 9.00MiB;4 5.00MiB 10.00MiB;5 6.00MiB 11.00MiB;6 7.00MiB 12.00MiB;7 8.00MiB 13.00MiB;8 9.00MiB 14.00MiB;"
+# the period is found in calls folding never hides: the same steps with folding off
+VRAMTRACE_FOLD=0 "$VT" run --sim -q -o "$TMP/plain0.jsonl" -- "$PROGS/steps" plain >/dev/null 2>&1
+check_eq "plain: the same steps with folding off (times, live, peaks)" \
+    "$("$VT" report --json "$TMP/plain0.jsonl" | jq -c '.processes[0].steps | [.count, (.list | map([.live_start_bytes, .peak_bytes]))]')" \
+    "$(jq -c '.processes[0].steps | [.count, (.list | map([.live_start_bytes, .peak_bytes]))]' "$TMP/plain.json")"
 # no steps: a program without a marker or repeated range says nothing of steps
 "$VT" run --sim -q -o "$TMP/none.jsonl" -- "$PROGS/trace_rt" clean >/dev/null 2>&1
 check_eq "no marker, no repeated range: steps null, no Steps section" \

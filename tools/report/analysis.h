@@ -182,12 +182,14 @@ struct vt_range {
  * its start and the most live during it. Found from the program's vramtrace_step() calls
  * (VT_STEPS_API: step K from the K-th call to the next, the last to the end of the trace), else
  * from a repeated NVTX range (VT_STEPS_NVTX: each closed instance of `name`, a name with "step"
- * or "iter" in it first, else the one of 3 or more instances open longest in all). */
-enum { VT_STEPS_NONE = 0, VT_STEPS_API, VT_STEPS_NVTX };
+ * or "iter" in it first, else the one of 3 or more instances open longest in all), else from
+ * a period in one thread's allocations, frees, device-to-host copies and synchronisations
+ * (VT_STEPS_PERIOD: each a period's calls, ending where the host last waited in it). */
+enum { VT_STEPS_NONE = 0, VT_STEPS_API, VT_STEPS_NVTX, VT_STEPS_PERIOD };
 struct vt_step { int64_t t, dur; uint64_t live_start, peak; };
 struct vt_steps {
     int source;                        /* VT_STEPS_*: NONE, no steps found */
-    const char *name;                  /* the NVTX range's name; "vramtrace_step()" */
+    const char *name;                  /* the NVTX range's name; "vramtrace_step()"; a period's calls: "4 calls: cudaMalloc, ..." */
     uint64_t count;                    /* all the steps found */
     struct vt_step *list;              /* the first ones (a million at most), in order */
     size_t nlist;

@@ -746,7 +746,9 @@ int vt_proc_feed(struct vt_proc *p, const struct vt_event *ev, char *err, size_t
 {
     const char *kname = NULL;
     p->events++;
+    size_t at0 = p->priv->nchanges;
     int rc = on_event(p, ev, &kname);
+    if (rc >= 0) rc = vt_an_steps_call(p, ev, at0);
     if (rc < 0) { snprintf(err, errlen, "%s: out of memory", p->path); return rc; }
     if (p->priv->obs.on_event) p->priv->obs.on_event(p->priv->obs.ctx, p, ev, kname);
     return 0;

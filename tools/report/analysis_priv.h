@@ -147,6 +147,9 @@ int vt_an_range_finish(struct vt_proc *p);
 int vt_an_steps_mark(struct vt_proc *p, int64_t t);
 int vt_an_steps_range_open(struct vt_proc *p, const char *name, int64_t who, int64_t t);
 void vt_an_steps_range_close(struct vt_proc *p, const char *name, int64_t who, int64_t t);
+/* A record applied (the change log was AT0 long before it): followed for a period when it is a
+ * call the tracer always writes. */
+int vt_an_steps_call(struct vt_proc *p, const struct vt_event *ev, size_t at0);
 int vt_an_steps_finish(struct vt_proc *p);
 void vt_an_steps_free(struct vt_proc *p);
 /* analysis_sass.c: the note words, settled from the kernels' SASS where nvdisasm is installed

@@ -100,7 +100,7 @@ static void steps(FILE *f, const struct vt_proc *p)
 {
     const struct vt_steps *s = &p->steps;
     if (s->source == VT_STEPS_NONE) { fputs("null", f); return; }
-    fprintf(f, "{\"source\":\"%s\",\"name\":", s->source == VT_STEPS_API ? "vramtrace_step" : "nvtx");
+    fprintf(f, "{\"source\":\"%s\",\"name\":", s->source == VT_STEPS_API ? "vramtrace_step" : s->source == VT_STEPS_NVTX ? "nvtx" : "period");
     vt_json_str(f, s->name);
     vt_esc_printf(f, VT_ESC_JSON, ",\"count\":%llu,\"listed\":%llu,\"total_ns\":%lld,\"min_ns\":%lld,\"max_ns\":%lld,"
                   "\"live_known\":%s,\"max_peak_bytes\":%llu,\"max_peak_step\":%llu,\"list\":[",

@@ -274,7 +274,8 @@ static void steps(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
     char d0[32], d1[32], d2[32], d3[32];
     fprintf(f, "\nSteps: %llu, ", (unsigned long long)s->count);
     if (s->source == VT_STEPS_API) fputs("from the program's vramtrace_step() calls", f);
-    else fprintf(f, "from the NVTX range \"%s\"", s->name);
+    else if (s->source == VT_STEPS_NVTX) fprintf(f, "from the NVTX range \"%s\"", s->name);
+    else fprintf(f, "from a period in the calls the tracer always writes (%s)", s->name);
     fprintf(f, "; %s each on average (min %s, max %s), %s in all\n",
             vt_fmt_dur(d0, sizeof d0, (double)s->total_ns / 1e9 / (double)s->nlist), vt_fmt_dur(d1, sizeof d1, (double)s->min_ns / 1e9),
             vt_fmt_dur(d2, sizeof d2, (double)s->max_ns / 1e9), vt_fmt_dur(d3, sizeof d3, (double)s->total_ns / 1e9));
@@ -290,8 +291,10 @@ static void steps(FILE *f, const struct vt_proc *p, const struct vt_render_opts 
             i = s->nlist - half;
         }
         const struct vt_step *e = &s->list[i];
-        fprintf(f, "  %8zu  +%13s  %10s  %13s  %10s\n", i + 1, vt_fmt_dur(d1, sizeof d1, (double)(e->t - p->t0) / 1e9),
-                vt_fmt_dur(d0, sizeof d0, (double)e->dur / 1e9), B(e->live_start), B(e->peak));
+        char at[40];
+        snprintf(at, sizeof at, "+%s", vt_fmt_dur(d1, sizeof d1, (double)(e->t - p->t0) / 1e9));
+        fprintf(f, "  %8zu  %14s  %10s  %13s  %10s\n", i + 1, at, vt_fmt_dur(d0, sizeof d0, (double)e->dur / 1e9),
+                B(e->live_start), B(e->peak));
     }
 }
 
