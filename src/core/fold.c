@@ -355,16 +355,21 @@ int vt_fold_copy(const struct vt_rec_copy *r, uint64_t serial, struct vt_fold_ti
     unsigned sc = size_class(r->size);
     /* the stack of the last copy's slot (its serial says so): no hash, no frame compare */
     struct copy_slot *s = t->clast;
-    int by_serial = serial && s && s->serial == serial && copy_fields_match(s, r, sc);
-    if (!by_serial) {
+    int by_serial = serial && s && s->serial == serial && copy_fields_match(s, r, sc), found = by_serial;
+    if (!by_serial) { /* two slots a copy may sit in: two sites whose hashes meet both stay */
         uint64_t h = (uint64_t)r->c.api * 31 + r->dir * 7 + r->host + sc * 131 + r->stream;
         for (unsigned i = 0; i < r->nframes; i++) h = (h ^ r->frames[i]) * 0x100000001B3ull;
-        s = &t->cslot[(h ^ h >> 29) & (CSLOTS - 1)];
+        struct copy_slot *two[2] = { &t->cslot[(h ^ h >> 29) & (CSLOTS - 1)], &t->cslot[((h ^ h >> 29) + 1) & (CSLOTS - 1)] };
+        for (int i = 0; i < 2 && !found; i++)
+            if (copy_fields_match(two[i], r, sc) && !memcmp(first_of(two[i])->frames, r->frames, r->nframes * sizeof r->frames[0]))
+                s = two[i], found = 1;
+        /* new here: an unused slot, else the one not counting now, else the first */
+        if (!found) s = !two[0]->used ? two[0] : !two[1]->used ? two[1] : !two[1]->count && two[0]->count ? two[1] : two[0];
     }
     int folded = 0;
     struct vt_rec_copy *f = first_of(s);
     size_t len = sizeof *r + r->nframes * sizeof r->frames[0];
-    if (by_serial || (copy_fields_match(s, r, sc) && !memcmp(f->frames, r->frames, r->nframes * sizeof r->frames[0]))) {
+    if (found) {
         if (!s->count) memcpy(f, r, len); /* a new batch: its first one's fields */
         count_in(t, &s->count, &s->bytes, &s->dur, &s->last_end, r->c.t0, r->c.dur, r->size);
         folded = 1;

@@ -186,7 +186,11 @@ struct vt_range {
  * a period in one thread's allocations, frees, device-to-host copies and synchronisations
  * (VT_STEPS_PERIOD: each a period's calls, ending where the host last waited in it). */
 enum { VT_STEPS_NONE = 0, VT_STEPS_API, VT_STEPS_NVTX, VT_STEPS_PERIOD };
-struct vt_step { int64_t t, dur; uint64_t live_start, peak; };
+struct vt_step {
+    int64_t t, dur;
+    uint64_t live_start, peak, live_end;   /* live VRAM as it began, the most during it, as it ended */
+    uint64_t log_from, log_to;             /* its VRAM changes: [from, to) in the report's change log */
+};
 struct vt_steps {
     int source;                        /* VT_STEPS_*: NONE, no steps found */
     const char *name;                  /* the NVTX range's name; "vramtrace_step()"; a period's calls: "4 calls: cudaMalloc, ..." */
@@ -197,6 +201,30 @@ struct vt_steps {
     int64_t total_ns, min_ns, max_ns;  /* over the list */
     uint64_t max_peak;                 /* the highest step peak, and which step (1-based) */
     size_t max_peak_step;
+};
+
+/* How live VRAM moves from step to step (analysis_growth.c), from what each step leaves live at
+ * its end: FLAT (no trend beyond the steps' own wobble), WARMUP (it grew, then stopped: by
+ * warmup_bytes over the first warmup_steps steps), STEADY (it still grows: rate_bytes a step over
+ * steps window_first..window_last, the last half of the run, with the sites whose live bytes rise
+ * in most of those steps, and a forecast). NONE: fewer than 3 steps, or no steps. */
+enum { VT_GROWTH_NONE = 0, VT_GROWTH_FLAT, VT_GROWTH_WARMUP, VT_GROWTH_STEADY };
+struct vt_growth_site { int site; int64_t bytes_per_step; uint64_t rises; };
+struct vt_growth {
+    int kind;
+    int64_t rate_bytes;                /* STEADY: least-squares slope of the step ends over the window */
+    size_t window_first, window_last;  /* 1-based steps */
+    size_t warmup_steps;               /* WARMUP: the last step that grew */
+    uint64_t warmup_bytes;             /* WARMUP: from step 1's start to that step's end */
+    uint64_t wobble_bytes;             /* the step ends' spread around the trend (their standard deviation) */
+    struct vt_growth_site *sites;      /* STEADY: by bytes per step */
+    size_t nsites;
+    /* STEADY, with a known capacity: the first step whose peak reaches it (the last step's peak
+     * plus rate_bytes a step), and how long after the trace's last step, at the steps' mean
+     * duration. has_forecast 0 when the device's capacity is unknown. */
+    int has_forecast, forecast_dev;
+    uint64_t capacity_bytes, forecast_step;
+    double forecast_seconds;
 };
 
 /* Byte sums saturate at 2^64-1 rather than wrap: a hostile trace of 16384 allocations of 1 PiB
@@ -309,6 +337,7 @@ struct vt_proc {
     size_t nranges;
 
     struct vt_steps steps;             /* after finish */
+    struct vt_growth growth;           /* after finish, from the steps */
 
     struct vt_an_private *priv;        /* bookkeeping while feeding */
 };

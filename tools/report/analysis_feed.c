@@ -136,7 +136,7 @@ static int live_holders(const struct vt_proc *p, int64_t dev, struct vt_holding 
 }
 
 /* Logs a change of device DEV's live VRAM (not fatal when out of memory: the combined view says so). */
-static void log_change(struct vt_an_private *a, int64_t t, int dev, int64_t delta)
+static void log_change(struct vt_an_private *a, int64_t t, int dev, int64_t delta, uint32_t stack)
 {
     if (a->changes_lost) return;
     if (a->nchanges == a->capchanges) {
@@ -146,7 +146,7 @@ static void log_change(struct vt_an_private *a, int64_t t, int dev, int64_t delt
         a->changes = n;
         a->capchanges = cap;
     }
-    a->changes[a->nchanges++] = (struct vram_change){ t, delta, dev };
+    a->changes[a->nchanges++] = (struct vram_change){ t, delta, dev, stack };
 }
 
 /* The cell of (stack ST, device DEV) into *OUT, made when new: 0, or VT_AN_ENOMEM. */
@@ -199,7 +199,7 @@ static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hm
         if (cell_add(a, l.cell, l.size, 1) < 0) return VT_AN_ENOMEM;
         if (d) d->live -= l.size;
         if (d && l.mem == VT_MEM_ASYNC) vt_an_pool_free(d, l.size);
-        log_change(a, ev->t, l.dev, -(int64_t)l.size);
+        log_change(a, ev->t, l.dev, -(int64_t)l.size, l.stack);
         p->free_count++; vt_sat_add(&p->free_bytes, l.size);
         vt_an_range_account(p, ev->tid, l.size, 1);
         timeline_add(p, ev->t, before, p->live, 0, -1, NULL);
@@ -371,7 +371,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
         if (cell_of(a, (uint32_t)st, ev->dev, &ci) < 0 || cell_add(a, ci, ev->size, 0) < 0) return VT_AN_ENOMEM;
         a->lives[li].cell = ci;
         vt_sat_add(&d->live, ev->size);
-        log_change(a, ev->t, (int)ev->dev, (int64_t)ev->size);
+        log_change(a, ev->t, (int)ev->dev, (int64_t)ev->size, (uint32_t)st);
         if (ev->mem == VT_MEM_ASYNC) vt_an_pool_alloc(d, ev->size, ev->t);
         if (d->live > d->peak) { d->peak = d->live; d->peak_t = ev->t; d->pool.kept_free_at_peak = d->pool.kept_free; d->peak_pending = 1; }
         if (p->live > p->peak) {

@@ -28,8 +28,9 @@ struct cell { uint32_t stack; int32_t dev; uint64_t live, count, snap, snap_coun
 struct rnode { uint32_t parent, name, stat; };   /* stat: index in rstats */
 struct open_range { int64_t id; uint32_t name, stat; };
 struct rstat { uint64_t hash, stamp; struct vt_range r; };
-/* One change of a device's live VRAM, for combining traces by time (analysis_combine.c). */
-struct vram_change { int64_t t; int64_t delta; int32_t dev; };
+/* One change of a device's live VRAM, for combining traces by time (analysis_combine.c) and the
+ * steps' live bytes by call stack (analysis_growth.c): STACK made the allocation. */
+struct vram_change { int64_t t; int64_t delta; int32_t dev; uint32_t stack; };
 
 /* One argument word the tracer could not verify (a `finding` of severity "note"): the kernel's
  * names and layout, which word, and the finding it would be. */
@@ -151,6 +152,8 @@ void vt_an_steps_range_close(struct vt_proc *p, const char *name, int64_t who, i
  * call the tracer always writes. */
 int vt_an_steps_call(struct vt_proc *p, const struct vt_event *ev, size_t at0);
 int vt_an_steps_finish(struct vt_proc *p);
+/* p->growth from p->steps (analysis_growth.c), after the sites are made. 0 or VT_AN_ENOMEM. */
+int vt_an_growth(struct vt_proc *p);
 void vt_an_steps_free(struct vt_proc *p);
 /* analysis_sass.c: the note words, settled from the kernels' SASS where nvdisasm is installed
  * (into findings, or gone), the rest folded into p->notes, one per kernel. Before the sites are

@@ -125,6 +125,9 @@ static void live_of_steps(const struct vt_an_private *a, struct vt_step *st, con
             if (run > peak) peak = run;
         }
         st[i].peak = peak > 0 ? (uint64_t)peak : 0;
+        st[i].live_end = run > 0 ? (uint64_t)run : 0;
+        st[i].log_from = at0[i];
+        st[i].log_to = at1[i];
     }
 }
 
@@ -300,7 +303,7 @@ int vt_an_steps_finish(struct vt_proc *p)
            : x        ? fill(p, x->closed < x->n ? (size_t)x->closed : x->n, x->closed, VT_STEPS_NVTX, x->name)
                       : period_steps(p);
     if (rc == 0) sums(&p->steps);
-    return rc;
+    return rc < 0 ? rc : vt_an_growth(p);
 }
 
 void vt_an_steps_free(struct vt_proc *p)
@@ -317,4 +320,6 @@ void vt_an_steps_free(struct vt_proc *p)
     }
     free(p->steps.list);
     p->steps.list = NULL;
+    free(p->growth.sites);
+    p->growth.sites = NULL;
 }

@@ -95,6 +95,28 @@ static void ooms(FILE *f, const struct vt_proc *p, int *first)
     }
 }
 
+/* how live VRAM moves from step to step (analysis.h's vt_growth), or null */
+static void growth(FILE *f, const struct vt_proc *p)
+{
+    static const char *const kinds[] = { "none", "flat", "warmup", "steady" };
+    const struct vt_growth *g = &p->growth;
+    if (g->kind == VT_GROWTH_NONE) { fputs("null", f); return; }
+    vt_esc_printf(f, VT_ESC_JSON, "{\"kind\":\"%s\",\"rate_bytes_per_step\":%lld,\"window_first_step\":%llu,\"window_last_step\":%llu,"
+                  "\"warmup_steps\":%llu,\"warmup_bytes\":%llu,\"wobble_bytes\":%llu,\"sites\":[",
+                  kinds[g->kind], I(g->rate_bytes), U(g->window_first), U(g->window_last), U(g->warmup_steps), U(g->warmup_bytes),
+                  U(g->wobble_bytes));
+    for (size_t i = 0; i < g->nsites; i++) {
+        fputs(i ? ",{\"site\":" : "{\"site\":", f);
+        vt_json_str(f, vt_site_label(p, g->sites[i].site));
+        vt_esc_printf(f, VT_ESC_JSON, ",\"bytes_per_step\":%lld,\"rose_in_steps\":%llu}", I(g->sites[i].bytes_per_step), U(g->sites[i].rises));
+    }
+    fputs("],\"forecast\":", f);
+    if (!g->has_forecast) fputs("null", f);
+    else vt_esc_printf(f, VT_ESC_JSON, "{\"dev\":%d,\"capacity_bytes\":%llu,\"oom_step\":%llu,\"seconds_after_trace\":%.3f}",
+                       g->forecast_dev, U(g->capacity_bytes), U(g->forecast_step), g->forecast_seconds);
+    fputs("}", f);
+}
+
 /* the steps found (analysis.h's vt_steps), or null */
 static void steps(FILE *f, const struct vt_proc *p)
 {
@@ -300,6 +322,8 @@ static void process(FILE *f, const struct vt_proc *p)
     copy_sites(f, p);
     fputs(",\"steps\":", f);
     steps(f, p);
+    fputs(",\"growth\":", f);
+    growth(f, p);
     fputs(",\"kernels\":[", f); /* the text's Kernels table: most launched first */
     for (size_t i = 0, nk = 0; i < p->nkernels; i++) {
         if (!p->kernels[i].launches) continue;

@@ -265,6 +265,33 @@ static void snapshots(FILE *f, const struct vt_proc *p, const struct vt_render_o
         fprintf(f, "  ... and %llu more snapshots\n", (unsigned long long)(p->snapshot_count - p->nsnapshots));
 }
 
+/* How live VRAM moves from step to step (analysis.h's vt_growth): a few lines. */
+static void growth(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    const struct vt_growth *g = &p->growth;
+    if (g->kind == VT_GROWTH_NONE) return;
+    fputs("\nGrowth (live VRAM at the end of each step):", f);
+    if (g->kind == VT_GROWTH_FLAT) {
+        fprintf(f, " flat over %zu steps (they wobble by %s)\n", p->steps.nlist, B(g->wobble_bytes));
+        return;
+    }
+    if (g->kind == VT_GROWTH_WARMUP) {
+        fprintf(f, " a warm-up: grew %s over steps 1-%zu, then stopped growing\n", B(g->warmup_bytes), g->warmup_steps);
+        return;
+    }
+    fprintf(f, " growing, +%s per step over steps %zu-%zu", B((uint64_t)g->rate_bytes), g->window_first, g->window_last);
+    fprintf(f, g->nsites ? "; the sites whose live bytes rise step after step:\n" : "\n");
+    for (size_t i = 0; i < g->nsites && i < (size_t)o->top; i++)
+        fprintf(f, "  %10s per step  %s (rose in %llu of %zu steps)\n", B((uint64_t)(g->sites[i].bytes_per_step > 0 ? g->sites[i].bytes_per_step : 0)),
+                vt_site_label(p, g->sites[i].site), (unsigned long long)g->sites[i].rises, g->window_last - g->window_first + 1);
+    if (g->has_forecast) {
+        char d0[32];
+        fprintf(f, "  forecast: device %d runs out at step %llu, about %s after the trace's last step, at +%s per step "
+                   "(a step's peak reaching %s)\n", g->forecast_dev, (unsigned long long)g->forecast_step,
+                vt_fmt_dur(d0, sizeof d0, g->forecast_seconds), B((uint64_t)g->rate_bytes), B(g->capacity_bytes));
+    }
+}
+
 /* The steps found (analysis.h's vt_steps): how, how many, how long, and each step's live VRAM at
  * its start and its peak (the first and last few when there are many). */
 static void steps(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
@@ -545,6 +572,7 @@ static void kernels(FILE *f, const struct vt_proc *p, const struct vt_render_opt
 static void one(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
 {
     summary(f, p, o);
+    growth(f, p, o);
     steps(f, p, o);
     ooms(f, p, o);
     snapshots(f, p, o);
