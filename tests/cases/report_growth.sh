@@ -36,3 +36,15 @@ check_eq "noisy: 1 to 31 MiB live from step to step without a trend: flat, no al
 "$VT" run --sim -q -o "$TMP/none.jsonl" -- "$PROGS/trace_rt" clean >/dev/null 2>&1
 check_eq "no steps: growth null, no Growth section" \
     "$("$VT" report --json "$TMP/none.jsonl" | jq -c '.processes[0].growth'):$("$VT" report "$TMP/none.jsonl" | grep -c '^Growth')" "null:0"
+# HTML: the section with the growth sentence, both per-step lines (20 points each), the site, the forecast
+"$VT" report --html "$TMP/leak.html" "$TMP/leak.jsonl" >/dev/null 2>&1
+sec=$(grep -o '<section><h2>Steps (20) and growth</h2>.*' "$TMP/leak.html" | sed 's#</section>.*##')
+check_eq "html: growth sentence, two lines of 20 steps, the growing site, the forecast" \
+    "$(printf '%s' "$sec" | grep -c 'growing: +24.00 MiB per step</b> over steps 10-19'):$(printf '%s' "$sec" | grep -o '<polyline[^>]*points="[^"]*"' | sed 's/.*points="//; s/"$//' | awk '{print NF}' | tr '\n' ' '):$(printf '%s' "$sec" | grep -c "<code>main (growth.cu:$LEAK)</code>"):$(printf '%s' "$sec" | grep -c 'runs out at step 682')" \
+    "1:20 20 :1:1"
+# --diff: the growth rate of two runs (the leak against the warm-up)
+check_eq "diff: growth/step row, +24 MiB against a warm-up" \
+    "$("$VT" report --diff "$TMP/leak.jsonl" "$TMP/warmup.jsonl" | grep '^  growth/step' | tr -s ' ')" " growth/step +24.00 MiB warm-up -24.00 MiB"
+check_eq "diff --json: steps, kind and rate of each side" \
+    "$("$VT" report --json --diff "$TMP/leak.jsonl" "$TMP/warmup.jsonl" | jq -c '[.base.steps, .base.growth, .base.growth_bytes_per_step, .new.steps, .new.growth, .new.growth_bytes_per_step]')" \
+    "[20,\"steady\",$((24 * M)),20,\"warmup\",0]"

@@ -57,16 +57,16 @@ static int growing_sites(struct vt_proc *p, size_t w0, size_t n)
     if (!cur || !prev || !from || !rises) goto out;
     size_t j = 0;
     for (; j < st[w0].log_from && j < a->nchanges; j++)
-        if (a->changes[j].stack < ns) cur[a->changes[j].stack] += a->changes[j].delta;
+        if (a->changes[j].stack < ns) cur[a->changes[j].stack] = vt_an_add_sat(cur[a->changes[j].stack], a->changes[j].delta);
     memcpy(from, cur, ns * sizeof *cur);
     memcpy(prev, cur, ns * sizeof *cur);
     for (size_t k = w0; k < n; k++) {
         size_t j0 = j < st[k].log_from ? st[k].log_from : j;
         for (; j < j0 && j < a->nchanges; j++) /* between two NVTX instances */
-            if (a->changes[j].stack < ns) cur[a->changes[j].stack] += a->changes[j].delta;
+            if (a->changes[j].stack < ns) cur[a->changes[j].stack] = vt_an_add_sat(cur[a->changes[j].stack], a->changes[j].delta);
         size_t end = st[k + 1].log_from; /* what step K left: up to the next step's start */
         for (; j < end && j < a->nchanges; j++)
-            if (a->changes[j].stack < ns) cur[a->changes[j].stack] += a->changes[j].delta;
+            if (a->changes[j].stack < ns) cur[a->changes[j].stack] = vt_an_add_sat(cur[a->changes[j].stack], a->changes[j].delta);
         for (size_t x = j0; x < end && x < a->nchanges; x++) { /* the stacks this step changed */
             uint32_t s = a->changes[x].stack;
             if (s >= ns || prev[s] == cur[s]) continue;
@@ -91,7 +91,7 @@ static int growing_sites(struct vt_proc *p, size_t w0, size_t n)
             }
             g->sites[g->nsites++] = (struct vt_growth_site){ site, 0, 0 };
         }
-        g->sites[i].bytes_per_step += (cur[s] - from[s]) / (int64_t)m;
+        g->sites[i].bytes_per_step = vt_an_add_sat(g->sites[i].bytes_per_step, vt_an_span(from[s], cur[s]) / (int64_t)m);
         if (rises[s] > g->sites[i].rises) g->sites[i].rises = rises[s];
     }
     if (g->nsites) qsort(g->sites, g->nsites, sizeof *g->sites, cmp_site);
@@ -114,7 +114,7 @@ static void forecast(struct vt_proc *p)
     uint64_t cap = d->total_bytes;
     if (d->driver.samples && d->driver.last_unattributed < cap) cap -= d->driver.last_unattributed;
     uint64_t last = s->list[s->nlist - 1].peak;
-    uint64_t left = last >= cap ? 0 : (cap - last + (uint64_t)g->rate_bytes - 1) / (uint64_t)g->rate_bytes;
+    uint64_t rate = (uint64_t)g->rate_bytes, room = last >= cap ? 0 : cap - last, left = room / rate + (room % rate != 0);
     g->has_forecast = 1;
     g->forecast_dev = d->dev;
     g->capacity_bytes = cap;
@@ -137,12 +137,12 @@ int vt_an_growth(struct vt_proc *p)
     double floor_ = mean / 1000 > 65536 ? mean / 1000 : 65536; /* below this no trend is a trend */
     size_t up = 0;
     for (size_t k = w0; k < n; k++) up += left(st, k) > (double)st[k].live_start;
-    g->wobble_bytes = (uint64_t)sd;
+    g->wobble_bytes = sd < 1.8e19 ? (uint64_t)sd : UINT64_MAX;
     g->window_first = w0 + 1;
     g->window_last = n;
     if (slope > 0 && slope * (double)(m - 1) > 4 * sd + floor_ && up * 10 >= m * 6) {
         g->kind = VT_GROWTH_STEADY;
-        g->rate_bytes = (int64_t)llround(slope);
+        g->rate_bytes = slope < 9.2e18 ? (int64_t)llround(slope) : INT64_MAX;
         if (growing_sites(p, w0, n) < 0) return VT_AN_ENOMEM;
         forecast(p);
         return 0;

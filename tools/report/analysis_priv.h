@@ -96,6 +96,19 @@ struct vt_an_private {
     struct vt_an_steps *steps;           /* step boundaries seen (analysis_steps.c); NULL until one */
 };
 
+/* X + D and T1 - T0 (0 when T1 <= T0), held inside int64: a hostile trace's sizes and times
+ * may add up past it. */
+static inline int64_t vt_an_add_sat(int64_t x, int64_t d)
+{
+    int64_t r;
+    return __builtin_add_overflow(x, d, &r) ? (d > 0 ? INT64_MAX : INT64_MIN) : r;
+}
+static inline int64_t vt_an_span(int64_t t0, int64_t t1)
+{
+    int64_t r;
+    return t1 <= t0 ? 0 : __builtin_sub_overflow(t1, t0, &r) ? INT64_MAX : r;
+}
+
 #define GROW(arr, n, cap, init) do { if ((n) == (cap)) {                               \
         size_t nc_ = (cap) ? (cap) * 2 : (init);                                       \
         void *na_ = realloc((arr), nc_ * sizeof *(arr));                               \

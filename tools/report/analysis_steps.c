@@ -103,7 +103,7 @@ void vt_an_steps_range_close(struct vt_proc *p, const char *name, int64_t who, i
             x->v[i].t1 = t > x->v[i].t0 ? t : x->v[i].t0;
             x->v[i].at1 = p->priv->nchanges;
             x->closed++;
-            x->open_ns += x->v[i].t1 - x->v[i].t0;
+            x->open_ns = vt_an_add_sat(x->open_ns, vt_an_span(x->v[i].t0, x->v[i].t1));
             return;
         }
 }
@@ -116,12 +116,12 @@ static void live_of_steps(const struct vt_an_private *a, struct vt_step *st, con
     int64_t live = 0, peak;
     size_t j = 0;
     for (size_t i = 0; i < n; i++) {
-        for (; j < at0[i] && j < a->nchanges; j++) live += a->changes[j].delta;
+        for (; j < at0[i] && j < a->nchanges; j++) live = vt_an_add_sat(live, a->changes[j].delta);
         peak = live;
         st[i].live_start = live > 0 ? (uint64_t)live : 0;
         int64_t run = live;
         for (size_t k = j; k < at1[i] && k < a->nchanges; k++) {
-            run += a->changes[k].delta;
+            run = vt_an_add_sat(run, a->changes[k].delta);
             if (run > peak) peak = run;
         }
         st[i].peak = peak > 0 ? (uint64_t)peak : 0;
@@ -152,7 +152,7 @@ int vt_an_steps_call(struct vt_proc *p, const struct vt_event *ev, size_t at0)
     GROW(th->v, th->n, th->cap, 256);
     uint64_t what = vtr_hash64(ev->api, strlen(ev->api)) ^ (uint64_t)kind * 0x9E3779B97F4A7C15ull;
     if (ev->nbt) what ^= vtr_hash64(ev->bt, ev->nbt * sizeof ev->bt[0]) * 31;
-    th->v[th->n++] = (struct call){ what, ev->t, ev->t + (ev->dur > 0 ? ev->dur : 0), (uint32_t)at0,
+    th->v[th->n++] = (struct call){ what, ev->t, vt_an_add_sat(ev->t, ev->dur > 0 ? ev->dur : 0), (uint32_t)at0,
                                     (uint32_t)p->priv->nchanges, (uint32_t)kind, vt_an_keep(p, ev->api) };
     s->ncalls++;
     return 0;
@@ -190,9 +190,14 @@ static int period_steps(struct vt_proc *p)
         const struct thread_calls *th = &s->threads[i];
         size_t start = 0, end = 0, per = th->n >= 3 ? period_of(th->v, th->n, &start, &end) : 0;
         if (!per) continue;
-        size_t q = per - 1; /* the block's last call, from the run's start */
-        for (size_t k = 0; k < per; k++)
-            if (th->v[start + k].kind == VT_EV_SYNC || th->v[start + k].kind == VT_EV_COPY) q = k;
+        /* a step gives memory back or waits for the GPU: a run of allocations alone is a set-up loop */
+        size_t q = per - 1, gives = 0; /* q: the block's last call, from the run's start */
+        for (size_t k = 0; k < per; k++) {
+            int waits = th->v[start + k].kind == VT_EV_SYNC || th->v[start + k].kind == VT_EV_COPY;
+            if (waits) q = k;
+            gives += waits || th->v[start + k].kind == VT_EV_FREE;
+        }
+        if (!gives) continue;
         size_t b = start + (q + 1) % per, blocks = (end - b) / per;
         if (blocks >= 3 && blocks > best_blocks) { best = th; best_p = per; best_b = b; best_blocks = blocks; }
     }
@@ -204,7 +209,7 @@ static int period_steps(struct vt_proc *p)
     for (size_t k = 0; k < best_blocks; k++) {
         const struct call *first = &best->v[best_b + k * best_p], *last = first + best_p - 1;
         int64_t t0 = k ? first[-1].t_end : first->t;
-        o->list[k] = (struct vt_step){ .t = t0, .dur = last->t_end > t0 ? last->t_end - t0 : 0 };
+        o->list[k] = (struct vt_step){ .t = t0, .dur = vt_an_span(t0, last->t_end) };
         at0[k] = k ? first[-1].at1 : first->at0;
         at1[k] = last->at1;
     }
@@ -263,7 +268,7 @@ static int fill(struct vt_proc *p, size_t n, uint64_t count, int source, const c
     for (size_t i = 0; i < (x ? x->n : s->nmarks) && k < n; i++, k++) {
         if (x) {
             if (x->v[i].t1 < 0) { k--; continue; }
-            o->list[k] = (struct vt_step){ .t = x->v[i].t0, .dur = x->v[i].t1 - x->v[i].t0 };
+            o->list[k] = (struct vt_step){ .t = x->v[i].t0, .dur = vt_an_span(x->v[i].t0, x->v[i].t1) };
             at0[k] = x->v[i].at0;
             at1[k] = x->v[i].at1;
             continue;
@@ -271,7 +276,7 @@ static int fill(struct vt_proc *p, size_t n, uint64_t count, int source, const c
         /* step K runs from the K-th call to the next, the last to the end of the trace */
         int last = i + 1 == s->nmarks;
         int64_t end = last ? p->t_end : s->marks[i + 1].t;
-        o->list[k] = (struct vt_step){ .t = s->marks[i].t, .dur = end > s->marks[i].t ? end - s->marks[i].t : 0 };
+        o->list[k] = (struct vt_step){ .t = s->marks[i].t, .dur = vt_an_span(s->marks[i].t, end) };
         at0[k] = s->marks[i].at;
         at1[k] = last ? p->priv->nchanges : s->marks[i + 1].at;
     }
@@ -287,7 +292,7 @@ static void sums(struct vt_steps *o)
 {
     for (size_t i = 0; i < o->nlist; i++) {
         const struct vt_step *e = &o->list[i];
-        o->total_ns += e->dur;
+        o->total_ns = vt_an_add_sat(o->total_ns, e->dur);
         if (i == 0 || e->dur < o->min_ns) o->min_ns = e->dur;
         if (e->dur > o->max_ns) o->max_ns = e->dur;
         if (i == 0 || e->peak > o->max_peak) { o->max_peak = e->peak; o->max_peak_step = i + 1; }

@@ -16,7 +16,11 @@
 struct side_sum {
     size_t traces;
     uint64_t peak, ooms, leaked, allocs, alloc_bytes, findings, errors, warnings, failed;
+    int growth;                        /* VT_GROWTH_*: the fastest growing process's, else the first process's with steps */
+    int64_t growth_rate;               /* bytes per step when growing, else 0 */
+    uint64_t steps;
 };
+static const char *const growth_names[] = { "none", "flat", "warmup", "steady" };
 
 static struct side_sum summarize(struct vt_proc *const *procs, size_t n)
 {
@@ -27,6 +31,13 @@ static struct side_sum summarize(struct vt_proc *const *procs, size_t n)
         s.ooms += p->oom_count; vt_sat_add(&s.leaked, p->leak_bytes); s.allocs += p->alloc_count;
         vt_sat_add(&s.alloc_bytes, p->alloc_bytes); s.findings += p->finding_count; s.failed += p->error_count;
         s.errors += p->finding_errors; s.warnings += p->finding_warnings;
+        const struct vt_growth *g = &p->growth;
+        if (g->kind == VT_GROWTH_NONE) continue;
+        if (s.growth == VT_GROWTH_NONE || (g->kind == VT_GROWTH_STEADY && g->rate_bytes > s.growth_rate)) {
+            s.growth = g->kind;
+            s.growth_rate = g->kind == VT_GROWTH_STEADY ? g->rate_bytes : 0;
+            s.steps = p->steps.count;
+        }
     }
     return s;
 }
@@ -169,6 +180,16 @@ static int text(FILE *f, struct vt_proc *const *a, size_t na, struct vt_proc *co
             signed_bytes(d, sizeof d, sa.leaked, sb.leaked));
     fprintf(f, "  %-14s %12s %12s %14s\n", "allocated", vtr_fmt_bytes(x, sizeof x, sa.alloc_bytes),
             vtr_fmt_bytes(y, sizeof y, sb.alloc_bytes), signed_bytes(d, sizeof d, sa.alloc_bytes, sb.alloc_bytes));
+    if (sa.growth != VT_GROWTH_NONE || sb.growth != VT_GROWTH_NONE) { /* live VRAM per step (docs/report.md, Growth) */
+        char gx[40], gy[40];
+        static const char *const word[] = { "no steps", "flat", "warm-up", "" };
+        if (sa.growth == VT_GROWTH_STEADY) snprintf(gx, sizeof gx, "+%s", vtr_fmt_bytes(x, sizeof x, (uint64_t)sa.growth_rate));
+        else snprintf(gx, sizeof gx, "%s", word[sa.growth]);
+        if (sb.growth == VT_GROWTH_STEADY) snprintf(gy, sizeof gy, "+%s", vtr_fmt_bytes(y, sizeof y, (uint64_t)sb.growth_rate));
+        else snprintf(gy, sizeof gy, "%s", word[sb.growth]);
+        fprintf(f, "  %-14s %12s %12s %14s\n", "growth/step", gx, gy,
+                signed_bytes(d, sizeof d, (uint64_t)sa.growth_rate, (uint64_t)sb.growth_rate));
+    }
     const struct { const char *name; uint64_t base, now; } counts[] = {
         { "allocations", sa.allocs, sb.allocs }, { "OOMs", sa.ooms, sb.ooms },
         { "errors", sa.errors, sb.errors }, { "warnings", sa.warnings, sb.warnings }, { "failed calls", sa.failed, sb.failed },
@@ -212,9 +233,10 @@ static int text(FILE *f, struct vt_proc *const *a, size_t na, struct vt_proc *co
 static void side_json(FILE *f, const struct side_sum *s)
 {
     vt_esc_printf(f, VT_ESC_JSON, "{\"traces\":%zu,\"peak_bytes\":%llu,\"leaked_bytes\":%llu,\"alloc_count\":%llu,\"alloc_bytes\":%llu,"
-                  "\"oom_count\":%llu,\"finding_count\":%llu,\"finding_errors\":%llu,\"finding_warnings\":%llu,\"failed_calls\":%llu}",
+                  "\"oom_count\":%llu,\"finding_count\":%llu,\"finding_errors\":%llu,\"finding_warnings\":%llu,\"failed_calls\":%llu,"
+                  "\"steps\":%llu,\"growth\":\"%s\",\"growth_bytes_per_step\":%lld}",
                   s->traces, U(s->peak), U(s->leaked), U(s->allocs), U(s->alloc_bytes), U(s->ooms), U(s->findings), U(s->errors),
-                  U(s->warnings), U(s->failed));
+                  U(s->warnings), U(s->failed), U(s->steps), growth_names[s->growth], (long long)s->growth_rate);
 }
 
 static void str_or_null(FILE *f, const char *s) { if (s) vt_json_str(f, s); else fputs("null", f); }

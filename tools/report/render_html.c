@@ -181,6 +181,59 @@ static void transfers(FILE *f, struct vt_proc *const *procs, size_t np, const st
     fputs("</section>", f);
 }
 
+/* Steps and growth (analysis.h's vt_steps, vt_growth): the growth in a sentence, each step's
+ * live VRAM at its start (blue) and its peak (orange) as two lines, the growing sites, the forecast. */
+static void steps_growth(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    const struct vt_steps *s = &p->steps;
+    const struct vt_growth *g = &p->growth;
+    if (s->source == VT_STEPS_NONE || !s->nlist) return;
+    vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Steps (%llu) and growth</h2><p>", (unsigned long long)s->count);
+    if (s->source == VT_STEPS_API) fputs("From the program's <code>vramtrace_step()</code> calls", f);
+    else if (s->source == VT_STEPS_NVTX) { fputs("From the NVTX range <code>", f); H(s->name); fputs("</code>", f); }
+    else { fputs("From a period in the calls the tracer always writes (", f); H(s->name); fputs(")", f); }
+    fputs(". ", f);
+    if (g->kind == VT_GROWTH_FLAT) vt_esc_printf(f, VT_ESC_HTML, "Live VRAM is <b>flat</b> from step to step (wobbling by %s).", B(g->wobble_bytes));
+    else if (g->kind == VT_GROWTH_WARMUP)
+        vt_esc_printf(f, VT_ESC_HTML, "A <b>warm-up</b>: live VRAM grew %s over steps 1-%zu, then stopped growing.", B(g->warmup_bytes), g->warmup_steps);
+    else if (g->kind == VT_GROWTH_STEADY)
+        vt_esc_printf(f, VT_ESC_HTML, "Live VRAM is <b>growing: +%s per step</b> over steps %zu-%zu.", B((uint64_t)g->rate_bytes), g->window_first, g->window_last);
+    fputs("</p>", f);
+    if (s->live_known && s->nlist > 1 && s->max_peak) {
+        const int W = 800, Ht = 160;
+        size_t n = s->nlist, stride = n > 2000 ? (n + 1999) / 2000 : 1;
+        vt_esc_printf(f, VT_ESC_HTML, "<svg class=\"steps\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\">", W, Ht + 10, W, Ht + 10);
+        for (int line = 0; line < 2; line++) {
+            vt_esc_printf(f, VT_ESC_HTML, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" points=\"", line ? "#e67e22" : "#2e86de");
+            for (size_t i = 0; i < n; i += stride) {
+                uint64_t v = line ? s->list[i].peak : s->list[i].live_start;
+                vt_esc_printf(f, VT_ESC_HTML, "%s%.1f,%.1f", i ? " " : "", (double)i * (W - 10) / (double)(n - 1) + 5,
+                              5 + Ht - (double)v * Ht / (double)s->max_peak);
+            }
+            fputs("\"/>", f);
+        }
+        fputs("</svg><p class=\"muted\">Per step, left to right: blue, live VRAM as the step began; orange, the most live during it.</p>", f);
+    }
+    if (g->kind == VT_GROWTH_STEADY && g->nsites) {
+        fputs("<table><tr><th class=\"n\">per step</th><th class=\"n\">rose in</th><th>site whose live bytes rise</th></tr>", f);
+        for (size_t i = 0; i < g->nsites && i < (size_t)o->top; i++) {
+            vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">+%s</td><td class=\"n\">%llu of %zu</td><td><code>",
+                          B((uint64_t)(g->sites[i].bytes_per_step > 0 ? g->sites[i].bytes_per_step : 0)),
+                          (unsigned long long)g->sites[i].rises, g->window_last - g->window_first + 1);
+            H(vt_site_label(p, g->sites[i].site));
+            fputs("</code></td></tr>", f);
+        }
+        fputs("</table>", f);
+    }
+    if (g->has_forecast) {
+        char d0[32];
+        vt_esc_printf(f, VT_ESC_HTML, "<p><b>Forecast:</b> device %d runs out at step %llu, about %s after the trace's last step, "
+                      "when a step's peak reaches %s.</p>", g->forecast_dev, (unsigned long long)g->forecast_step,
+                      vt_fmt_dur(d0, sizeof d0, g->forecast_seconds), B(g->capacity_bytes));
+    }
+    fputs("</section>", f);
+}
+
 static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o, int multi)
 {
     char buf[128], w[64];
@@ -191,6 +244,7 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
     vt_svg_timeline(f, p);
     fputs("<p class=\"muted\">Blue: live VRAM (device, async and VMM allocations; managed and pinned host memory are not counted). "
           "Orange dot: the peak. Red: failed allocations. Hover for details.</p></section>", f);
+    steps_growth(f, p, o);
 
     vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Memory at the peak by call site (%s)</h2>", B(p->peak));
     if (p->peak_ranges[0]) { fputs("<p>NVTX range: <code>", f); H(p->peak_ranges); fputs("</code></p>", f); }
