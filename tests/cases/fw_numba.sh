@@ -27,3 +27,7 @@ check_eq "16 launches (3 kernels x 5 epochs + the buggy one; lines and folded co
 check_eq "exactly one finding: the host buffer, argument 4 (the array's data pointer) of scale, an error" \
     "$(jqs "$T" '. as $all | [.[]|select(.ev=="finding")|. as $f|"\(.kind) \(.severity) \(.arg) \([$all[]|select(.ev=="kernel" and .id==$f.k)|.name|test("scale")]|any)"]|join(";")')" \
     "host_pointer error 4 true"
+"$VT" report --json "$T" >"$TMP/t.json" 2>/dev/null
+check_eq "5 steps from vramtrace_step() (one per epoch, through ctypes), each starting with x, y, params and grad live (32784 B): flat" \
+    "$(jq -c '.processes[0] | [.steps.source, .steps.count, ([.steps.list[].live_start_bytes] | unique), .growth.kind, .growth.rate_bytes_per_step]' "$TMP/t.json")" \
+    '["vramtrace_step",5,[32784],"flat",0]'

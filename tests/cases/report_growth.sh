@@ -7,7 +7,8 @@ need_sim
 M=1048576
 P="$ROOT/tests/progs/growth.cu"
 LEAK=$(grep -n '// LEAK' "$P" | cut -d: -f1)
-for mode in leak warmup noisy; do
+ULEAK=$(grep -n '// UNMARKED_LEAK' "$P" | cut -d: -f1)
+for mode in leak warmup noisy frag unmarked; do
     "$VT" run --sim -q -o "$TMP/$mode.jsonl" -- "$PROGS/growth" $mode >"$TMP/$mode.out" 2>&1
     check_eq "$mode: the program ran (exit 0)" "$?:$(cat "$TMP/$mode.out")" "0:steps=20 rc=0"
     "$VT" report --json "$TMP/$mode.jsonl" >"$TMP/$mode.json" 2>/dev/null
@@ -32,6 +33,17 @@ check_eq "warmup: grew 50 MiB over steps 1-5 (10 MiB kept each), then stopped: n
 check_eq "noisy: 1 to 31 MiB live from step to step without a trend: flat, no alarm" \
     "$(jq -c '.processes[0].growth | [.kind, .rate_bytes_per_step, .sites, .forecast]' "$TMP/noisy.json"):$(grep -c '^Growth (live VRAM at the end of each step): flat over 20 steps' "$TMP/noisy.txt")" \
     "[\"flat\",0,[],null]:1"
+# frag: a caching allocator serving 4, 6, 8, 5, 7 MiB in turn grows a block in steps 1-3 (4 + 6 + 8
+# MiB), then serves every size from its cache: growth that stops, not a leak
+check_eq "frag: a warm-up of 18 MiB over steps 1-3 (the cache filling with varying sizes), no rate, no forecast" \
+    "$(jq -c '.processes[0].growth | [.kind, .warmup_steps, .warmup_bytes, .rate_bytes_per_step, .forecast]' "$TMP/frag.json")" \
+    "[\"warmup\",3,$((18 * M)),0,null]"
+# unmarked: no marker; 4 calls a step (24 MiB kept, 8 MiB allocated and freed, the loss read):
+# 20 steps from the period, +24 MiB a step; step 20 peaks at 24 x 20 + 8 = 488 MiB: out of
+# memory at step 20 + ceil((16384 - 488) / 24) = 683
+check_eq "unmarked: 20 steps from the calls' period, +24 MiB a step from main (growth.cu:$ULEAK), out of memory at step 683" \
+    "$(jq -c '.processes[0] | [.steps.source, .steps.count, .growth.kind, .growth.rate_bytes_per_step, (.growth.sites | map([.site, .bytes_per_step])), .growth.forecast.oom_step]' "$TMP/unmarked.json")" \
+    "[\"period\",20,\"steady\",$((24 * M)),[[\"main (growth.cu:$ULEAK)\",$((24 * M))]],683]"
 # fewer than 4 steps: nothing to say
 "$VT" run --sim -q -o "$TMP/none.jsonl" -- "$PROGS/trace_rt" clean >/dev/null 2>&1
 check_eq "no steps: growth null, no Growth section" \

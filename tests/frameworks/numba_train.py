@@ -13,10 +13,19 @@ this file alone:
   findings            exactly one: the last launch's array `a` is a host buffer (its data
                       pointer is argument 4 of the flattened array: meminfo, parent, nitems,
                       itemsize, data), an error
+  steps               5, one per epoch, marked with vramtrace_step() where the tracer is loaded
+                      (ctypes finds its entry point; untraced there is none): live VRAM at each
+                      start 16384 + 16384 + 8 + 8 = 32784 B, nothing allocated in the loop: flat
 The simulated device runs no kernel, so the figures printed are the arithmetic's, not results.
 """
+import ctypes
+
 import numpy as np
 from numba import cuda
+
+# include/vramtrace/vramtrace.h's vramtrace_step(), as a Python program reaches it: the traced
+# process exports vramtrace_step_v1; untraced, nothing does
+vramtrace_step = getattr(ctypes.CDLL(None), "vramtrace_step_v1", None)
 
 N, EPOCHS, LR = 4096, 5, 0.01
 
@@ -59,6 +68,8 @@ grad = cuda.device_array(2, np.float32)                        # 8 B
 history = cuda.managed_array(1024, np.float32)                 # managed, 4096 B
 
 for epoch in range(EPOCHS):
+    if vramtrace_step:
+        vramtrace_step()
     zero_grad[1, 1](grad)
     gradients[N // 256, 256](x, y, params, grad, N)
     step[1, 1](params, grad, LR)
