@@ -131,6 +131,28 @@ static void live_of_steps(const struct vt_an_private *a, struct vt_step *st, con
     }
 }
 
+/* The list of N steps and the change log's span of each (freed by end_list). */
+static int start_list(struct vt_steps *o, size_t n, uint64_t **at0, uint64_t **at1)
+{
+    o->list = calloc(n ? n : 1, sizeof *o->list);
+    *at0 = calloc(n ? n : 1, sizeof **at0);
+    *at1 = calloc(n ? n : 1, sizeof **at1);
+    if (o->list && *at0 && *at1) return 0;
+    free(*at0);
+    free(*at1);
+    return VT_AN_ENOMEM;
+}
+
+/* N steps filled: their live VRAM from the change log. */
+static void end_list(struct vt_proc *p, struct vt_steps *o, uint64_t *at0, uint64_t *at1, size_t n)
+{
+    o->nlist = n;
+    o->live_known = !p->priv->changes_lost;
+    if (o->live_known) live_of_steps(p->priv, o->list, at0, at1, n);
+    free(at0);
+    free(at1);
+}
+
 int vt_an_steps_call(struct vt_proc *p, const struct vt_event *ev, size_t at0)
 {
     int kind = ev->type;
@@ -203,9 +225,8 @@ static int period_steps(struct vt_proc *p)
     }
     if (!best) return 0;
     struct vt_steps *o = &p->steps;
-    o->list = calloc(best_blocks, sizeof *o->list);
-    uint64_t *at0 = calloc(best_blocks, sizeof *at0), *at1 = calloc(best_blocks, sizeof *at1);
-    if (!o->list || !at0 || !at1) { free(at0); free(at1); return VT_AN_ENOMEM; }
+    uint64_t *at0, *at1;
+    if (start_list(o, best_blocks, &at0, &at1) < 0) return VT_AN_ENOMEM;
     for (size_t k = 0; k < best_blocks; k++) {
         const struct call *first = &best->v[best_b + k * best_p], *last = first + best_p - 1;
         int64_t t0 = k ? first[-1].t_end : first->t;
@@ -222,11 +243,7 @@ static int period_steps(struct vt_proc *p)
     o->source = VT_STEPS_PERIOD;
     o->name = vt_an_keep(p, what);
     o->count = best_blocks;
-    o->nlist = best_blocks;
-    o->live_known = !p->priv->changes_lost;
-    if (o->live_known) live_of_steps(p->priv, o->list, at0, at1, best_blocks);
-    free(at0);
-    free(at1);
+    end_list(p, o, at0, at1, best_blocks);
     return 0;
 }
 
@@ -258,9 +275,8 @@ static int fill(struct vt_proc *p, size_t n, uint64_t count, int source, const c
     struct vt_steps *o = &p->steps;
     struct vt_an_steps *s = p->priv->steps;
     const struct name_insts *x = source == VT_STEPS_NVTX ? step_range(s) : NULL;
-    o->list = calloc(n ? n : 1, sizeof *o->list);
-    uint64_t *at0 = calloc(n ? n : 1, sizeof *at0), *at1 = calloc(n ? n : 1, sizeof *at1);
-    if (!o->list || !at0 || !at1) { free(at0); free(at1); return VT_AN_ENOMEM; }
+    uint64_t *at0, *at1;
+    if (start_list(o, n, &at0, &at1) < 0) return VT_AN_ENOMEM;
     o->source = source;
     o->name = name;
     o->count = count;
@@ -280,11 +296,7 @@ static int fill(struct vt_proc *p, size_t n, uint64_t count, int source, const c
         at0[k] = s->marks[i].at;
         at1[k] = last ? p->priv->nchanges : s->marks[i + 1].at;
     }
-    o->nlist = k;
-    o->live_known = !p->priv->changes_lost;
-    if (o->live_known) live_of_steps(p->priv, o->list, at0, at1, k);
-    free(at0);
-    free(at1);
+    end_list(p, o, at0, at1, k);
     return 0;
 }
 
