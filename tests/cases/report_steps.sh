@@ -46,3 +46,11 @@ check_eq "plain: the same steps with folding off (times, live, peaks)" \
 "$VT" run --sim -q -o "$TMP/none.jsonl" -- "$PROGS/trace_rt" clean >/dev/null 2>&1
 check_eq "no marker, no repeated range: steps null, no Steps section" \
     "$("$VT" report --json "$TMP/none.jsonl" | jq -c '.processes[0].steps'):$("$VT" report "$TMP/none.jsonl" | grep -c '^Steps')" "null:0"
+# a set-up loop (allocations alone) and a tear-down loop (frees alone, a cache emptied) repeat one
+# call, but are no steps: a step waits for the GPU, or allocates and frees
+{ head -1 "$TMP/api.jsonl"
+  awk 'BEGIN { for (i = 0; i < 10; i++) printf "{\"ev\":\"alloc\",\"t\":%d,\"dur\":1,\"tid\":1,\"api\":\"cudaMalloc\",\"res\":0,\"dev\":0,\"addr\":\"0x%x\",\"size\":1048576,\"mem\":\"device\",\"bt\":[\"0x1000\"]}\n", 1000 + i, (i + 1) * 1048576;
+               for (i = 0; i < 12; i++) printf "{\"ev\":\"free\",\"t\":%d,\"dur\":1,\"tid\":1,\"api\":\"cudaFree\",\"res\":0,\"dev\":0,\"addr\":\"0x%x\",\"bt\":[\"0x2000\"]}\n", 2000 + i, (i + 1) * 1048576 }'
+} >"$TMP/setup.jsonl"
+check_eq "10 allocations then 12 frees (two never made) from one line each: no steps" \
+    "$("$VT" report --json "$TMP/setup.jsonl" 2>/dev/null | jq -c '.processes[0] | [.steps, .growth, .alloc_count // 0]' | cut -d, -f1-2)" "[null,null"

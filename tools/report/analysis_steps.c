@@ -212,14 +212,17 @@ static int period_steps(struct vt_proc *p)
         const struct thread_calls *th = &s->threads[i];
         size_t start = 0, end = 0, per = th->n >= 3 ? period_of(th->v, th->n, &start, &end) : 0;
         if (!per) continue;
-        /* a step gives memory back or waits for the GPU: a run of allocations alone is a set-up loop */
-        size_t q = per - 1, gives = 0; /* q: the block's last call, from the run's start */
+        /* a step waits for the GPU, or allocates and gives memory back: a run of allocations
+         * alone is a set-up loop, one of frees a tear-down (a cache emptied) */
+        size_t q = per - 1; /* the block's last call, from the run's start */
+        int waits = 0, allocs = 0, frees = 0;
         for (size_t k = 0; k < per; k++) {
-            int waits = th->v[start + k].kind == VT_EV_SYNC || th->v[start + k].kind == VT_EV_COPY;
-            if (waits) q = k;
-            gives += waits || th->v[start + k].kind == VT_EV_FREE;
+            int kind = (int)th->v[start + k].kind;
+            if (kind == VT_EV_SYNC || kind == VT_EV_COPY) q = k, waits = 1;
+            allocs |= kind == VT_EV_ALLOC;
+            frees |= kind == VT_EV_FREE;
         }
-        if (!gives) continue;
+        if (!waits && !(allocs && frees)) continue;
         size_t b = start + (q + 1) % per, blocks = (end - b) / per;
         if (blocks >= 3 && blocks > best_blocks) { best = th; best_p = per; best_b = b; best_blocks = blocks; }
     }
