@@ -54,3 +54,14 @@ check_eq "no marker, no repeated range: steps null, no Steps section" \
 } >"$TMP/setup.jsonl"
 check_eq "10 allocations then 12 frees (two never made) from one line each: no steps" \
     "$("$VT" report --json "$TMP/setup.jsonl" 2>/dev/null | jq -c '.processes[0] | [.steps, .growth, .alloc_count // 0]' | cut -d, -f1-2)" "[null,null"
+# ... and a tear-down run longer than the loop does not hide it: 4 steps of an allocation and a
+# d2h read, then 12 frees from one line: the 4 steps (the longest run that is steps)
+{ head -1 "$TMP/api.jsonl"
+  awk 'BEGIN { for (i = 0; i < 4; i++) {
+                 printf "{\"ev\":\"alloc\",\"t\":%d,\"dur\":1,\"tid\":1,\"api\":\"cudaMalloc\",\"res\":0,\"dev\":0,\"addr\":\"0x%x\",\"size\":1048576,\"mem\":\"device\",\"bt\":[\"0x3000\"]}\n", 1000 + 10 * i, (i + 1) * 1048576;
+                 printf "{\"ev\":\"copy\",\"t\":%d,\"dur\":1,\"tid\":1,\"api\":\"cudaMemcpy\",\"res\":0,\"dev\":0,\"dst\":\"0x7000\",\"src\":\"0x%x\",\"size\":4,\"dir\":\"d2h\",\"host\":\"pageable\",\"async\":false,\"kind\":2,\"bt\":[\"0x4000\"]}\n", 1005 + 10 * i, (i + 1) * 1048576 }
+               for (i = 0; i < 12; i++) printf "{\"ev\":\"free\",\"t\":%d,\"dur\":1,\"tid\":1,\"api\":\"cudaFree\",\"res\":0,\"dev\":0,\"addr\":\"0x%x\",\"bt\":[\"0x2000\"]}\n", 2000 + i, (i + 1) * 1048576 }'
+} >"$TMP/loop_teardown.jsonl"
+check_eq "4 steps of an allocation and a d2h read, then 12 frees from one line: the 4 steps, 1 MiB more live at each start" \
+    "$("$VT" report --json "$TMP/loop_teardown.jsonl" 2>/dev/null | jq -c '.processes[0].steps | [.source, .count, [.list[].live_start_bytes]]')" \
+    "[\"period\",4,[0,$M,$((2 * M)),$((3 * M))]]"

@@ -180,19 +180,37 @@ int vt_an_steps_call(struct vt_proc *p, const struct vt_event *ev, size_t at0)
     return 0;
 }
 
-/* The period of the thread's longest repeating run of calls: P such that calls [*START, *END)
+/* The period of the thread's longest repeating run of calls that are steps: P such that calls [*START, *END)
  * are each the one P before (from *START + P on), over the most calls; the smallest P of those
  * covering as many; 3 periods at least. 0 when none (a loop's set-up and tear-down are outside
  * the run). */
+/* A step waits for the GPU, or allocates and gives memory back: a run of allocations alone is
+ * a set-up loop, one of frees a tear-down (a cache emptied). *LAST: the period's last call
+ * where the host waited (from V), else P - 1. */
+static int steplike(const struct call *v, size_t p, size_t *last)
+{
+    int waits = 0, allocs = 0, frees = 0;
+    *last = p - 1;
+    for (size_t k = 0; k < p; k++) {
+        int kind = (int)v[k].kind;
+        if (kind == VT_EV_SYNC || kind == VT_EV_COPY) *last = k, waits = 1;
+        allocs |= kind == VT_EV_ALLOC;
+        frees |= kind == VT_EV_FREE;
+    }
+    return waits || (allocs && frees);
+}
+
 static size_t period_of(const struct call *v, size_t n, size_t *start, size_t *end)
 {
-    size_t best = 0, cover = 0;
+    size_t best = 0, cover = 0, last;
     for (size_t p = 1; p <= n / 3 && p <= 256; p++) {
         size_t run = 0;
         for (size_t i = p; i <= n; i++) {
             if (i < n && v[i].what == v[i - p].what) { run++; continue; }
-            /* calls [i - run - p, i) repeat with period p */
-            if (run + p > cover && (run + p) / p >= 3) { cover = run + p; best = p; *start = i - run - p; *end = i; }
+            /* calls [i - run - p, i) repeat with period p; a set-up or tear-down run is passed by */
+            if (run + p > cover && (run + p) / p >= 3 && steplike(v + i - run - p, p, &last)) {
+                cover = run + p; best = p; *start = i - run - p; *end = i;
+            }
             run = 0;
         }
     }
@@ -211,18 +229,8 @@ static int period_steps(struct vt_proc *p)
     for (size_t i = 0; i < s->nthreads; i++) {
         const struct thread_calls *th = &s->threads[i];
         size_t start = 0, end = 0, per = th->n >= 3 ? period_of(th->v, th->n, &start, &end) : 0;
-        if (!per) continue;
-        /* a step waits for the GPU, or allocates and gives memory back: a run of allocations
-         * alone is a set-up loop, one of frees a tear-down (a cache emptied) */
-        size_t q = per - 1; /* the block's last call, from the run's start */
-        int waits = 0, allocs = 0, frees = 0;
-        for (size_t k = 0; k < per; k++) {
-            int kind = (int)th->v[start + k].kind;
-            if (kind == VT_EV_SYNC || kind == VT_EV_COPY) q = k, waits = 1;
-            allocs |= kind == VT_EV_ALLOC;
-            frees |= kind == VT_EV_FREE;
-        }
-        if (!waits && !(allocs && frees)) continue;
+        size_t q; /* the block's last call, from the run's start */
+        if (!per || !steplike(th->v + start, per, &q)) continue;
         size_t b = start + (q + 1) % per, blocks = (end - b) / per;
         if (blocks >= 3 && blocks > best_blocks) { best = th; best_p = per; best_b = b; best_blocks = blocks; }
     }
