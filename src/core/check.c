@@ -260,13 +260,18 @@ int vt_live_lookup_cached(uint64_t v, vt_alloc_info *out)
 #define VT_HOSTC_NS 1000000000ull
 static VT_TLS struct { uint64_t page, inserts, until; } hostc[1 << VT_HOSTC_BITS];
 static inline unsigned hostc_at(uint64_t v) { return ((uint32_t)(v >> 12) * 0x9E3779B1u) >> (32 - VT_HOSTC_BITS); }
+/* Entry I still says V's page is no CUDA memory (INSERTS: vt_registry_inserts read now). */
+static inline int hostc_holds(unsigned i, uint64_t v, uint64_t inserts, uint64_t now)
+{
+    return hostc[i].page == v >> 12 && hostc[i].inserts == inserts && now < hostc[i].until;
+}
 
 int vt_copy_class(uint64_t v, uint64_t now, vt_ptr_info *out)
 {
     if (lcache_get(v, &out->alloc) == 0) return out->cls = class_of_mem(out->alloc.mem); /* before the host pages */
     unsigned i = hostc_at(v);
     uint64_t inserts = atomic_load_explicit(&vt_registry_inserts, memory_order_acquire);
-    if (hostc[i].page == v >> 12 && hostc[i].inserts == inserts && now < hostc[i].until) return out->cls = VT_PTR_HOST;
+    if (hostc_holds(i, v, inserts, now)) return out->cls = VT_PTR_HOST;
     if (vt_live_lookup_cached(v, &out->alloc) == 0) return out->cls = class_of_mem(out->alloc.mem);
     out->cls = VT_PTR_HOST;
     if (vt_looks_scalar(v)) return out->cls;
@@ -283,7 +288,7 @@ int vt_copy_class_token(uint64_t v, uint64_t now, vt_class_token *t)
     if (vt_lcache_hit(vt_lcache, v)) { *t = (vt_class_token){ e->genp, e->gen, UINT64_MAX }; return 1; }
     unsigned i = hostc_at(v);
     uint64_t inserts = atomic_load_explicit(&vt_registry_inserts, memory_order_acquire);
-    if (hostc[i].page != v >> 12 || hostc[i].inserts != inserts || now >= hostc[i].until) return 0;
+    if (!hostc_holds(i, v, inserts, now)) return 0;
     *t = (vt_class_token){ &vt_registry_inserts, inserts, hostc[i].until };
     return 1;
 }

@@ -48,12 +48,6 @@ static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t 
     vt_ev_finding(&f);
 }
 
-/* The thread's last copy left in a fold slot (vt_fold_ticket), with what its verdict rested on:
- * the same call again (pointers, size, kind, stream, API, device, and stack by the unwinder's
- * serial) while both sides' classes hold (vt_class_token) classifies and checks as that one did,
- * clean, so it is only counted: no classification, check or record. A free of either side's
- * memory, a range inserted over the host side, a capture begun, a device-to-host copy, an
- * interval due, or another copy taking the slot sends it the whole way again. */
 /* vt_ev_copy's own stack pointer: the same whenever its caller's frame is where it was; below it
  * lie only the calls down to the unwinder (unwind.h's vt_unwind_same_above). */
 #if defined(__x86_64__)
@@ -69,6 +63,13 @@ static int python_now(void)
     return vt_cfg.python_frames && vt_py_frames(py, 1) > 0;
 }
 
+/* The thread's last copy left in a fold slot (vt_fold_ticket), with what its verdict rested on:
+ * the same call again (pointers, size, kind, stream, API, device, and stack: this frame where it
+ * was and the words above it unchanged), while both sides' classes hold (vt_class_token),
+ * classifies and checks as that one did, clean, so it is only counted: no classification, check
+ * or record. A free of either side's memory, a range inserted over the host side, a capture
+ * begun, a device-to-host copy, an interval due, or another copy taking the slot sends it the
+ * whole way again. */
 static VT_TLS struct copy_again {
     uint64_t dst, src, size, stream, h2d_src;
     uint64_t site, sp; /* the unwinder's serial for its stack (1 without backtraces), vt_ev_copy's stack pointer */

@@ -492,6 +492,15 @@ struct memo {
     uint64_t frames[MEMO_FRAMES];
 };
 static VT_TLS struct { struct memo way[MEMO_WAYS]; unsigned next; int busy; uint64_t serials, last; } uw_memo;
+typedef __typeof__(((struct memo *)0)->rd[0]) memo_read;
+
+/* Nonzero when a word of reads [R, END) reads differently now: differences or-ed, no branch per word. */
+__attribute__((no_sanitize_address)) static inline uint64_t reads_differ(const memo_read *r, const memo_read *end)
+{
+    uint64_t diff = 0;
+    for (; r < end; r++) diff |= *(const uint64_t *)(uintptr_t)r->at ^ r->val;
+    return diff;
+}
 
 uint64_t vt_unwind_serial(void) { return uw_memo.last; }
 
@@ -502,11 +511,7 @@ __attribute__((no_sanitize_address)) static int memo_find(uint64_t sp, uint64_t 
         unsigned w = (first + j) % MEMO_WAYS;
         const struct memo *m = &uw_memo.way[w];
         if (m->sp != sp || m->gen != gen || m->max != max || m->n <= 0 || (m->bp_used && m->bp != bp)) continue;
-        /* every word read again, differences or-ed (no branch per word) */
-        uint64_t diff = 0;
-        for (const __typeof__(m->rd[0]) *r = m->rd, *end = r + m->nreads; r < end; r++)
-            diff |= *(const uint64_t *)(uintptr_t)r->at ^ r->val;
-        if (diff) continue;
+        if (reads_differ(m->rd, m->rd + m->nreads)) continue; /* every word read again */
         memcpy(frames, m->frames, (size_t)m->n * sizeof frames[0]);
         uw_tls.st.memo_hits++;
         uw_memo.next = w + 1; /* the other way is the one to fill next */
@@ -537,11 +542,9 @@ __attribute__((no_sanitize_address)) int vt_unwind_same_above(uint64_t serial, u
     /* a walk under way (this is a signal handler's call) may be refilling the entry */
     const struct memo *m = serial && !uw_memo.busy ? memo_of(serial) : NULL;
     if (!m || m->gen != (atomic_load_explicit(&uw_gen, memory_order_acquire) & GEN_MASK)) return 0;
-    const __typeof__(m->rd[0]) *r = m->rd, *end = r + m->nreads;
+    const memo_read *r = m->rd, *end = r + m->nreads;
     while (r < end && r->at < above) r++; /* the walk reads upward: the caller's own calls first */
-    uint64_t diff = 0;
-    for (; r < end; r++) diff |= *(const uint64_t *)(uintptr_t)r->at ^ r->val;
-    if (diff) return 0;
+    if (reads_differ(r, end)) return 0;
     uw_memo.next = (unsigned)(m - uw_memo.way) + 1; /* answered: the other way is the one to fill */
     return 1;
 }
