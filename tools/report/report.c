@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "journal.h"
 #include "report/analysis.h"
+#include "report/gate.h"
 #include "report/reader.h"
 #include "report/reader_mt.h"
 #include "report/refbw.h"
@@ -34,7 +35,30 @@ static void usage(FILE *f)
           "  --diff BASE NEW    compare two runs (each a trace or a directory of traces): peak, sites\n"
           "                     at the peak by change, transfers; text or --json\n"
           "  --no-symbols       do not read ELF/DWARF files to symbolize backtraces\n"
+          "  --fail-on LIST     exit with status 3 when a process trips one of LIST (commas): oom, leak,\n"
+          "                     error, warning (or error), growth; each reason on stderr (with --diff:\n"
+          "                     the new run's processes)\n"
+          "  --error-exitcode N the status --fail-on exits with instead of 3 (1-255)\n"
           "  -h, --help         this help\n", f);
+}
+
+/* "--opt=VALUE" or "--opt VALUE": the value, advancing *I past it; NULL when A is not OPT.
+ * *MISSING set when OPT came without its value. */
+static const char *opt_value(const char *opt, char **argv, int argc, int *i, int *missing)
+{
+    size_t n = strlen(opt);
+    const char *a = argv[*i];
+    if (strncmp(a, opt, n)) return NULL;
+    if (a[n] == '=') return a + n + 1;
+    if (a[n]) return NULL;
+    if (*i + 1 >= argc) { *missing = 1; return NULL; }
+    return argv[++*i];
+}
+
+static void say_gate(void *ctx, const char *msg)
+{
+    (void)ctx;
+    fprintf(stderr, "vramtrace report: %s\n", msg);
 }
 
 struct warn_ctx { long shown, total; };
@@ -132,6 +156,8 @@ int vt_cmd_report(int argc, char **argv)
     char **paths = NULL;
     size_t npaths = 0, cap = 0;
     int only_files = 0;
+    unsigned gates = 0;
+    int gate_status = 3;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_files || a[0] != '-' || !a[1]) {
@@ -158,12 +184,30 @@ int vt_cmd_report(int argc, char **argv)
         if (!strcmp(a, "--json")) { json = 1; continue; }
         if (!strcmp(a, "--diff")) { diff = 1; continue; }
         if (!strcmp(a, "--no-symbols")) { symbols = 0; continue; }
+        int missing = 0;
+        const char *v;
+        if ((v = opt_value("--fail-on", argv, argc, &i, &missing))) {
+            char err[160];
+            if (vt_gate_parse(v, &gates, err, sizeof err) < 0) { fprintf(stderr, "vramtrace report: %s\n", err); status = 2; goto out; }
+            continue;
+        }
+        if ((v = opt_value("--error-exitcode", argv, argc, &i, &missing))) {
+            char *end;
+            long c = strtol(v, &end, 10);
+            if (!*v || *end || c < 1 || c > 255) {
+                fprintf(stderr, "vramtrace report: --error-exitcode needs a number from 1 to 255, not '%s'\n", v);
+                status = 2; goto out;
+            }
+            gate_status = (int)c;
+            continue;
+        }
+        if (missing) { fprintf(stderr, "vramtrace report: %s needs an argument\n", a); status = 2; goto out; }
         const char **dst = !strcmp(a, "--html") ? &html : !strcmp(a, "--perfetto") ? &perfetto
                          : !strcmp(a, "--bandwidth") ? &bw : NULL;
         int is_top = !strcmp(a, "--top");
         if (dst || is_top) {
             if (i + 1 >= argc) { fprintf(stderr, "vramtrace report: %s needs an argument\n", a); status = 2; goto out; }
-            const char *v = argv[++i];
+            v = argv[++i];
             if (dst) { *dst = v; continue; }
             char *end;
             long t = strtol(v, &end, 10);
@@ -268,6 +312,10 @@ int vt_cmd_report(int argc, char **argv)
         if (fflush(stdout) != 0 || rc < 0) { fputs("vramtrace report: writing the report failed\n", stderr); status = 1; }
         if (html && !status) status = write_file(html, "HTML report", vt_render_html, procs, done, &opts);
     }
+    /* The gates read what was reported: with --diff, the new run. Only a written report is gated;
+     * a trace that could not be read still makes it 2 (the gates saw only the others). */
+    if (!status && gates && vt_gate_check(diff ? procs + split : procs, diff ? done - split : done, gates, say_gate, NULL))
+        status = unreadable ? 2 : gate_status;
     for (size_t i = 0; i < done; i++) vt_proc_free(procs[i]);
     free(procs);
     if (!status && unreadable) status = 2;
