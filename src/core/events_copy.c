@@ -86,7 +86,7 @@ static inline int copy_again(const struct vt_call *c, uint64_t dst, uint64_t src
     return dst == a->dst && src == a->src && size == a->size && c->api == a->api &&
            x->kind == a->kind && x->async == a->async && x->stream == a->stream && c->dev == a->dev &&
            x->src_dev == a->src_dev && !x->is_2d && !c->res && !c->graph && vt_class_token_holds(&a->dt, c->t0) &&
-           vt_class_token_holds(&a->st, c->t0) && !(x->async && vt_captured_into(c, x->stream)) &&
+           vt_class_token_holds(&a->st, c->t0) && !(x->async && vt_captured_into(c, x->stream, NULL)) &&
            vt_fold_copy_again(c, size, a->h2d_src, vt_cfg.backtraces ? a->site : 0, &a->ticket);
 }
 
@@ -176,7 +176,7 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     rp->spitch = x->spitch;
     rp->src_dev = x->src_dev;
     rp->graph = (uint8_t)c->graph;
-    const void *key = x->async ? vt_captured_into(c, x->stream) : NULL; /* a capturing stream's work is a graph node */
+    const void *key = x->async ? vt_captured_into(c, x->stream, NULL) : NULL; /* a capturing stream's work is a graph node */
     if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); rp->graph = VT_GRAPH_CAPTURED; }
     /* a steady copy is counted (fold.h); a device-to-host one is only noted there */
     int foldable = !c->res && !rp->graph && vt_findings_made == said;
@@ -210,7 +210,7 @@ void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value,
     r.async = (uint8_t)async;
     r.stream = stream;
     r.graph = (uint8_t)c->graph;
-    const void *key = async ? vt_captured_into(c, stream) : NULL;
+    const void *key = async ? vt_captured_into(c, stream, NULL) : NULL;
     if (key) { vt_graph_add_set(key, c->dev, addr, size, value, elem); r.graph = VT_GRAPH_CAPTURED; }
     if (!(!c->res && !r.graph && vt_findings_made == said && vt_fold_set(&r))) vt_emit_record(VT_R_SET, &r, sizeof r);
     VT_RESTORE_ERRNO;

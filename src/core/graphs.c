@@ -144,21 +144,27 @@ int vt_stream_capturing(uint64_t stream)
     return r == CUDA_SUCCESS && st == 1 /* CU_STREAM_CAPTURE_STATUS_ACTIVE */;
 }
 
-const void *vt_capture_key(uint64_t stream)
+const void *vt_capture_key(uint64_t stream, const void **node)
 {
-    /* cuStreamGetCaptureInfo_v3 (CUDA 12.3+): status, id, the graph being built, dependencies */
-    typedef CUresult (*info_fn)(CUstream, int *, uint64_t *, void **, const void **, const void **, size_t *);
+    /* cuStreamGetCaptureInfo_v3 (CUDA 12.3+): status, id, the graph being built, dependencies
+     * and their edge data (asked with them: without, edges with data make the query fail) */
+    typedef CUresult (*info_fn)(CUstream, int *, uint64_t *, void **, void *const **, const void **, size_t *);
     info_fn q = (info_fn)vt_real_driver("cuStreamGetCaptureInfo_v3");
     int st = 0, saved = errno;
     void *graph = NULL;
+    void *const *deps = NULL;
+    const void *edges = NULL;
+    size_t ndeps = 0;
     uint64_t id = 0;
     CUresult r = CUDA_ERROR_NOT_SUPPORTED;
+    if (node) *node = NULL;
     if (q) {
         vt_ts.guard++;
-        r = q((CUstream)(uintptr_t)stream, &st, &id, &graph, NULL, NULL, NULL);
+        r = q((CUstream)(uintptr_t)stream, &st, &id, &graph, node ? &deps : NULL, node ? &edges : NULL, node ? &ndeps : NULL);
         vt_ts.guard--;
     }
     errno = saved;
+    if (r == CUDA_SUCCESS && st == 1 && node && deps && ndeps == 1) *node = deps[0];
     if (r == CUDA_SUCCESS) return st == 1 && graph ? graph : NULL;
     return vt_stream_capturing(stream) ? (const void *)(uintptr_t)stream : NULL;
 }

@@ -54,16 +54,20 @@ int vt_stream_capturing(uint64_t stream);
  * it, else the stream); NULL when the stream is not capturing. Asks the driver (guard held, errno
  * kept): launches, copies and memsets ask it only while vt_captures_active is non-zero
  * (vt_captured_into); stream-ordered allocations and frees always, as a capture the tracer did
- * not see begin must still not count its allocation nodes as memory. */
-const void *vt_capture_key(uint64_t stream);
+ * not see begin must still not count its allocation nodes as memory.
+ * NODE, when not NULL, gets the stream's one dependency, or NULL when it has none or several:
+ * asked right after work was captured, that is the work's node (CUDA: the next captured work
+ * depends on what the stream captured last), the handle cudaGraphGetNodes later lists and the
+ * SetParams calls name. */
+const void *vt_capture_key(uint64_t stream, const void **node);
 /* The capture key for call C's work on STREAM when that work is a graph node rather than done
  * now: only while a capture is active anywhere (one relaxed load otherwise), for work that
- * succeeded and is not itself a replay. NULL: done now. */
-static inline const void *vt_captured_into(const struct vt_call *c, uint64_t stream)
+ * succeeded and is not itself a replay. NULL: done now. NODE as for vt_capture_key. */
+static inline const void *vt_captured_into(const struct vt_call *c, uint64_t stream, const void **node)
 {
     if (__builtin_expect(atomic_load_explicit(&vt_captures_active, memory_order_relaxed) == 0, 1) || c->graph || c->res)
         return NULL;
-    return vt_capture_key(stream);
+    return vt_capture_key(stream, node);
 }
 
 /* Nodes, added to the set keyed KEY. A kernel node's arguments are copied: from the packed

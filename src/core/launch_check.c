@@ -249,9 +249,10 @@ static inline void fill_launch(struct vt_rec_launch *w, const struct vt_call *c,
 static __attribute__((noinline, cold)) int capture_launch(const struct vt_call *c, vt_kernel *k, vt_dim3 grid,
                                                           vt_dim3 block, uint64_t shmem, uint64_t stream)
 {
-    const void *key = vt_captured_into(c, stream);
+    const void *node;
+    const void *key = vt_captured_into(c, stream, &node);
     if (!key) return c->graph;
-    vt_graph_add_kernel(key, NULL, k, c->dev, launch_args.args, launch_args.buf, launch_args.len, grid, block, shmem);
+    vt_graph_add_kernel(key, node, k, c->dev, launch_args.args, launch_args.buf, launch_args.len, grid, block, shmem);
     return VT_GRAPH_CAPTURED;
 }
 

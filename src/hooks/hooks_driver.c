@@ -64,7 +64,7 @@ typedef CUresult (*alloc_async_fn)(CUdeviceptr *, size_t, CUstream);
 static CUresult alloc_async_impl(void *real, const char *api, CUdeviceptr *p, size_t n, CUstream s)
 {
     if (DRV_SKIP()) return ((alloc_async_fn)real)(p, n, s);
-    const void *graph = vt_capture_key(u(s)); /* a graph allocation node: memory only while it runs */
+    const void *graph = vt_capture_key(u(s), NULL); /* a graph allocation node: memory only while it runs */
     VT_CALL_BEGIN(c, api);
     CUresult r = ((alloc_async_fn)real)(p, n, s);
     VT_CALL_END(c, r);
@@ -81,7 +81,7 @@ typedef CUresult (*alloc_pool_fn)(CUdeviceptr *, size_t, CUmemoryPool, CUstream)
 static CUresult alloc_pool_impl(void *real, const char *api, CUdeviceptr *p, size_t n, CUmemoryPool pool, CUstream s)
 {
     if (DRV_SKIP()) return ((alloc_pool_fn)real)(p, n, pool, s);
-    const void *graph = vt_capture_key(u(s));
+    const void *graph = vt_capture_key(u(s), NULL);
     VT_CALL_BEGIN(c, api);
     CUresult r = ((alloc_pool_fn)real)(p, n, pool, s);
     VT_CALL_END(c, r);
@@ -180,7 +180,7 @@ typedef CUresult (*free_async_fn)(CUdeviceptr, CUstream);
 static CUresult free_async_impl(void *real, const char *api, CUdeviceptr p, CUstream s)
 {
     if (DRV_SKIP() || !p) return ((free_async_fn)real)(p, s);
-    const void *graph = vt_capture_key(u(s));
+    const void *graph = vt_capture_key(u(s), NULL);
     if (graph) { /* a graph free node: recorded when the graph runs */
         CUresult r = ((free_async_fn)real)(p, s);
         if (r == CUDA_SUCCESS) vt_graph_add_free(graph, p);

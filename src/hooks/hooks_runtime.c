@@ -130,7 +130,7 @@ typedef cudaError_t (*malloc_async_fn)(void **, size_t, cudaStream_t);
 static cudaError_t malloc_async_impl(void *real, const char *api, void **p, size_t n, cudaStream_t s)
 {
     RT_FORWARD_IF_NESTED(((malloc_async_fn)real)(p, n, s));
-    const void *graph = vt_capture_key(u(s)); /* a graph allocation node: memory only while it runs */
+    const void *graph = vt_capture_key(u(s), NULL); /* a graph allocation node: memory only while it runs */
     VT_CALL_BEGIN(c, api);
     cudaError_t r;
     RT_CALL(r, ((malloc_async_fn)real)(p, n, s));
@@ -148,7 +148,7 @@ typedef cudaError_t (*malloc_pool_fn)(void **, size_t, cudaMemPool_t, cudaStream
 static cudaError_t malloc_pool_impl(void *real, const char *api, void **p, size_t n, cudaMemPool_t pool, cudaStream_t s)
 {
     RT_FORWARD_IF_NESTED(((malloc_pool_fn)real)(p, n, pool, s));
-    const void *graph = vt_capture_key(u(s));
+    const void *graph = vt_capture_key(u(s), NULL);
     VT_CALL_BEGIN(c, api);
     cudaError_t r;
     RT_CALL(r, ((malloc_pool_fn)real)(p, n, pool, s));
@@ -186,7 +186,7 @@ static cudaError_t free_async_impl(void *real, const char *api, void *p, cudaStr
     RT_FORWARD_IF_NESTED(((free_async_fn)real)(p, s));
     if (!p) return ((free_async_fn)real)(p, s);
     cudaError_t r;
-    const void *graph = vt_capture_key(u(s));
+    const void *graph = vt_capture_key(u(s), NULL);
     if (graph) { /* a graph free node: recorded when the graph runs */
         RT_CALL(r, ((free_async_fn)real)(p, s));
         if (r == cudaSuccess) vt_graph_add_free(graph, u(p));

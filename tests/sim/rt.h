@@ -52,7 +52,7 @@
     X(cuLibraryLoadFromFile) X(cuLibraryUnload) X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels) \
     X(cuLibraryGetGlobal) X(cuLibraryGetManaged) X(cuLibraryGetUnifiedFunction) X(cuKernelGetFunction) \
     X(cuGraphAddMemcpyNode) X(cuGraphAddMemsetNode) X(cuGraphGetNodes) X(cuGraphNodeGetDependencies) \
-    X(cuGraphUpload) X(cuGraphConditionalHandleCreate) X(cuStreamBeginCaptureToGraph)
+    X(cuGraphUpload) X(cuGraphConditionalHandleCreate) X(cuStreamBeginCaptureToGraph) X(cuGraphKernelNodeGetParams)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;
@@ -68,6 +68,9 @@ extern CUcontext rt_primary[RT_MAX_DEV];
 /* Load the driver, cuInit, and make the calling thread's device current (retaining its primary
  * context). Returns cudaSuccess or the error to hand back. */
 cudaError_t rt_enter(void);
+/* The runtime's entry (the host stub) of a kernel's CUfunction on any device; NULL: not one of
+ * the runtime's (a driver module's kernel). */
+const void *rt_entry_of_function(CUfunction cf);
 int rt_cur_dev(void);
 /* Record a result as the thread's last error (when non-zero) and return it. */
 cudaError_t rt_ret(cudaError_t e);

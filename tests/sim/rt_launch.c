@@ -141,6 +141,17 @@ cudaError_t __cudaGetKernel(cudaKernel_t *k, const void *hostFun)
 
 cudaError_t cudaGetKernel(cudaKernel_t *k, const void *entry) { return __cudaGetKernel(k, entry); }
 
+const void *rt_entry_of_function(CUfunction cf)
+{
+    const void *host = NULL;
+    pthread_mutex_lock(&lk);
+    for (rt_func *f = funcs; f && !host; f = f->next)
+        for (int d = 0; d < RT_MAX_DEV && !host; d++)
+            if (cf && f->f[d] == cf) host = f->host;
+    pthread_mutex_unlock(&lk);
+    return host;
+}
+
 /* resolve the driver function for the current device, loading the module on first use */
 static cudaError_t resolve(rt_func *f, CUfunction *out)
 {

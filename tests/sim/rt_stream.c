@@ -95,6 +95,25 @@ cudaError_t cudaGraphExecKernelNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t 
     if (e) return rt_ret(e);
     RT_CALL(rt_d.cuGraphExecKernelNodeSetParams(x, n, &dp));
 }
+/* The driver's parameters as the runtime's: the kernel as its entry (the host stub, as CUDA's
+ * runtime hands back what a launch named), or the CUfunction of a driver module's kernel. */
+cudaError_t cudaGraphKernelNodeGetParams(cudaGraphNode_t n, struct cudaKernelNodeParams *p)
+{
+    RT_ENTER();
+    if (!p) return rt_ret(cudaErrorInvalidValue);
+    CUDA_KERNEL_NODE_PARAMS dp;
+    CUresult r = rt_d.cuGraphKernelNodeGetParams(n, &dp);
+    if (r) return rt_ret(rt_err(r));
+    const void *entry = rt_entry_of_function(dp.func);
+    memset(p, 0, sizeof *p);
+    p->func = entry ? (void *)entry : (void *)dp.func;
+    p->gridDim = (dim3){ dp.gridDimX, dp.gridDimY, dp.gridDimZ };
+    p->blockDim = (dim3){ dp.blockDimX, dp.blockDimY, dp.blockDimZ };
+    p->sharedMemBytes = dp.sharedMemBytes;
+    p->kernelParams = dp.kernelParams;
+    p->extra = dp.extra;
+    return cudaSuccess;
+}
 cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g, cudaGraphExecUpdateResultInfo *info)
 {
     RT_ENTER();

@@ -154,19 +154,26 @@ typedef struct sim_op {
     int type;           /* 1 copy, 2 memset, 3 kernel, 4 graph mem alloc, 5 graph mem free */
     void *dst; const void *src; size_t n;   /* copy */
     unsigned value; unsigned elem;           /* memset: value, element size */
-    CUfunction f; void **params; void *argbuf; size_t argsize; /* kernel */
+    CUfunction f; void **params; void *argbuf; size_t argsize; /* kernel (params: GetParams' view, owned) */
+    unsigned grid[3], block[3], shmem;      /* kernel */
     int dev; size_t reserved;               /* graph mem alloc: dst = address, n = size */
 } sim_op;
 void sim_replay_op(const sim_op *op);
 /* sim_graph.c: the graph stream s is capturing into (NULL: none); s joins the capture building g
  * (an event recorded in it, waited on: cross-stream capture). */
 CUgraph sim_capture_graph(CUstream s);
+/* cuStreamUpdateCaptureDependencies: the stream's dependencies set to (add 0) or joined with
+ * (add 1) DEPS; only a single node is kept as such (more: none is). */
+CUresult sim_capture_set_deps(CUstream s, const CUgraphNode *deps, size_t n, int add);
 CUresult sim_capture_join(CUstream s, CUgraph g);
 int sim_stream_dev(CUstream s);
 CUresult sim_dev_alloc(int dev, size_t size, int kind, uintptr_t *out, sim_region **reg);
 void sim_dev_free(sim_region *r);
 CUresult sim_launch_check(CUfunction f, void **params, const void *argbuf, size_t argsize);
 CUresult sim_node_args(CUfunction f, void **params, void **extra, void **out, size_t *len);
+/* kernelParams for a node's flattened arguments: one pointer per parameter into argbuf (a new
+ * array the caller owns); NULL when f has no layout or out of memory. */
+void **sim_param_ptrs(CUfunction f, void *argbuf, size_t argsize);
 
 long sim_event_flags(CUevent e); /* the flags it was created with; -1: not an event */
 

@@ -24,7 +24,8 @@ CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
     return CUDA_SUCCESS;
 }
 
-/* Dependencies are not modelled (nodes run in the order added): the call is checked and kept. */
+/* Nodes still run in the order added; the stream's dependencies (what cuStreamGetCaptureInfo_v3
+ * says) follow the call when it leaves one node. */
 CUresult cuStreamUpdateCaptureDependencies_v2(CUstream s, CUgraphNode *deps, const CUgraphEdgeData *edges, size_t n,
                                               unsigned int flags)
 {
@@ -33,7 +34,7 @@ CUresult cuStreamUpdateCaptureDependencies_v2(CUstream s, CUgraphNode *deps, con
     if (r) return r;
     if ((n && !deps) || (flags != CU_STREAM_ADD_CAPTURE_DEPENDENCIES && flags != CU_STREAM_SET_CAPTURE_DEPENDENCIES))
         return CUDA_ERROR_INVALID_VALUE;
-    return sim_capture_graph(s) ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
+    return sim_capture_set_deps(s, deps, n, flags == CU_STREAM_ADD_CAPTURE_DEPENDENCIES);
 }
 SIM_ALIAS(cuStreamUpdateCaptureDependencies_v2, cuStreamUpdateCaptureDependencies_v2_ptsz);
 

@@ -18,8 +18,10 @@ struct CUgraph_st { int magic; sim_op *ops; size_t n, cap; struct CUgraphNode_st
 struct CUgraphExec_st { int magic; struct CUgraph_st g; };
 
 /* One entry per capturing stream: the origin (cuStreamBeginCapture) and every stream that joined
- * its capture by waiting on an event recorded in it; all add to the same graph. */
-static struct { CUstream s; struct CUgraph_st *g; int origin; } caps[MAX_CAPTURE];
+ * its capture by waiting on an event recorded in it; all add to the same graph. last: the node
+ * the stream's next captured work would depend on (the last one it captured), which
+ * cuStreamGetCaptureInfo_v3 hands out as the stream's dependencies, as CUDA does. */
+static struct { CUstream s; struct CUgraph_st *g; int origin; struct CUgraphNode_st *last; } caps[MAX_CAPTURE];
 
 static int cap_index(CUstream s)
 {
@@ -38,13 +40,13 @@ static int append(struct CUgraph_st *g, const sim_op *op)
         g->cap = nc;
     }
     sim_op o = *op;
+    o.params = NULL;
     if (o.type == 3 && o.argbuf) {
         void *b = malloc(o.argsize ? o.argsize : 1);
         if (!b) return -1;
         memcpy(b, op->argbuf, o.argsize);
         o.argbuf = b;
     }
-    o.params = NULL;
     g->ops[g->n++] = o;
     return 0;
 }
@@ -99,7 +101,8 @@ static CUresult kernel_op(const CUDA_KERNEL_NODE_PARAMS *p, sim_op *op)
 {
     if (!p || !p->func || !p->gridDimX || !p->gridDimY || !p->gridDimZ || !p->blockDimX || !p->blockDimY || !p->blockDimZ)
         return CUDA_ERROR_INVALID_VALUE;
-    *op = (sim_op){ .type = 3, .f = p->func };
+    *op = (sim_op){ .type = 3, .f = p->func, .grid = { p->gridDimX, p->gridDimY, p->gridDimZ },
+                    .block = { p->blockDimX, p->blockDimY, p->blockDimZ }, .shmem = p->sharedMemBytes };
     void *b;
     size_t n;
     CUresult r = sim_node_args(p->func, p->kernelParams, p->extra, &b, &n);
@@ -114,6 +117,7 @@ static CUresult set_kernel_op(struct CUgraph_st *g, size_t i, sim_op *op)
 {
     if (i >= g->n || g->ops[i].type != 3) { free(op->argbuf); return CUDA_ERROR_INVALID_VALUE; }
     free(g->ops[i].argbuf);
+    free(g->ops[i].params);
     g->ops[i] = *op;
     return CUDA_SUCCESS;
 }
@@ -152,9 +156,19 @@ int sim_capture_op(CUstream s, const sim_op *op)
     if (sim_is_default_stream(s)) return 0;
     pthread_mutex_lock(&sim_lock);
     int i = cap_index(s);
-    if (i >= 0) append(caps[i].g, op);
+    struct CUgraphNode_st *nd = NULL;
+    if (i >= 0 && add_node(caps[i].g, op, &nd) == CUDA_SUCCESS) caps[i].last = nd;
     pthread_mutex_unlock(&sim_lock);
     return i >= 0;
+}
+
+CUresult sim_capture_set_deps(CUstream s, const CUgraphNode *deps, size_t n, int add)
+{
+    pthread_mutex_lock(&sim_lock);
+    int i = cap_index(s);
+    if (i >= 0) caps[i].last = n == 1 && (!add || !caps[i].last) ? deps[0] : add && !n ? caps[i].last : NULL;
+    pthread_mutex_unlock(&sim_lock);
+    return i >= 0 ? CUDA_SUCCESS : CUDA_ERROR_ILLEGAL_STATE;
 }
 
 CUgraph sim_capture_graph(CUstream s)
@@ -181,7 +195,7 @@ CUresult sim_capture_join(CUstream s, CUgraph g)
     if (!live) r = CUDA_SUCCESS;                     /* that capture has ended: an ordinary wait */
     else if (cur >= 0) r = caps[cur].g == g ? CUDA_SUCCESS : CUDA_ERROR_STREAM_CAPTURE_MERGE;
     else if (slot < 0) r = CUDA_ERROR_OUT_OF_MEMORY;
-    else { caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 0; }
+    else { caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 0; caps[slot].last = NULL; }
     pthread_mutex_unlock(&sim_lock);
     return r;
 }
@@ -210,7 +224,7 @@ static CUresult begin_capture(CUstream s, struct CUgraph_st *graph)
     for (int i = 0; !r && i < MAX_CAPTURE && slot < 0; i++)
         if (!caps[i].g) slot = i;
     if (!r && slot < 0) r = CUDA_ERROR_OUT_OF_MEMORY;
-    if (!r && (g || !(r = cuGraphCreate(&g, 0)))) { caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 1; }
+    if (!r && (g || !(r = cuGraphCreate(&g, 0)))) { caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 1; caps[slot].last = NULL; }
     pthread_mutex_unlock(&sim_lock);
     return r;
 }
@@ -240,7 +254,7 @@ CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
         struct CUgraph_st *graph = caps[i].g;
         *g = graph;
         for (int j = 0; j < MAX_CAPTURE; j++)
-            if (caps[j].g == graph) { caps[j].g = NULL; caps[j].s = NULL; caps[j].origin = 0; }
+            if (caps[j].g == graph) { caps[j].g = NULL; caps[j].s = NULL; caps[j].origin = 0; caps[j].last = NULL; }
     }
     pthread_mutex_unlock(&sim_lock);
     return r;
@@ -257,8 +271,9 @@ CUresult cuStreamIsCapturing(CUstream s, CUstreamCaptureStatus *st)
 }
 SIM_ALIAS(cuStreamIsCapturing, cuStreamIsCapturing_ptsz);
 
-/* CUDA 12.3+: the capture's status, id and the graph being built (the graph cuStreamEndCapture
- * will return); dependencies are not modelled (none). */
+/* CUDA 12.3+: the capture's status, id, the graph being built (the graph cuStreamEndCapture
+ * will return) and the stream's dependencies: the last node it captured (none before its first;
+ * edges are not modelled). */
 CUresult cuStreamGetCaptureInfo_v3(CUstream s, CUstreamCaptureStatus *st, cuuint64_t *id, CUgraph *graph,
                                    const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
 {
@@ -269,9 +284,9 @@ CUresult cuStreamGetCaptureInfo_v3(CUstream s, CUstreamCaptureStatus *st, cuuint
     if (i >= 0) {
         if (id) *id = (cuuint64_t)i + 1;
         if (graph) *graph = caps[i].g;
-        if (deps) *deps = NULL;
+        if (deps) *deps = caps[i].last ? (const CUgraphNode *)&caps[i].last : NULL;
         if (edges) *edges = NULL;
-        if (ndeps) *ndeps = 0;
+        if (ndeps) *ndeps = caps[i].last ? 1 : 0;
     }
     pthread_mutex_unlock(&sim_lock);
     return CUDA_SUCCESS;
@@ -281,7 +296,7 @@ SIM_ALIAS(cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo_v3_ptsz);
 static void free_ops(struct CUgraph_st *g)
 {
     for (size_t i = 0; i < g->n; i++)
-        if (g->ops[i].type == 3) free(g->ops[i].argbuf);
+        if (g->ops[i].type == 3) { free(g->ops[i].argbuf); free(g->ops[i].params); }
     free(g->ops);
 }
 
@@ -336,6 +351,28 @@ CUresult cuGraphAddKernelNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode
     return add_kernel_node(node, g, p);
 }
 CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p) { return set_graph_kernel_node(node, p); }
+
+/* A kernel node's parameters; kernelParams and the values it points to belong to the node (valid
+ * until the node is destroyed or its parameters change, as CUDA documents). */
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode node, CUDA_KERNEL_NODE_PARAMS *p)
+{
+    if (!node || node->magic != NODE_MAGIC || !p) return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&sim_lock);
+    sim_op *op = node->idx < node->g->n ? &node->g->ops[node->idx] : NULL;
+    if (!op || op->type != 3) r = CUDA_ERROR_INVALID_VALUE;
+    else if (!op->params && op->argbuf && !(op->params = sim_param_ptrs(op->f, op->argbuf, op->argsize))) r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (!r) {
+        memset(p, 0, sizeof *p);
+        p->func = op->f;
+        p->gridDimX = op->grid[0]; p->gridDimY = op->grid[1]; p->gridDimZ = op->grid[2];
+        p->blockDimX = op->block[0]; p->blockDimY = op->block[1]; p->blockDimZ = op->block[2];
+        p->sharedMemBytes = op->shmem;
+        p->kernelParams = op->params;
+    }
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
 CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec e, CUgraphNode node, const CUDA_KERNEL_NODE_PARAMS *p)
 {
     return set_exec_kernel_node(e, node, p);

@@ -486,8 +486,18 @@ CUresult sim_node_args(CUfunction hf, void **params, void **extra, void **out, s
     return CUDA_SUCCESS;
 }
 
+void **sim_param_ptrs(CUfunction hf, void *argbuf, size_t argsize)
+{
+    struct CUfunc_st *f = func_of(hf);
+    if (!f || !f->lay) return NULL;
+    void **v = calloc(f->lay->n ? f->lay->n : 1, sizeof *v);
+    for (uint32_t i = 0; v && i < f->lay->n; i++)
+        if (argbuf && f->lay->p[i].off + f->lay->p[i].size <= argsize) v[i] = (char *)argbuf + f->lay->p[i].off;
+    return v;
+}
+
 static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
-                       unsigned bz, CUstream s, void **params, void **extra)
+                       unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)
 {
     sim_ctx *c;
     CUresult r = sim_stream_check(s, &c);
@@ -502,7 +512,8 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, uns
     CUresult pr = packed_args(params, extra, &buf, &bufsize);
     if (pr) return pr;
     if (!sim_is_default_stream(s)) {
-        sim_op op = {.type = 3, .f = hf, .argbuf = (void *)buf, .argsize = bufsize};
+        sim_op op = {.type = 3, .f = hf, .argbuf = (void *)buf, .argsize = bufsize,
+                     .grid = {gx, gy, gz}, .block = {bx, by, bz}, .shmem = shmem};
         char *copy = NULL;
         size_t n = layout_bytes(f);
         if (params && n && (copy = calloc(1, n))) { /* flatten for replay */
@@ -521,7 +532,7 @@ static CUresult launch(CUfunction hf, unsigned gx, unsigned gy, unsigned gz, uns
 CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
                         unsigned bz, unsigned shmem, CUstream s, void **params, void **extra)
 {
-    return launch(f, gx, gy, gz, bx, by, bz, s, params, extra);
+    return launch(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra);
 }
 SIM_ALIAS(cuLaunchKernel, cuLaunchKernel_ptsz);
 
@@ -529,14 +540,14 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *cfg, CUfunction f, void **params
 {
     if (!cfg) return CUDA_ERROR_INVALID_VALUE;
     return launch(f, cfg->gridDimX, cfg->gridDimY, cfg->gridDimZ, cfg->blockDimX, cfg->blockDimY,
-                  cfg->blockDimZ, cfg->hStream, params, extra);
+                  cfg->blockDimZ, cfg->sharedMemBytes, cfg->hStream, params, extra);
 }
 SIM_ALIAS(cuLaunchKernelEx, cuLaunchKernelEx_ptsz);
 
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                                    unsigned by, unsigned bz, unsigned shmem, CUstream s, void **params)
 {
-    return launch(f, gx, gy, gz, bx, by, bz, s, params, NULL);
+    return launch(f, gx, gy, gz, bx, by, bz, shmem, s, params, NULL);
 }
 SIM_ALIAS(cuLaunchCooperativeKernel, cuLaunchCooperativeKernel_ptsz);
 
@@ -563,7 +574,7 @@ CUresult cuLaunchCooperativeKernelMultiDevice(CUDA_LAUNCH_PARAMS *list, unsigned
         const CUDA_LAUNCH_PARAMS *e = &list[i];
         sim_ctx *prev = sim_swap_ctx(sim_stream_ctx(e->hStream));
         r = launch(e->function, e->gridDimX, e->gridDimY, e->gridDimZ, e->blockDimX, e->blockDimY, e->blockDimZ,
-                   e->hStream, e->kernelParams, NULL);
+                   e->sharedMemBytes, e->hStream, e->kernelParams, NULL);
         sim_swap_ctx(prev);
     }
     return r;

@@ -52,6 +52,16 @@
 //                  (cudaGraphAddChildGraphNode) to a second graph; the buffer freed, the second
 //                  graph launched twice: each launch checks the child's kernel (a use after free)
 //   child_drv      the same with cuGraphAddChildGraphNode
+//   capset_rt      a kernel captured (<<<>>>) with buffer A and instantiated; its node found the way
+//                  programs find it (cudaGraphGetNodes) and read (cudaGraphKernelNodeGetParams);
+//                  the exec's node given B (cudaGraphExecKernelNodeSetParams), A freed, launched
+//                  twice: nothing (the exec runs B); given C, C freed, launched twice: a use after
+//                  free of C at each; the graph's node given a heap buffer
+//                  (cudaGraphKernelNodeSetParams: checked when set), a second exec instantiated
+//                  from the graph and launched once: the heap buffer again (issue 50: a captured
+//                  node's handle)
+//   capset_drv     the same through the driver API (cuLaunchKernel, cuGraphGetNodes,
+//                  cuGraphKernelNodeGetParams, cuGraphExecKernelNodeSetParams, ...)
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -518,6 +528,97 @@ static int nodes(int drv)
     return rc;
 }
 
+// The kernel node's parameters with argument 0 = *p: the node's own read back (its kernel and
+// geometry as captured), given a new argument array as the documentation asks (the node's own
+// array and values are not to be changed).
+struct node_params { cudaKernelNodeParams rt; CUDA_KERNEL_NODE_PARAMS drv; void *args[2]; };
+static int get_params(int drv, cudaGraphNode_t node, struct node_params *np, float *expect_arg)
+{
+    void **kp;
+    int r, geometry;
+    if (drv) {
+        r = (int)cuGraphKernelNodeGetParams((CUgraphNode)node, &np->drv);
+        kp = np->drv.kernelParams;
+        geometry = np->drv.gridDimX == 2 && np->drv.blockDimX == 32;
+    } else {
+        r = (int)cudaGraphKernelNodeGetParams(node, &np->rt);
+        kp = np->rt.kernelParams;
+        geometry = np->rt.gridDim.x == 2 && np->rt.blockDim.x == 32 && np->rt.func == (void *)coop_scale;
+    }
+    printf("rc getparams %d\n", r);
+    printf("rc nodeargs %d\n", !(r == 0 && kp && *(float **)kp[0] == expect_arg && geometry));
+    if (drv) np->drv.kernelParams = np->args;
+    else np->rt.kernelParams = np->args;
+    return r;
+}
+
+static int set_captured(int drv, cudaGraphExec_t e, cudaGraphNode_t node, struct node_params *np, float **p, int *n)
+{
+    np->args[0] = p;
+    np->args[1] = n;
+    if (drv) return e ? (int)cuGraphExecKernelNodeSetParams((CUgraphExec)e, (CUgraphNode)node, &np->drv)
+                      : (int)cuGraphKernelNodeSetParams((CUgraphNode)node, &np->drv);
+    return e ? (int)cudaGraphExecKernelNodeSetParams(e, node, &np->rt) : (int)cudaGraphKernelNodeSetParams(node, &np->rt);
+}
+
+static int capset(int drv)
+{
+    float *a, *b, *c, *h = (float *)malloc(4096);
+    int n = 1;
+    cudaMalloc(&a, 4096);
+    cudaMalloc(&b, 4096);
+    cudaMalloc(&c, 4096);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaFunction_t fn;
+    cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
+    const char *replay_api = drv ? "cuGraphLaunch" : "cudaGraphLaunch";
+    cudaGraph_t g;
+    cudaGraphExec_t e, e2;
+    printf("rc begin %d\n", (int)cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    printf("launch %s 0 captured\n", drv ? "cuLaunchKernel" : "__cudaLaunchKernel");
+    if (drv) {
+        void *args[] = { &a, &n };
+        printf("rc launch %d\n", (int)cuLaunchKernel((CUfunction)fn, 2, 1, 1, 32, 1, 1, 0, (CUstream)s, args, NULL));
+    } else {
+        coop_scale<<<2, 32, 0, s>>>(a, n);
+        printf("rc launch %d\n", (int)cudaGetLastError());
+    }
+    printf("rc end %d\n", (int)cudaStreamEndCapture(s, &g));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+    cudaGraphNode_t node = NULL;
+    size_t num = 1;
+    int r = drv ? (int)cuGraphGetNodes((CUgraph)g, (CUgraphNode *)&node, &num) : (int)cudaGraphGetNodes(g, &node, &num);
+    printf("rc getnodes %d\n", r || num != 1);
+    struct node_params np;
+    get_params(drv, node, &np, a);
+#define LAUNCH(x, times) for (int i_ = 0; i_ < (times); i_++) { \
+        printf("launch %s 0 graph\n", replay_api); \
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)(x), (CUstream)s) : (int)cudaGraphLaunch(x, s)); }
+    printf("rc execset %d\n", set_captured(drv, e, node, &np, &b, &n));
+    cudaFree(a);                                        // the exec no longer uses it
+    LAUNCH(e, 2)
+    printf("rc execset %d\n", set_captured(drv, e, node, &np, &c, &n));
+    cudaFree(c);
+    expect("use_after_free", c, c, 4096, 0);
+    LAUNCH(e, 2)
+    expect("host_pointer", h, NULL, 0, 0);
+    printf("rc graphset %d\n", set_captured(drv, NULL, node, &np, &h, &n));   // checked now ...
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e2, g, 0));
+    LAUNCH(e2, 1)                                       // ... and when the new exec runs
+#undef LAUNCH
+    int rc = (int)cudaStreamSynchronize(s);
+    printf("count use_after_free 2\ncount host_pointer 2\n");
+    printf("report launches 5\nreport graph_launches 5\nreport graph_copies 0\nreport graph_sets 0\n"
+           "report captured 1\nreport h2d_count 0\nreport set_count 0\n");
+    cudaGraphExecDestroy(e2);
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    cudaFree(b);
+    free(h);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -531,6 +632,8 @@ int main(int argc, char **argv)
         rc = child(!strcmp(m, "child_drv"));
     } else if (!strcmp(m, "drv_extra")) {
         rc = extra();
+    } else if (!strncmp(m, "capset_", 7)) {
+        rc = capset(!strcmp(m, "capset_drv"));
     } else if (!strcmp(m, "graph_join")) {
         rc = join();
     } else if (!strncmp(m, "nodes_", 6) || !strncmp(m, "gnodes_", 7)) {
