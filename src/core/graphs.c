@@ -106,19 +106,57 @@ void vt_graph_transfer(const void *from, const void *to, int move)
     g_unlock();
 }
 
-void vt_graph_append_child(const void *graph, const void *child)
+/* A copy of CHILD's nodes as NODE's clone: *n of them, NULL when none or out of memory. g_lock held. */
+static struct vt_gnode *child_clone(const void *child, const void *node, size_t *n)
+{
+    struct gset *c = gset_find(child, 0);
+    *n = c ? c->cnt : 0;
+    struct vt_gnode *copy = *n ? copy_nodes(c->n, *n) : NULL;
+    for (size_t i = 0; copy && i < *n; i++) {
+        copy[i].node = NULL;          /* the child's node handles are not the parent's */
+        copy[i].parent = node;
+    }
+    return copy;
+}
+
+void vt_graph_append_child(const void *graph, const void *child, const void *node)
 {
     if (!graph || !child || graph == child) return;
+    size_t n;
     g_write();
-    struct gset *c = gset_find(child, 0);
-    size_t n = c ? c->cnt : 0;
-    struct vt_gnode *copy = n ? copy_nodes(c->n, n) : NULL;
+    struct vt_gnode *copy = child_clone(child, node, &n);
     g_unlock();
-    for (size_t i = 0; copy && i < n; i++) {
-        copy[i].node = NULL;          /* the child's node handles are not the parent's */
-        gset_add(graph, &copy[i]);    /* takes over the argument bytes */
+    for (size_t i = 0; copy && i < n; i++) gset_add(graph, &copy[i]);   /* takes over the argument bytes */
+    free(copy);
+}
+
+int vt_graph_set_child(const void *exec, const void *node, const void *child)
+{
+    if (!exec || !node || !child) return -1;
+    int found = -1;
+    g_write();
+    struct gset *s = gset_find(exec, 0);
+    size_t first = 0, old = 0, n = 0;
+    while (s && first < s->cnt && s->n[first].parent != node) first++;
+    while (s && first + old < s->cnt && s->n[first + old].parent == node) old++;
+    struct vt_gnode *copy = old ? child_clone(child, node, &n) : NULL;
+    struct vt_gnode *nn = old && (copy || !n) ? malloc((s->cnt - old + n) * sizeof *nn + 1) : NULL;
+    if (old && nn) {
+        for (size_t i = first; i < first + old; i++) free(s->n[i].args);
+        memcpy(nn, s->n, first * sizeof *nn);
+        if (n) memcpy(nn + first, copy, n * sizeof *nn);
+        memcpy(nn + first + n, s->n + first + old, (s->cnt - first - old) * sizeof *nn);
+        free(s->n);
+        s->n = nn;
+        s->cnt = s->cap = s->cnt - old + n;
+        found = 0;
+    } else {
+        free(nn);
+        for (size_t i = 0; copy && i < n; i++) free(copy[i].args);
     }
     free(copy);
+    g_unlock();
+    return found;
 }
 
 void vt_graphs_reset(void)

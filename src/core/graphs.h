@@ -28,7 +28,8 @@
 enum { VT_G_ALLOC, VT_G_FREE, VT_G_KERNEL, VT_G_COPY, VT_G_SET };
 struct vt_gnode {
     int kind, dev;
-    const void *node;                      /* the CUgraphNode, when known (explicit nodes) */
+    const void *node;                      /* the CUgraphNode, when known (explicit and captured nodes) */
+    const void *parent;                    /* in a child graph node's clone: that node (else NULL) */
     uint64_t addr, size;                   /* alloc, free, set (size: elements), copy (dst) */
     /* kernel */
     vt_kernel *k;
@@ -88,8 +89,12 @@ void vt_graph_add_set(const void *key, int dev, uint64_t addr, uint64_t size, in
 /* Move (capture -> graph) or copy (graph -> exec: instantiation, cu/cudaGraphExecUpdate) the
  * node set of FROM to TO, replacing TO's. */
 void vt_graph_transfer(const void *from, const void *to, int move);
-/* A child graph node: a copy of CHILD's nodes appended to GRAPH's set. */
-void vt_graph_append_child(const void *graph, const void *child);
+/* A child graph node NODE: a copy of CHILD's nodes appended to GRAPH's set, each marked as NODE's. */
+void vt_graph_append_child(const void *graph, const void *child, const void *node);
+/* cu/cudaGraphExecChildGraphNodeSetParams: the nodes of EXEC's set that NODE's clone added are
+ * replaced by a copy of CHILD's (CUDA requires the same topology; the run is replaced whatever
+ * its length). 0, or -1 when EXEC holds no node of NODE's. */
+int vt_graph_set_child(const void *exec, const void *node, const void *child);
 void vt_graph_drop(const void *key);
 /* Calls fn on each node of KEY's set, in order, under the sets' lock. */
 void vt_graph_foreach(const void *key, void (*fn)(const struct vt_gnode *, void *), void *ctx);

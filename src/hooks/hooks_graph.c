@@ -255,13 +255,25 @@ static int add_child_impl(void *real, const char *api, int rt, CUgraphNode *node
 {
     int r;
     if (rt) RT_RUN(r, ((add_child_fn)real)(node, g, deps, nd, child)); else r = ((add_child_fn)real)(node, g, deps, nd, child);
-    if (r == 0 && vt_cfg.enabled) vt_graph_append_child(g, child);
+    if (r == 0 && vt_cfg.enabled) vt_graph_append_child(g, child, node ? *node : NULL);
     return r;
 }
 RT_GRAPH_HOOK(cudaGraphAddChildGraphNode, add_child_impl, (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, CUgraph c),
               n, g, d, nd, c)
 DRV_GRAPH_HOOK(cuGraphAddChildGraphNode, add_child_impl, (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, CUgraph c),
                n, g, d, nd, c)
+
+/* The exec's clone of a child graph node takes another child graph's nodes. */
+typedef int (*exec_set_child_fn)(CUgraphExec, CUgraphNode, CUgraph);
+static int exec_set_child_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, CUgraph child)
+{
+    int r;
+    if (rt) RT_RUN(r, ((exec_set_child_fn)real)(e, node, child)); else r = ((exec_set_child_fn)real)(e, node, child);
+    if (r == 0 && vt_cfg.enabled) vt_graph_set_child(e, node, child);
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphExecChildGraphNodeSetParams, exec_set_child_impl, (CUgraphExec e, CUgraphNode n, CUgraph c), e, n, c)
+DRV_GRAPH_HOOK(cuGraphExecChildGraphNodeSetParams, exec_set_child_impl, (CUgraphExec e, CUgraphNode n, CUgraph c), e, n, c)
 
 /* The exec takes the graph's node parameters (same topology, or the call fails). */
 typedef int (*exec_update_fn)(CUgraphExec, CUgraph, void *);
@@ -290,6 +302,8 @@ const struct vt_hook vt_hooks_graph[] = {
     VT_HOOK_ENTRY(cuGraphExecNodeSetParams, "cuGraphExecNodeSetParams", 12020, 0),
     VT_HOOK_ENTRY(cudaGraphAddChildGraphNode, NULL, 0, 0),
     VT_HOOK_ENTRY(cuGraphAddChildGraphNode, "cuGraphAddChildGraphNode", 10000, 0),
+    VT_HOOK_ENTRY(cudaGraphExecChildGraphNodeSetParams, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphExecChildGraphNodeSetParams, "cuGraphExecChildGraphNodeSetParams", 11010, 0),
     VT_HOOK_ENTRY(cudaGraphExecUpdate, NULL, 0, 0),
     VT_HOOK_ENTRY(cuGraphExecUpdate_v2, "cuGraphExecUpdate", 12000, 0),
     VT_HOOK_ENTRY(cudaStreamBeginCapture, NULL, 0, 0),

@@ -41,7 +41,7 @@
     X(cuIpcOpenMemHandle) X(cuIpcCloseMemHandle) X(cuGraphCreate) X(cuGraphAddMemAllocNode) \
     X(cuGraphAddMemFreeNode) X(cuGraphAddKernelNode) X(cuGraphKernelNodeSetParams) \
     X(cuGraphExecKernelNodeSetParams) X(cuGraphExecUpdate) X(cuGraphAddNode) X(cuGraphNodeSetParams) \
-    X(cuGraphExecNodeSetParams) X(cuGraphAddChildGraphNode) \
+    X(cuGraphExecNodeSetParams) X(cuGraphAddChildGraphNode) X(cuGraphExecChildGraphNodeSetParams) \
     X(cuCtxGetStreamPriorityRange) X(cuStreamGetPriority) X(cuStreamGetCaptureInfo) \
     X(cuStreamUpdateCaptureDependencies) X(cuThreadExchangeStreamCaptureMode) X(cuLaunchHostFunc) \
     X(cuStreamAddCallback) X(cuDeviceGetPCIBusId) X(cuIpcGetEventHandle) X(cuIpcOpenEventHandle) \

@@ -164,6 +164,11 @@ cudaError_t cudaGraphExecNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t n, str
     RT_CALL(rt_d.cuGraphExecNodeSetParams(x, n, &dp));
 }
 
+cudaError_t cudaGraphExecChildGraphNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t n, cudaGraph_t child)
+{
+    RT_ENTER();
+    RT_CALL(rt_d.cuGraphExecChildGraphNodeSetParams(x, n, child));
+}
 cudaError_t cudaGraphAddChildGraphNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps, size_t nd, cudaGraph_t child)
 {
     RT_ENTER();

@@ -30,6 +30,21 @@ static int cap_index(CUstream s)
     return -1;
 }
 
+/* *out = a copy of op owning its own argument bytes (no GetParams view). 0, or -1 out of memory. */
+static int dup_op(const sim_op *op, sim_op *out)
+{
+    sim_op o = *op;
+    o.params = NULL;
+    if (o.type == 3 && o.argbuf) {
+        void *b = malloc(o.argsize ? o.argsize : 1);
+        if (!b) return -1;
+        memcpy(b, op->argbuf, o.argsize);
+        o.argbuf = b;
+    }
+    *out = o;
+    return 0;
+}
+
 static int append(struct CUgraph_st *g, const sim_op *op)
 {
     if (g->n == g->cap) {
@@ -39,29 +54,23 @@ static int append(struct CUgraph_st *g, const sim_op *op)
         g->ops = no;
         g->cap = nc;
     }
-    sim_op o = *op;
-    o.params = NULL;
-    if (o.type == 3 && o.argbuf) {
-        void *b = malloc(o.argsize ? o.argsize : 1);
-        if (!b) return -1;
-        memcpy(b, op->argbuf, o.argsize);
-        o.argbuf = b;
-    }
-    g->ops[g->n++] = o;
+    if (dup_op(op, &g->ops[g->n])) return -1;
+    g->n++;
     return 0;
 }
 
 #define NODE_MAGIC 0x5c90de01
 /* A node handle: the graph and the index of its op (an exec made from the graph has the same ops
- * at the same indices, so cuGraphExecKernelNodeSetParams finds it there). Freed with the graph. */
-struct CUgraphNode_st { int magic; struct CUgraph_st *g; size_t idx; struct CUgraphNode_st *next; };
+ * at the same indices, so cuGraphExecKernelNodeSetParams finds it there); a child graph node: the
+ * first of the span ops its clone of the child added. Freed with the graph. */
+struct CUgraphNode_st { int magic; struct CUgraph_st *g; size_t idx; struct CUgraphNode_st *next; int child; size_t span; };
 
 /* Appends op to g and hands out its node (sim_lock held). */
 static CUresult add_node(struct CUgraph_st *g, const sim_op *op, CUgraphNode *out)
 {
     struct CUgraphNode_st *nd = calloc(1, sizeof *nd);
     if (!nd || append(g, op)) { free(nd); return CUDA_ERROR_OUT_OF_MEMORY; }
-    *nd = (struct CUgraphNode_st){ NODE_MAGIC, g, g->n - 1, g->nodes };
+    *nd = (struct CUgraphNode_st){ NODE_MAGIC, g, g->n - 1, g->nodes, 0, 1 };
     g->nodes = nd;
     *out = nd;
     return CUDA_SUCCESS;
@@ -391,7 +400,29 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode *node, CUgraph g, const CUgraphNod
         if (append(g, &child->ops[i])) r = CUDA_ERROR_OUT_OF_MEMORY;
     struct CUgraphNode_st *nd = r ? NULL : calloc(1, sizeof *nd);
     if (!r && !nd) r = CUDA_ERROR_OUT_OF_MEMORY;
-    if (nd) { *nd = (struct CUgraphNode_st){ NODE_MAGIC, g, first, g->nodes }; g->nodes = nd; *node = nd; }
+    if (nd) { *nd = (struct CUgraphNode_st){ NODE_MAGIC, g, first, g->nodes, 1, n }; g->nodes = nd; *node = nd; }
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
+
+/* The exec's copy of child graph node NODE takes CHILD's parameters: CHILD must have the same ops
+ * (count and kinds, in order: the sim's stand-in for CUDA's matching topology). */
+CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec e, CUgraphNode node, CUgraph child)
+{
+    if (!e || e->magic != EXEC_MAGIC || !node || node->magic != NODE_MAGIC || !node->child || !child ||
+        child->magic != GRAPH_MAGIC)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&sim_lock);
+    int same = child->n == node->span && node->idx + node->span <= e->g.n;
+    for (size_t i = 0; same && i < child->n; i++) same = e->g.ops[node->idx + i].type == child->ops[i].type;
+    if (!same) r = CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; !r && i < child->n; i++) {
+        sim_op o, *dst = &e->g.ops[node->idx + i];
+        if (dup_op(&child->ops[i], &o)) { r = CUDA_ERROR_OUT_OF_MEMORY; break; }
+        if (dst->type == 3) { free(dst->argbuf); free(dst->params); }
+        *dst = o;
+    }
     pthread_mutex_unlock(&sim_lock);
     return r;
 }
@@ -518,7 +549,7 @@ CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)
         struct CUgraphNode_st *nd;
         for (nd = g->nodes; nd && nd->idx != i; nd = nd->next) {}
         if (!nd && (nd = calloc(1, sizeof *nd))) {
-            *nd = (struct CUgraphNode_st){ NODE_MAGIC, g, i, g->nodes };
+            *nd = (struct CUgraphNode_st){ NODE_MAGIC, g, i, g->nodes, 0, 1 };
             g->nodes = nd;
         }
         if (!nd) r = CUDA_ERROR_OUT_OF_MEMORY;

@@ -50,8 +50,11 @@
 //                  captured into a graph launched twice
 //   child_rt       a graph holding a kernel node (a live buffer) added as a child graph node
 //                  (cudaGraphAddChildGraphNode) to a second graph; the buffer freed, the second
-//                  graph launched twice: each launch checks the child's kernel (a use after free)
-//   child_drv      the same with cuGraphAddChildGraphNode
+//                  graph launched twice: each launch checks the child's kernel (a use after free);
+//                  the exec's child node given a graph whose kernel has a live buffer
+//                  (cudaGraphExecChildGraphNodeSetParams), launched twice: nothing; given one
+//                  with a heap buffer, launched once: a host pointer (and when that node was made)
+//   child_drv      the same with cuGraphAddChildGraphNode, cuGraphExecChildGraphNodeSetParams
 //   capset_rt      a kernel captured (<<<>>>) with buffer A and instantiated; its node found the way
 //                  programs find it (cudaGraphGetNodes) and read (cudaGraphKernelNodeGetParams);
 //                  the exec's node given B (cudaGraphExecKernelNodeSetParams), A freed, launched
@@ -459,30 +462,51 @@ static int set_node(int drv, int which, cudaGraphExec_t e, cudaGraphNode_t node,
 
 static int child(int drv)
 {
-    float *p;
+    float *p, *q, *h = (float *)malloc(4096);
     int n = 1;
     cudaMalloc(&p, 4096);
+    cudaMalloc(&q, 4096);
     cudaStream_t s;
     cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-    cudaGraph_t inner, outer;
+    cudaGraph_t inner, outer, live_child, heap_child;
     cudaGraphExec_t e;
     cudaGraphNode_t kn, cn;
     cudaGraphCreate(&inner, 0);
     cudaGraphCreate(&outer, 0);
+    cudaGraphCreate(&live_child, 0);
+    cudaGraphCreate(&heap_child, 0);
     printf("rc add %d\n", add_node(drv, &kn, inner, &p, &n));
     printf("rc child %d\n", drv ? (int)cuGraphAddChildGraphNode((CUgraphNode *)&cn, (CUgraph)outer, NULL, 0, (CUgraph)inner)
                                 : (int)cudaGraphAddChildGraphNode(&cn, outer, NULL, 0, inner));
     printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, outer, 0));
     cudaFree(p);
     expect("use_after_free", p, p, 4096, 0);
-    for (int r = 0; r < 2; r++) {
-        printf("launch %s 0 graph\n", drv ? "cuGraphLaunch" : "cudaGraphLaunch");
-        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s));
-    }
-    printf("count use_after_free 2\n");
-    printf("report launches 2\nreport graph_launches 2\nreport graph_copies 0\nreport graph_sets 0\n"
+#define LAUNCH(times) for (int r_ = 0; r_ < (times); r_++) { \
+        printf("launch %s 0 graph\n", drv ? "cuGraphLaunch" : "cudaGraphLaunch"); \
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s)); }
+#define SET_CHILD(c) printf("rc setchild %d\n", drv ? (int)cuGraphExecChildGraphNodeSetParams((CUgraphExec)e, (CUgraphNode)cn, (CUgraph)(c)) \
+                                                      : (int)cudaGraphExecChildGraphNodeSetParams(e, cn, c))
+    LAUNCH(2)
+    // the exec's child node takes a graph of the same shape on a live buffer: nothing more
+    // (the freed one is gone from the exec), then one on a heap buffer: at its node's making and
+    // at the launch
+    printf("rc add %d\n", add_node(drv, &kn, live_child, &q, &n));
+    SET_CHILD(live_child);
+    LAUNCH(2)
+    expect("host_pointer", h, NULL, 0, 0);
+    printf("rc add %d\n", add_node(drv, &kn, heap_child, &h, &n));
+    SET_CHILD(heap_child);
+    LAUNCH(1)
+#undef LAUNCH
+#undef SET_CHILD
+    printf("count use_after_free 2\ncount host_pointer 2\n");
+    printf("report launches 5\nreport graph_launches 5\nreport graph_copies 0\nreport graph_sets 0\n"
            "report captured 0\nreport h2d_count 0\nreport set_count 0\n");
-    return (int)cudaStreamSynchronize(s);
+    int rc = (int)cudaStreamSynchronize(s);
+    cudaGraphExecDestroy(e);
+    cudaFree(q);
+    free(h);
+    return rc;
 }
 
 static int nodes(int drv)
