@@ -106,6 +106,47 @@ void vt_graph_transfer(const void *from, const void *to, int move)
     g_unlock();
 }
 
+/* The clone's handle for ORIG's node N (NULL: none known); guard held, errno kept. */
+static const void *node_in_clone(const void *n, const void *clone)
+{
+    typedef CUresult (*find_fn)(void **, const void *, const void *);
+    find_fn find = (find_fn)vt_real_driver("cuGraphNodeFindInClone");
+    void *out = NULL;
+    if (!n || !find) return NULL;
+    int saved = errno;
+    vt_ts.guard++;
+    if (find(&out, n, clone) != CUDA_SUCCESS) out = NULL;
+    vt_ts.guard--;
+    errno = saved;
+    return out;
+}
+
+void vt_graph_clone(const void *orig, const void *clone)
+{
+    if (!orig || !clone || orig == clone) return;
+    g_read();
+    struct gset *s = gset_find(orig, 0);
+    size_t n = s ? s->cnt : 0;
+    struct vt_gnode *copy = n ? copy_nodes(s->n, n) : NULL;
+    g_unlock();
+    if (!copy) return;
+    for (size_t i = 0; i < n; i++) {   /* the driver asked with no lock held */
+        copy[i].node = node_in_clone(copy[i].node, clone);
+        copy[i].parent = node_in_clone(copy[i].parent, clone);
+    }
+    g_write();
+    struct gset *d = gset_find(clone, 1);
+    if (d) {
+        free_nodes(d->n, d->cnt);
+        d->n = copy;
+        d->cnt = d->cap = n;
+        d->exec = 0;
+        copy = NULL;
+    }
+    g_unlock();
+    if (copy) free_nodes(copy, n);
+}
+
 /* A copy of CHILD's nodes as NODE's clone: *n of them, NULL when none or out of memory. g_lock held. */
 static struct vt_gnode *child_clone(const void *child, const void *node, size_t *n)
 {

@@ -89,6 +89,10 @@ void vt_graph_add_set(const void *key, int dev, uint64_t addr, uint64_t size, in
 /* Move (capture -> graph) or copy (graph -> exec: instantiation, cu/cudaGraphExecUpdate) the
  * node set of FROM to TO, replacing TO's. */
 void vt_graph_transfer(const void *from, const void *to, int move);
+/* cu/cudaGraphClone made CLONE from ORIG: a copy of ORIG's nodes, each handle the clone's own
+ * (asked of the driver: cuGraphNodeFindInClone; NULL when it cannot say), so the SetParams calls
+ * on the clone's nodes find them. */
+void vt_graph_clone(const void *orig, const void *clone);
 /* A child graph node NODE: a copy of CHILD's nodes appended to GRAPH's set, each marked as NODE's. */
 void vt_graph_append_child(const void *graph, const void *child, const void *node);
 /* cu/cudaGraphExecChildGraphNodeSetParams: the nodes of EXEC's set that NODE's clone added are

@@ -38,6 +38,24 @@ static int begin_capture_impl(void *real, const char *api, int rt, CUstream s, i
     if (r == 0) vt_graph_capture_begun();
     return r;
 }
+/* CUDA 12.3+: capture into an existing graph. The capture's nodes join that graph's set (the
+ * driver names it as the capture's graph), after the nodes it already has. */
+typedef int (*begin_to_graph_fn)(CUstream, CUgraph, const CUgraphNode *, const void *, size_t, int);
+static int begin_to_graph_impl(void *real, const char *api, int rt, CUstream s, CUgraph g, const CUgraphNode *deps,
+                               const void *edges, size_t nd, int mode)
+{
+    int r;
+    if (rt) RT_RUN(r, ((begin_to_graph_fn)real)(s, g, deps, edges, nd, mode));
+    else r = ((begin_to_graph_fn)real)(s, g, deps, edges, nd, mode);
+    if (r == 0) vt_graph_capture_begun();
+    return r;
+}
+#define BEGIN_TO_GRAPH_PARAMS (cudaStream_t s, CUgraph g, const CUgraphNode *d, const void *e, size_t nd, int mode)
+RT_GRAPH_HOOK(cudaStreamBeginCaptureToGraph, begin_to_graph_impl, BEGIN_TO_GRAPH_PARAMS, s, g, d, e, nd, mode)
+RT_GRAPH_HOOK(cudaStreamBeginCaptureToGraph_ptsz, begin_to_graph_impl, BEGIN_TO_GRAPH_PARAMS, s, g, d, e, nd, mode)
+DRV_GRAPH_HOOK(cuStreamBeginCaptureToGraph, begin_to_graph_impl, BEGIN_TO_GRAPH_PARAMS, s, g, d, e, nd, mode)
+DRV_GRAPH_HOOK(cuStreamBeginCaptureToGraph_ptsz, begin_to_graph_impl, BEGIN_TO_GRAPH_PARAMS, s, g, d, e, nd, mode)
+#undef BEGIN_TO_GRAPH_PARAMS
 RT_GRAPH_HOOK(cudaStreamBeginCapture, begin_capture_impl, (cudaStream_t s, int mode), s, mode)
 RT_GRAPH_HOOK(cudaStreamBeginCapture_ptsz, begin_capture_impl, (cudaStream_t s, int mode), s, mode)
 DRV_GRAPH_HOOK(cuStreamBeginCapture_v2, begin_capture_impl, (CUstream s, int mode), s, mode)
@@ -66,6 +84,33 @@ static int instantiate_impl(void *real, const char *api, int rt, CUgraphExec *e,
     if (r == 0 && e && *e) vt_graph_transfer(g, *e, 0);
     return r;
 }
+/* CUDA 12.0+: the flags (and an upload stream) in a struct: the exec holds the graph's nodes as
+ * for the other instantiation calls. */
+typedef int (*instantiate_params_fn)(CUgraphExec *, CUgraph, void *);
+static int instantiate_params_impl(void *real, const char *api, int rt, CUgraphExec *e, CUgraph g, void *p)
+{
+    int r;
+    if (rt) RT_RUN(r, ((instantiate_params_fn)real)(e, g, p)); else r = ((instantiate_params_fn)real)(e, g, p);
+    if (r == 0 && e && *e) vt_graph_transfer(g, *e, 0);
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphInstantiateWithParams, instantiate_params_impl, (CUgraphExec *e, CUgraph g, void *p), e, g, p)
+RT_GRAPH_HOOK(cudaGraphInstantiateWithParams_ptsz, instantiate_params_impl, (CUgraphExec *e, CUgraph g, void *p), e, g, p)
+DRV_GRAPH_HOOK(cuGraphInstantiateWithParams, instantiate_params_impl, (CUgraphExec *e, CUgraph g, void *p), e, g, p)
+DRV_GRAPH_HOOK(cuGraphInstantiateWithParams_ptsz, instantiate_params_impl, (CUgraphExec *e, CUgraph g, void *p), e, g, p)
+
+/* A clone holds a copy of the original's nodes under its own handles. */
+typedef int (*clone_fn)(CUgraph *, CUgraph);
+static int clone_impl(void *real, const char *api, int rt, CUgraph *out, CUgraph g)
+{
+    int r;
+    if (rt) RT_RUN(r, ((clone_fn)real)(out, g)); else r = ((clone_fn)real)(out, g);
+    if (r == 0 && out && *out && vt_cfg.enabled) vt_graph_clone(g, *out);
+    return r;
+}
+RT_GRAPH_HOOK(cudaGraphClone, clone_impl, (CUgraph *out, CUgraph g), out, g)
+DRV_GRAPH_HOOK(cuGraphClone, clone_impl, (CUgraph *out, CUgraph g), out, g)
+
 RT_GRAPH_HOOK(cudaGraphInstantiate, instantiate_impl, (CUgraphExec *e, CUgraph g, unsigned long long f), e, g, f)
 RT_GRAPH_HOOK(cudaGraphInstantiateWithFlags, instantiate_impl, (CUgraphExec *e, CUgraph g, unsigned long long f), e, g, f)
 DRV_GRAPH_HOOK(cuGraphInstantiateWithFlags, instantiate_impl, (CUgraphExec *e, CUgraph g, unsigned long long f), e, g, f)
@@ -318,6 +363,16 @@ const struct vt_hook vt_hooks_graph[] = {
     VT_HOOK_ENTRY(cudaGraphInstantiateWithFlags, NULL, 0, 0),
     VT_HOOK_ENTRY(cuGraphInstantiateWithFlags, "cuGraphInstantiate", 11040, 0),
     VT_HOOK_ENTRY(cuGraphInstantiateWithFlags, "cuGraphInstantiateWithFlags", 11040, 0),
+    VT_HOOK_ENTRY(cudaGraphInstantiateWithParams, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaGraphInstantiateWithParams_ptsz, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphInstantiateWithParams, "cuGraphInstantiateWithParams", 12000, 0),
+    VT_HOOK_ENTRY(cuGraphInstantiateWithParams_ptsz, "cuGraphInstantiateWithParams", 12000, 1),
+    VT_HOOK_ENTRY(cudaGraphClone, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuGraphClone, "cuGraphClone", 10000, 0),
+    VT_HOOK_ENTRY(cudaStreamBeginCaptureToGraph, NULL, 0, 0),
+    VT_HOOK_ENTRY(cudaStreamBeginCaptureToGraph_ptsz, NULL, 0, 0),
+    VT_HOOK_ENTRY(cuStreamBeginCaptureToGraph, "cuStreamBeginCaptureToGraph", 12030, 0),
+    VT_HOOK_ENTRY(cuStreamBeginCaptureToGraph_ptsz, "cuStreamBeginCaptureToGraph", 12030, 1),
     VT_HOOK_ENTRY(cudaGraphLaunch, NULL, 0, 0),
     VT_HOOK_ENTRY(cudaGraphLaunch_ptsz, NULL, 0, 0),
     VT_HOOK_ENTRY(cuGraphLaunch, "cuGraphLaunch", 10000, 0),

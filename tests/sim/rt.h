@@ -52,7 +52,8 @@
     X(cuLibraryLoadFromFile) X(cuLibraryUnload) X(cuLibraryGetKernelCount) X(cuLibraryEnumerateKernels) \
     X(cuLibraryGetGlobal) X(cuLibraryGetManaged) X(cuLibraryGetUnifiedFunction) X(cuKernelGetFunction) \
     X(cuGraphAddMemcpyNode) X(cuGraphAddMemsetNode) X(cuGraphGetNodes) X(cuGraphNodeGetDependencies) \
-    X(cuGraphUpload) X(cuGraphConditionalHandleCreate) X(cuStreamBeginCaptureToGraph) X(cuGraphKernelNodeGetParams)
+    X(cuGraphUpload) X(cuGraphConditionalHandleCreate) X(cuStreamBeginCaptureToGraph) X(cuGraphKernelNodeGetParams) \
+    X(cuGraphInstantiateWithParams) X(cuGraphClone) X(cuGraphNodeFindInClone)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

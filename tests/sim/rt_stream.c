@@ -260,6 +260,15 @@ cudaError_t cudaGraphConditionalHandleCreate(cudaGraphConditionalHandle *h, cuda
     RT_CALL(rt_d.cuGraphConditionalHandleCreate((CUgraphConditionalHandle *)h, g, NULL, dflt, flags));
 }
 
+/* cudaGraphInstantiateParams is CUDA_GRAPH_INSTANTIATE_PARAMS field for field. */
+PAIR(cudaError_t, cudaGraphInstantiateWithParams, (cudaGraphExec_t *e, cudaGraph_t g, cudaGraphInstantiateParams *p),
+     d->cuGraphInstantiateWithParams(e, g, (CUDA_GRAPH_INSTANTIATE_PARAMS *)p))
+cudaError_t cudaGraphClone(cudaGraph_t *out, cudaGraph_t g) { RT_ENTER(); RT_CALL(rt_d.cuGraphClone(out, g)); }
+cudaError_t cudaGraphNodeFindInClone(cudaGraphNode_t *out, cudaGraphNode_t orig, cudaGraph_t clone)
+{
+    RT_ENTER();
+    RT_CALL(rt_d.cuGraphNodeFindInClone(out, orig, clone));
+}
 PAIR(cudaError_t, cudaStreamBeginCaptureToGraph,
      (cudaStream_t s, cudaGraph_t g, const cudaGraphNode_t *deps, const cudaGraphEdgeData *edges, size_t n,
       enum cudaStreamCaptureMode m),

@@ -14,7 +14,7 @@
 #define MAX_CAPTURE 64
 
 struct CUgraphNode_st;
-struct CUgraph_st { int magic; sim_op *ops; size_t n, cap; struct CUgraphNode_st *nodes; };
+struct CUgraph_st { int magic; sim_op *ops; size_t n, cap; struct CUgraphNode_st *nodes; struct CUgraph_st *cloned_from; };
 struct CUgraphExec_st { int magic; struct CUgraph_st g; };
 
 /* One entry per capturing stream: the origin (cuStreamBeginCapture) and every stream that joined
@@ -328,6 +328,75 @@ CUresult cuGraphInstantiateWithFlags(CUgraphExec *e, CUgraph g, unsigned long lo
     for (size_t i = 0; i < g->n; i++) append(&x->g, &g->ops[i]);
     *e = x;
     return CUDA_SUCCESS;
+}
+
+/* CUDA 12.0+: as cuGraphInstantiateWithFlags, the flags in a struct that also names the upload
+ * stream (checked when CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD asks for one; uploading is nothing
+ * here) and takes the result. Device launch is not modelled: CUDA_ERROR_NOT_SUPPORTED. */
+CUresult cuGraphInstantiateWithParams(CUgraphExec *e, CUgraph g, CUDA_GRAPH_INSTANTIATE_PARAMS *p)
+{
+    const cuuint64_t known = CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD |
+                             CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH | CUDA_GRAPH_INSTANTIATE_FLAG_USE_NODE_PRIORITY;
+    if (!p || (p->flags & ~known)) return CUDA_ERROR_INVALID_VALUE;
+    if (p->flags & CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH) return CUDA_ERROR_NOT_SUPPORTED;
+    if (p->flags & CUDA_GRAPH_INSTANTIATE_FLAG_UPLOAD) {
+        sim_ctx *c;
+        CUresult r = sim_stream_check(p->hUploadStream, &c);
+        if (r) return r;
+    }
+    CUresult r = cuGraphInstantiateWithFlags(e, g, p->flags);
+    p->hErrNode_out = NULL;
+    p->result_out = r ? CUDA_GRAPH_INSTANTIATE_ERROR : CUDA_GRAPH_INSTANTIATE_SUCCESS;
+    return r;
+}
+SIM_ALIAS(cuGraphInstantiateWithParams, cuGraphInstantiateWithParams_ptsz);
+
+/* A copy of the graph: the same ops, and a node of its own for each node of the original (found
+ * with cuGraphNodeFindInClone). */
+CUresult cuGraphClone(CUgraph *out, CUgraph g)
+{
+    if (!out || !g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    struct CUgraph_st *c;
+    CUresult r = cuGraphCreate(&c, 0);
+    if (r) return r;
+    pthread_mutex_lock(&sim_lock);
+    for (size_t i = 0; i < g->n && !r; i++)
+        if (append(c, &g->ops[i])) r = CUDA_ERROR_OUT_OF_MEMORY;
+    for (struct CUgraphNode_st *nd = g->nodes; nd && !r; nd = nd->next) {
+        struct CUgraphNode_st *cn = calloc(1, sizeof *cn);
+        if (!cn) { r = CUDA_ERROR_OUT_OF_MEMORY; break; }
+        *cn = *nd;
+        cn->g = c;
+        cn->next = c->nodes;
+        c->nodes = cn;
+    }
+    c->cloned_from = g;
+    pthread_mutex_unlock(&sim_lock);
+    if (r) { cuGraphDestroy(c); return r; }
+    *out = c;
+    return CUDA_SUCCESS;
+}
+
+/* The clone's node for ORIG's node: the same place in the clone (the clone must come from that
+ * graph; its node made now when ORIG was handed out after the clone was made). */
+CUresult cuGraphNodeFindInClone(CUgraphNode *out, CUgraphNode orig, CUgraph clone)
+{
+    if (!out || !orig || orig->magic != NODE_MAGIC || !clone || clone->magic != GRAPH_MAGIC || clone->cloned_from != orig->g)
+        return CUDA_ERROR_INVALID_VALUE;
+    CUresult r = CUDA_SUCCESS;
+    pthread_mutex_lock(&sim_lock);
+    struct CUgraphNode_st *nd;
+    for (nd = clone->nodes; nd && (nd->idx != orig->idx || nd->child != orig->child); nd = nd->next) {}
+    if (!nd && orig->idx < clone->n && (nd = calloc(1, sizeof *nd))) {
+        *nd = *orig;
+        nd->g = clone;
+        nd->next = clone->nodes;
+        clone->nodes = nd;
+    }
+    if (!nd) r = CUDA_ERROR_INVALID_VALUE;
+    else *out = nd;
+    pthread_mutex_unlock(&sim_lock);
+    return r;
 }
 
 CUresult cuGraphLaunch(CUgraphExec e, CUstream s)

@@ -65,6 +65,19 @@
 //                  node's handle)
 //   capset_drv     the same through the driver API (cuLaunchKernel, cuGraphGetNodes,
 //                  cuGraphKernelNodeGetParams, cuGraphExecKernelNodeSetParams, ...)
+//   clone_rt       a kernel captured with buffer P, the graph cloned (cudaGraphClone) and the
+//                  clone instantiated; P freed, launched twice: a use after free at each; the
+//                  clone's node (cudaGraphNodeFindInClone) given a heap buffer: at the set and when
+//                  an exec of the clone runs; an exec of the original runs P still: the use after
+//                  free once more
+//   clone_drv      the same with cuGraphClone, cuGraphNodeFindInClone
+//   withparams_rt  a kernel captured with buffer P, instantiated with cudaGraphInstantiateWithParams
+//                  (uploaded to the stream); P freed, launched twice: a use after free at each
+//   withparams_drv the same with cuGraphInstantiateWithParams
+//   tograph_rt     a graph with a kernel node by hand on buffer P; a heap buffer's launch captured
+//                  into that graph (cudaStreamBeginCaptureToGraph): found at capture, recorded as
+//                  captured; P freed, the graph launched twice: both kernels at each launch
+//   tograph_drv    the same with cuStreamBeginCaptureToGraph
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -643,6 +656,103 @@ static int capset(int drv)
     return rc;
 }
 
+// One kernel launch on P captured into S's capture (begun by the caller).
+static void capture_one(int drv, cudaStream_t s, float **p, int *n)
+{
+    printf("launch %s 0 captured\n", drv ? "cuLaunchKernel" : "__cudaLaunchKernel");
+    if (drv) {
+        cudaFunction_t fn;
+        cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
+        void *args[] = { p, n };
+        printf("rc launch %d\n", (int)cuLaunchKernel((CUfunction)fn, 2, 1, 1, 32, 1, 1, 0, (CUstream)s, args, NULL));
+    } else {
+        coop_scale<<<2, 32, 0, s>>>(*p, *n);
+        printf("rc launch %d\n", (int)cudaGetLastError());
+    }
+}
+
+// A graph of one kernel on P, captured.
+static cudaGraph_t captured_graph(int drv, cudaStream_t s, float **p, int *n)
+{
+    cudaGraph_t g = NULL;
+    printf("rc begin %d\n", (int)cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    capture_one(drv, s, p, n);
+    printf("rc end %d\n", (int)cudaStreamEndCapture(s, &g));
+    return g;
+}
+
+// clone_*, withparams_*, tograph_*: graphs made other ways than instantiating the captured one.
+static int made_graphs(int drv, const char *m)
+{
+    float *p, *h = (float *)malloc(4096);
+    int n = 1, launches = 0, captured = 1;
+    cudaMalloc(&p, 4096);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    const char *replay_api = drv ? "cuGraphLaunch" : "cudaGraphLaunch";
+    cudaGraphExec_t e;
+#define LAUNCH(x, kernels, times) for (int i_ = 0; i_ < (times); i_++) { \
+        for (int k_ = 0; k_ < (kernels); k_++, launches++) printf("launch %s 0 graph\n", replay_api); \
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)(x), (CUstream)s) : (int)cudaGraphLaunch(x, s)); }
+    if (!strncmp(m, "clone_", 6)) {
+        cudaGraph_t g = captured_graph(drv, s, &p, &n), gc = NULL;
+        printf("rc clone %d\n", drv ? (int)cuGraphClone((CUgraph *)&gc, (CUgraph)g) : (int)cudaGraphClone(&gc, g));
+        cudaGraphNode_t node = NULL, nc = NULL;
+        size_t num = 1;
+        printf("rc getnodes %d\n", (int)cudaGraphGetNodes(g, &node, &num) || num != 1);
+        printf("rc findinclone %d\n", drv ? (int)cuGraphNodeFindInClone((CUgraphNode *)&nc, (CUgraphNode)node, (CUgraph)gc)
+                                          : (int)cudaGraphNodeFindInClone(&nc, node, gc));
+        printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, gc, 0));
+        cudaFree(p);
+        expect("use_after_free", p, p, 4096, 0);
+        LAUNCH(e, 1, 2)                                 // the clone's copy of the node: P, freed
+        struct node_params np;
+        get_params(drv, nc, &np, p);
+        expect("host_pointer", h, NULL, 0, 0);
+        printf("rc cloneset %d\n", set_captured(drv, NULL, nc, &np, &h, &n));   // the clone's node only
+        cudaGraphExec_t e2, e3;
+        printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e2, gc, 0));
+        LAUNCH(e2, 1, 1)                                // the heap buffer
+        printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e3, g, 0));
+        LAUNCH(e3, 1, 1)                                // the original still runs P
+        printf("count use_after_free 3\ncount host_pointer 2\n");
+    } else if (!strncmp(m, "withparams_", 11)) {
+        cudaGraph_t g = captured_graph(drv, s, &p, &n);
+        cudaGraphInstantiateParams ip = {};
+        ip.flags = cudaGraphInstantiateFlagUpload;
+        ip.uploadStream = s;
+        printf("rc instantiate %d\n", drv ? (int)cuGraphInstantiateWithParams((CUgraphExec *)&e, (CUgraph)g, (CUDA_GRAPH_INSTANTIATE_PARAMS *)&ip)
+                                          : (int)cudaGraphInstantiateWithParams(&e, g, &ip));
+        printf("rc instantiate_result %d\n", (int)ip.result_out);
+        cudaFree(p);
+        expect("use_after_free", p, p, 4096, 0);
+        LAUNCH(e, 1, 2)
+        printf("count use_after_free 2\n");
+    } else {                                            // tograph_*
+        cudaGraph_t g, out = NULL;
+        cudaGraphNode_t kn;
+        cudaGraphCreate(&g, 0);
+        printf("rc add %d\n", add_node(drv, &kn, g, &p, &n));
+        printf("rc begin %d\n", drv ? (int)cuStreamBeginCaptureToGraph((CUstream)s, (CUgraph)g, NULL, NULL, 0, CU_STREAM_CAPTURE_MODE_GLOBAL)
+                                    : (int)cudaStreamBeginCaptureToGraph(s, g, NULL, NULL, 0, cudaStreamCaptureModeGlobal));
+        expect("host_pointer", h, NULL, 0, 0);          // at capture ...
+        capture_one(drv, s, &h, &n);
+        printf("rc end %d\n", (int)cudaStreamEndCapture(s, &out));
+        printf("rc samegraph %d\n", out != g);
+        printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+        cudaFree(p);
+        expect("use_after_free", p, p, 4096, 0);
+        LAUNCH(e, 2, 2)                                 // ... and at each launch, with the node by hand
+        printf("count host_pointer 3\ncount use_after_free 2\n");
+    }
+#undef LAUNCH
+    printf("report launches %d\nreport graph_launches %d\nreport graph_copies 0\nreport graph_sets 0\n"
+           "report captured %d\nreport h2d_count 0\nreport set_count 0\n", launches, launches, captured);
+    int rc = (int)cudaStreamSynchronize(s);
+    free(h);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -656,6 +766,8 @@ int main(int argc, char **argv)
         rc = child(!strcmp(m, "child_drv"));
     } else if (!strcmp(m, "drv_extra")) {
         rc = extra();
+    } else if (!strncmp(m, "clone_", 6) || !strncmp(m, "withparams_", 11) || !strncmp(m, "tograph_", 8)) {
+        rc = made_graphs(!!strstr(m, "_drv"), m);
     } else if (!strncmp(m, "capset_", 7)) {
         rc = capset(!strcmp(m, "capset_drv"));
     } else if (!strcmp(m, "graph_join")) {
