@@ -108,6 +108,43 @@ typedef struct cudaLaunchConfig_st {
 
 struct cudaPitchedPtr { void *ptr; size_t pitch; size_t xsize; size_t ysize; };
 struct cudaExtent { size_t width; size_t height; size_t depth; };
+struct cudaPos { size_t x; size_t y; size_t z; };
+
+/* graph memcpy and memset nodes */
+struct cudaMemcpy3DParms {
+    void *srcArray;
+    struct cudaPos srcPos;
+    struct cudaPitchedPtr srcPtr;
+    void *dstArray;
+    struct cudaPos dstPos;
+    struct cudaPitchedPtr dstPtr;
+    struct cudaExtent extent;
+    int kind;
+};
+typedef struct CUDA_MEMCPY3D_st {
+    size_t srcXInBytes, srcY, srcZ, srcLOD;
+    int srcMemoryType;
+    const void *srcHost;
+    CUdeviceptr srcDevice;
+    void *srcArray;
+    void *reserved0;
+    size_t srcPitch, srcHeight;
+    size_t dstXInBytes, dstY, dstZ, dstLOD;
+    int dstMemoryType;
+    void *dstHost;
+    CUdeviceptr dstDevice;
+    void *dstArray;
+    void *reserved1;
+    size_t dstPitch, dstHeight;
+    size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D;
+struct cudaMemsetParams { void *dst; size_t pitch; unsigned int value; unsigned int elementSize; size_t width; size_t height; };
+typedef struct CUDA_MEMSET_NODE_PARAMS_st {
+    CUdeviceptr dst;
+    size_t pitch;
+    unsigned int value, elementSize;
+    size_t width, height;
+} CUDA_MEMSET_NODE_PARAMS;
 
 typedef struct CUmemAllocationProp_st {
     int type;

@@ -176,8 +176,9 @@ void vt_ev_copy(const struct vt_call *c, uint64_t dst, uint64_t src, uint64_t si
     rp->spitch = x->spitch;
     rp->src_dev = x->src_dev;
     rp->graph = (uint8_t)c->graph;
-    const void *key = x->async ? vt_captured_into(c, x->stream, NULL) : NULL; /* a capturing stream's work is a graph node */
-    if (key) { vt_graph_add_copy(key, c->dev, dst, src, size, x); rp->graph = VT_GRAPH_CAPTURED; }
+    const void *node;   /* a capturing stream's work is a graph node */
+    const void *key = x->async ? vt_captured_into(c, x->stream, &node) : NULL;
+    if (key) { vt_graph_add_copy(key, node, c->dev, dst, src, size, x); rp->graph = VT_GRAPH_CAPTURED; }
     /* a steady copy is counted (fold.h); a device-to-host one is only noted there */
     int foldable = !c->res && !rp->graph && vt_findings_made == said;
     struct vt_fold_ticket tk = { NULL, 0 };
@@ -210,8 +211,9 @@ void vt_ev_set(const struct vt_call *c, uint64_t addr, uint64_t size, int value,
     r.async = (uint8_t)async;
     r.stream = stream;
     r.graph = (uint8_t)c->graph;
-    const void *key = async ? vt_captured_into(c, stream, NULL) : NULL;
-    if (key) { vt_graph_add_set(key, c->dev, addr, size, value, elem); r.graph = VT_GRAPH_CAPTURED; }
+    const void *node;
+    const void *key = async ? vt_captured_into(c, stream, &node) : NULL;
+    if (key) { vt_graph_add_set(key, node, c->dev, addr, size, value, elem); r.graph = VT_GRAPH_CAPTURED; }
     if (!(!c->res && !r.graph && vt_findings_made == said && vt_fold_set(&r))) vt_emit_record(VT_R_SET, &r, sizeof r);
     VT_RESTORE_ERRNO;
 }

@@ -287,39 +287,62 @@ void vt_graph_add_kernel(const void *key, const void *node, vt_kernel *k, int de
     gset_add(key, &n);
 }
 
-int vt_graph_set_kernel(const void *exec, const void *node, vt_kernel *k, int dev, void **args, const void *buf,
-                        uint64_t len, vt_dim3 grid, vt_dim3 block, uint64_t shmem)
+/* Replaces NODE's node (of kind N->kind) in EXEC's set or, EXEC NULL, in the graph holding it
+ * by *N, which the set then owns (freed here when no such node is known). */
+static int set_node(const void *exec, const void *node, struct vt_gnode *n)
 {
-    if (!node) return -1;
-    struct vt_gnode n = kernel_node(node, k, dev, args, buf, len, grid, block, shmem);
     int found = -1;
-    g_write();
-    for (int i = 0; i < VT_GSETS && found < 0; i++) {
-        struct gset *s = &gsets[i];
-        if (!s->key || (exec ? s->key != exec : s->exec)) continue;
-        for (size_t j = 0; j < s->cnt; j++)
-            if (s->n[j].node == node && s->n[j].kind == VT_G_KERNEL) {
-                free(s->n[j].args);
-                s->n[j] = n;
-                found = 0;
-                break;
-            }
+    if (node) {
+        g_write();
+        for (int i = 0; i < VT_GSETS && found < 0; i++) {
+            struct gset *s = &gsets[i];
+            if (!s->key || (exec ? s->key != exec : s->exec)) continue;
+            for (size_t j = 0; j < s->cnt; j++)
+                if (s->n[j].node == node && s->n[j].kind == n->kind) {
+                    n->parent = s->n[j].parent;
+                    free(s->n[j].args);
+                    s->n[j] = *n;
+                    found = 0;
+                    break;
+                }
+        }
+        g_unlock();
     }
-    g_unlock();
-    if (found < 0) free(n.args);
+    if (found < 0) free(n->args);
     return found;
 }
 
-void vt_graph_add_copy(const void *key, int dev, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x)
+int vt_graph_set_kernel(const void *exec, const void *node, vt_kernel *k, int dev, void **args, const void *buf,
+                        uint64_t len, vt_dim3 grid, vt_dim3 block, uint64_t shmem)
 {
-    struct vt_gnode n = { .kind = VT_G_COPY, .dev = dev, .addr = dst, .src = src, .size = size, .x = *x };
+    struct vt_gnode n = kernel_node(node, k, dev, args, buf, len, grid, block, shmem);
+    return set_node(exec, node, &n);
+}
+
+void vt_graph_add_copy(const void *key, const void *node, int dev, uint64_t dst, uint64_t src, uint64_t size,
+                       const struct vt_copy_extra *x)
+{
+    struct vt_gnode n = { .kind = VT_G_COPY, .dev = dev, .node = node, .addr = dst, .src = src, .size = size, .x = *x };
     gset_add(key, &n);
 }
 
-void vt_graph_add_set(const void *key, int dev, uint64_t addr, uint64_t size, int value, uint64_t elem)
+int vt_graph_set_copy(const void *exec, const void *node, int dev, uint64_t dst, uint64_t src, uint64_t size,
+                      const struct vt_copy_extra *x)
 {
-    struct vt_gnode n = { .kind = VT_G_SET, .dev = dev, .addr = addr, .size = size, .value = value, .elem = elem };
+    struct vt_gnode n = { .kind = VT_G_COPY, .dev = dev, .node = node, .addr = dst, .src = src, .size = size, .x = *x };
+    return set_node(exec, node, &n);
+}
+
+void vt_graph_add_set(const void *key, const void *node, int dev, uint64_t addr, uint64_t size, int value, uint64_t elem)
+{
+    struct vt_gnode n = { .kind = VT_G_SET, .dev = dev, .node = node, .addr = addr, .size = size, .value = value, .elem = elem };
     gset_add(key, &n);
+}
+
+int vt_graph_set_set(const void *exec, const void *node, int dev, uint64_t addr, uint64_t size, int value, uint64_t elem)
+{
+    struct vt_gnode n = { .kind = VT_G_SET, .dev = dev, .node = node, .addr = addr, .size = size, .value = value, .elem = elem };
+    return set_node(exec, node, &n);
 }
 
 void vt_graph_foreach(const void *key, void (*fn)(const struct vt_gnode *, void *), void *ctx)

@@ -83,8 +83,14 @@ void vt_graph_add_kernel(const void *key, const void *node, vt_kernel *k, int de
  * theirs). 0, or -1 when no such node is known. */
 int vt_graph_set_kernel(const void *exec, const void *node, vt_kernel *k, int dev, void **args, const void *buf,
                         uint64_t len, vt_dim3 grid, vt_dim3 block, uint64_t shmem);
-void vt_graph_add_copy(const void *key, int dev, uint64_t dst, uint64_t src, uint64_t size, const struct vt_copy_extra *x);
-void vt_graph_add_set(const void *key, int dev, uint64_t addr, uint64_t size, int value, uint64_t elem);
+/* Copy and memset nodes (NODE: the handle, NULL when unknown); with EXEC/NODE: new parameters
+ * for a known node, as vt_graph_set_kernel (0, or -1 when no such node is known). */
+void vt_graph_add_copy(const void *key, const void *node, int dev, uint64_t dst, uint64_t src, uint64_t size,
+                       const struct vt_copy_extra *x);
+void vt_graph_add_set(const void *key, const void *node, int dev, uint64_t addr, uint64_t size, int value, uint64_t elem);
+int vt_graph_set_copy(const void *exec, const void *node, int dev, uint64_t dst, uint64_t src, uint64_t size,
+                      const struct vt_copy_extra *x);
+int vt_graph_set_set(const void *exec, const void *node, int dev, uint64_t addr, uint64_t size, int value, uint64_t elem);
 
 /* Move (capture -> graph) or copy (graph -> exec: instantiation, cu/cudaGraphExecUpdate) the
  * node set of FROM to TO, replacing TO's. */

@@ -28,6 +28,7 @@ extern const struct vt_hook vt_hooks_runtime[];
 extern const struct vt_hook vt_hooks_launch[];
 extern const struct vt_hook vt_hooks_pool[];
 extern const struct vt_hook vt_hooks_graph[];
+extern const struct vt_hook vt_hooks_graph_copy[];
 
 #define VT_HOOK_ENTRY(fn, base, ver, ptds) { #fn, base, ver, ptds, (void *)&fn, &real_##fn }
 

@@ -127,7 +127,7 @@ VT_EARLY int dlclose(void *handle) { return dlclose_hook(handle); }
 
 /* ---- the swap: a real pointer for its wrapper ------------------------------------------------ */
 
-static const struct vt_hook *const tables[] = { vt_hooks_interpose, vt_hooks_driver, vt_hooks_driver_ops, vt_hooks_runtime, vt_hooks_launch, vt_hooks_pool, vt_hooks_graph };
+static const struct vt_hook *const tables[] = { vt_hooks_interpose, vt_hooks_driver, vt_hooks_driver_ops, vt_hooks_runtime, vt_hooks_launch, vt_hooks_pool, vt_hooks_graph, vt_hooks_graph_copy };
 
 static void *install(const struct vt_hook *h, void *real)
 {

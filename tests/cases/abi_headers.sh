@@ -12,6 +12,9 @@ cat >"$TMP/probe.h" <<'P'
 #define C(x) printf(#x " %d\n", (int)(x))
 typedef struct cudaPitchedPtr PitchedPtr;
 typedef struct cudaExtent Extent;
+typedef struct cudaPos Pos;
+typedef struct cudaMemcpy3DParms Memcpy3DParms;
+typedef struct cudaMemsetParams MemsetParams;
 static void probe(void) {
     F(CUDA_MEMCPY2D, srcMemoryType); F(CUDA_MEMCPY2D, srcHost); F(CUDA_MEMCPY2D, srcDevice); F(CUDA_MEMCPY2D, srcPitch);
     F(CUDA_MEMCPY2D, dstMemoryType); F(CUDA_MEMCPY2D, dstHost); F(CUDA_MEMCPY2D, dstDevice); F(CUDA_MEMCPY2D, dstPitch);
@@ -20,7 +23,19 @@ static void probe(void) {
     F(cudaLaunchConfig_t, gridDim); F(cudaLaunchConfig_t, blockDim); F(cudaLaunchConfig_t, dynamicSmemBytes);
     F(cudaLaunchConfig_t, stream); S(cudaLaunchConfig_t);
     F(CUmemAllocationProp, location); S(CUmemAllocationProp);
-    F(PitchedPtr, pitch); S(PitchedPtr); S(Extent);
+    F(PitchedPtr, pitch); S(PitchedPtr); S(Extent); S(Pos);
+    F(Memcpy3DParms, srcPos); F(Memcpy3DParms, srcPtr); F(Memcpy3DParms, dstArray); F(Memcpy3DParms, dstPos);
+    F(Memcpy3DParms, dstPtr); F(Memcpy3DParms, extent); F(Memcpy3DParms, kind); S(Memcpy3DParms);
+    F(CUDA_MEMCPY3D, srcXInBytes); F(CUDA_MEMCPY3D, srcY); F(CUDA_MEMCPY3D, srcZ); F(CUDA_MEMCPY3D, srcMemoryType);
+    F(CUDA_MEMCPY3D, srcHost); F(CUDA_MEMCPY3D, srcDevice); F(CUDA_MEMCPY3D, srcPitch); F(CUDA_MEMCPY3D, srcHeight);
+    F(CUDA_MEMCPY3D, dstXInBytes); F(CUDA_MEMCPY3D, dstY); F(CUDA_MEMCPY3D, dstZ); F(CUDA_MEMCPY3D, dstMemoryType);
+    F(CUDA_MEMCPY3D, dstHost); F(CUDA_MEMCPY3D, dstDevice); F(CUDA_MEMCPY3D, dstPitch); F(CUDA_MEMCPY3D, dstHeight);
+    F(CUDA_MEMCPY3D, WidthInBytes); F(CUDA_MEMCPY3D, Height); F(CUDA_MEMCPY3D, Depth); S(CUDA_MEMCPY3D);
+    F(MemsetParams, dst); F(MemsetParams, pitch); F(MemsetParams, value); F(MemsetParams, elementSize);
+    F(MemsetParams, width); F(MemsetParams, height); S(MemsetParams);
+    F(CUDA_MEMSET_NODE_PARAMS, dst); F(CUDA_MEMSET_NODE_PARAMS, pitch); F(CUDA_MEMSET_NODE_PARAMS, value);
+    F(CUDA_MEMSET_NODE_PARAMS, elementSize); F(CUDA_MEMSET_NODE_PARAMS, width); F(CUDA_MEMSET_NODE_PARAMS, height);
+    S(CUDA_MEMSET_NODE_PARAMS);
     C(CU_POINTER_ATTRIBUTE_MEMORY_TYPE); C(CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL); C(CU_POINTER_ATTRIBUTE_RANGE_START_ADDR);
     C(CU_POINTER_ATTRIBUTE_RANGE_SIZE); C(CU_MEMORYTYPE_HOST); C(CU_MEMORYTYPE_DEVICE); C(CU_MEMORYTYPE_UNIFIED);
     C(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE); C(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH);

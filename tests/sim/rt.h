@@ -53,7 +53,8 @@
     X(cuLibraryGetGlobal) X(cuLibraryGetManaged) X(cuLibraryGetUnifiedFunction) X(cuKernelGetFunction) \
     X(cuGraphAddMemcpyNode) X(cuGraphAddMemsetNode) X(cuGraphGetNodes) X(cuGraphNodeGetDependencies) \
     X(cuGraphUpload) X(cuGraphConditionalHandleCreate) X(cuStreamBeginCaptureToGraph) X(cuGraphKernelNodeGetParams) \
-    X(cuGraphInstantiateWithParams) X(cuGraphClone) X(cuGraphNodeFindInClone)
+    X(cuGraphInstantiateWithParams) X(cuGraphClone) X(cuGraphNodeFindInClone) X(cuGraphMemcpyNodeSetParams) \
+    X(cuGraphExecMemcpyNodeSetParams) X(cuGraphMemsetNodeSetParams) X(cuGraphExecMemsetNodeSetParams)
 
 typedef struct rt_driver {
 #define RT_FIELD(name) __typeof__(name) *name;

@@ -202,19 +202,40 @@ static void set_end(CUDA_MEMCPY3D *c, int src, enum cudaMemcpyKind kind, void *p
 }
 
 /* linear memory only (pitched pointers; arrays are not modelled) */
+/* The runtime's copy and memset node parameters as the driver's. */
+static cudaError_t copy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *c)
+{
+    if (!p) return cudaErrorInvalidValue;
+    if (p->srcArray || p->dstArray) return cudaErrorNotSupported;
+    memset(c, 0, sizeof *c);
+    set_end(c, 1, p->kind, (char *)p->srcPtr.ptr + p->srcPos.x + p->srcPos.y * p->srcPtr.pitch, p->srcPtr.pitch);
+    set_end(c, 0, p->kind, (char *)p->dstPtr.ptr + p->dstPos.x + p->dstPos.y * p->dstPtr.pitch, p->dstPtr.pitch);
+    c->WidthInBytes = p->extent.width;
+    c->Height = p->extent.height;
+    c->Depth = p->extent.depth;
+    return cudaSuccess;
+}
+static void copy1d(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, CUDA_MEMCPY3D *c)
+{
+    memset(c, 0, sizeof *c);
+    set_end(c, 1, kind, (void *)src, count);
+    set_end(c, 0, kind, dst, count);
+    c->WidthInBytes = count;
+    c->Height = c->Depth = 1;
+}
+static CUDA_MEMSET_NODE_PARAMS memset_params(const struct cudaMemsetParams *p)
+{
+    CUDA_MEMSET_NODE_PARAMS c = { (CUdeviceptr)p->dst, p->pitch, p->value, p->elementSize, p->width, p->height };
+    return c;
+}
+
 cudaError_t cudaGraphAddMemcpyNode(cudaGraphNode_t *node, cudaGraph_t g, const cudaGraphNode_t *deps, size_t n,
                                    const struct cudaMemcpy3DParms *p)
 {
     RT_ENTER();
-    if (!p) return rt_ret(cudaErrorInvalidValue);
-    if (p->srcArray || p->dstArray) return rt_ret(cudaErrorNotSupported);
     CUDA_MEMCPY3D c;
-    memset(&c, 0, sizeof c);
-    set_end(&c, 1, p->kind, (char *)p->srcPtr.ptr + p->srcPos.x + p->srcPos.y * p->srcPtr.pitch, p->srcPtr.pitch);
-    set_end(&c, 0, p->kind, (char *)p->dstPtr.ptr + p->dstPos.x + p->dstPos.y * p->dstPtr.pitch, p->dstPtr.pitch);
-    c.WidthInBytes = p->extent.width;
-    c.Height = p->extent.height;
-    c.Depth = p->extent.depth;
+    cudaError_t e = copy3d(p, &c);
+    if (e) return rt_ret(e);
     RT_CALL(rt_d.cuGraphAddMemcpyNode((CUgraphNode *)node, g, (const CUgraphNode *)deps, n, &c, NULL));
 }
 
@@ -223,11 +244,7 @@ cudaError_t cudaGraphAddMemcpyNode1D(cudaGraphNode_t *node, cudaGraph_t g, const
 {
     RT_ENTER();
     CUDA_MEMCPY3D c;
-    memset(&c, 0, sizeof c);
-    set_end(&c, 1, kind, (void *)src, count);
-    set_end(&c, 0, kind, dst, count);
-    c.WidthInBytes = count;
-    c.Height = c.Depth = 1;
+    copy1d(dst, src, count, kind, &c);
     RT_CALL(rt_d.cuGraphAddMemcpyNode((CUgraphNode *)node, g, (const CUgraphNode *)deps, n, &c, NULL));
 }
 
@@ -236,8 +253,55 @@ cudaError_t cudaGraphAddMemsetNode(cudaGraphNode_t *node, cudaGraph_t g, const c
 {
     RT_ENTER();
     if (!p) return rt_ret(cudaErrorInvalidValue);
-    CUDA_MEMSET_NODE_PARAMS c = { (CUdeviceptr)p->dst, p->pitch, p->value, p->elementSize, p->width, p->height };
+    CUDA_MEMSET_NODE_PARAMS c = memset_params(p);
     RT_CALL(rt_d.cuGraphAddMemsetNode((CUgraphNode *)node, g, (const CUgraphNode *)deps, n, &c, NULL));
+}
+
+cudaError_t cudaGraphMemcpyNodeSetParams(cudaGraphNode_t node, const struct cudaMemcpy3DParms *p)
+{
+    RT_ENTER();
+    CUDA_MEMCPY3D c;
+    cudaError_t e = copy3d(p, &c);
+    if (e) return rt_ret(e);
+    RT_CALL(rt_d.cuGraphMemcpyNodeSetParams(node, &c));
+}
+cudaError_t cudaGraphExecMemcpyNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node, const struct cudaMemcpy3DParms *p)
+{
+    RT_ENTER();
+    CUDA_MEMCPY3D c;
+    cudaError_t e = copy3d(p, &c);
+    if (e) return rt_ret(e);
+    RT_CALL(rt_d.cuGraphExecMemcpyNodeSetParams(x, node, &c, NULL));
+}
+cudaError_t cudaGraphMemcpyNodeSetParams1D(cudaGraphNode_t node, void *dst, const void *src, size_t count,
+                                           enum cudaMemcpyKind kind)
+{
+    RT_ENTER();
+    CUDA_MEMCPY3D c;
+    copy1d(dst, src, count, kind, &c);
+    RT_CALL(rt_d.cuGraphMemcpyNodeSetParams(node, &c));
+}
+cudaError_t cudaGraphExecMemcpyNodeSetParams1D(cudaGraphExec_t x, cudaGraphNode_t node, void *dst, const void *src,
+                                               size_t count, enum cudaMemcpyKind kind)
+{
+    RT_ENTER();
+    CUDA_MEMCPY3D c;
+    copy1d(dst, src, count, kind, &c);
+    RT_CALL(rt_d.cuGraphExecMemcpyNodeSetParams(x, node, &c, NULL));
+}
+cudaError_t cudaGraphMemsetNodeSetParams(cudaGraphNode_t node, const struct cudaMemsetParams *p)
+{
+    RT_ENTER();
+    if (!p) return rt_ret(cudaErrorInvalidValue);
+    CUDA_MEMSET_NODE_PARAMS c = memset_params(p);
+    RT_CALL(rt_d.cuGraphMemsetNodeSetParams(node, &c));
+}
+cudaError_t cudaGraphExecMemsetNodeSetParams(cudaGraphExec_t x, cudaGraphNode_t node, const struct cudaMemsetParams *p)
+{
+    RT_ENTER();
+    if (!p) return rt_ret(cudaErrorInvalidValue);
+    CUDA_MEMSET_NODE_PARAMS c = memset_params(p);
+    RT_CALL(rt_d.cuGraphExecMemsetNodeSetParams(x, node, &c, NULL));
 }
 
 cudaError_t cudaGraphGetNodes(cudaGraph_t g, cudaGraphNode_t *nodes, size_t *num)

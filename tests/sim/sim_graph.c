@@ -593,19 +593,50 @@ CUresult cuGraphAddMemcpyNode(CUgraphNode *node, CUgraph g, const CUgraphNode *d
 }
 
 /* element size 1, 2 or 4; rows contiguous (one row, or a pitch equal to the row) */
-CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
-                              const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+static CUresult memset_op(const CUDA_MEMSET_NODE_PARAMS *p, sim_op *op)
 {
-    if (!node || !g || g->magic != GRAPH_MAGIC || !p || !p->dst || !p->width) return CUDA_ERROR_INVALID_VALUE;
+    if (!p || !p->dst || !p->width) return CUDA_ERROR_INVALID_VALUE;
     if (p->elementSize != 1 && p->elementSize != 2 && p->elementSize != 4) return CUDA_ERROR_INVALID_VALUE;
     size_t h = p->height ? p->height : 1;
     if (h > 1 && p->pitch != p->width * p->elementSize) return CUDA_ERROR_NOT_SUPPORTED;
-    sim_op op = { .type = 2, .dst = (void *)(uintptr_t)p->dst, .n = p->width * h, .value = p->value, .elem = p->elementSize };
+    *op = (sim_op){ .type = 2, .dst = (void *)(uintptr_t)p->dst, .n = p->width * h, .value = p->value, .elem = p->elementSize };
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphAddMemsetNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                              const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{
+    if (!node || !g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    sim_op op;
+    CUresult r = memset_op(p, &op);
+    if (r) return r;
     pthread_mutex_lock(&sim_lock);
-    CUresult r = add_node(g, &op, node);
+    r = add_node(g, &op, node);
     pthread_mutex_unlock(&sim_lock);
     return r;
 }
+
+/* A copy or memset node's new op, in the graph holding NODE or (E) in exec E: a node of the
+ * same kind (CUDA_ERROR_INVALID_VALUE otherwise). */
+static CUresult set_op(CUgraphExec e, CUgraphNode node, CUresult made, const sim_op *op)
+{
+    if (made) return made;
+    if (!node || node->magic != NODE_MAGIC || node->child || (e && e->magic != EXEC_MAGIC)) return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&sim_lock);
+    struct CUgraph_st *g = e ? &e->g : node->g;
+    CUresult r = node->idx < g->n && g->ops[node->idx].type == op->type ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+    if (!r) g->ops[node->idx] = *op;
+    pthread_mutex_unlock(&sim_lock);
+    return r;
+}
+CUresult cuGraphMemcpyNodeSetParams(CUgraphNode node, const CUDA_MEMCPY3D *p)
+{ sim_op op = { 0 }; CUresult r = copy_op(p, &op); return set_op(NULL, node, r, &op); }
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec e, CUgraphNode node, const CUDA_MEMCPY3D *p, CUcontext ctx)
+{ sim_op op = { 0 }; CUresult r = e ? copy_op(p, &op) : CUDA_ERROR_INVALID_VALUE; return set_op(e, node, r, &op); }
+CUresult cuGraphMemsetNodeSetParams(CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS *p)
+{ sim_op op = { 0 }; CUresult r = memset_op(p, &op); return set_op(NULL, node, r, &op); }
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec e, CUgraphNode node, const CUDA_MEMSET_NODE_PARAMS *p, CUcontext ctx)
+{ sim_op op = { 0 }; CUresult r = e ? memset_op(p, &op) : CUDA_ERROR_INVALID_VALUE; return set_op(e, node, r, &op); }
 
 /* Every op of the graph, as nodes in the order they run (captured ops get their handles now). */
 CUresult cuGraphGetNodes(CUgraph g, CUgraphNode *nodes, size_t *num)

@@ -78,6 +78,18 @@
 //                  into that graph (cudaStreamBeginCaptureToGraph): found at capture, recorded as
 //                  captured; P freed, the graph launched twice: both kernels at each launch
 //   tograph_drv    the same with cuStreamBeginCaptureToGraph
+//   cnodes_rt      copy and memset nodes (no kernel): a memcpy node (pinned -> buffer Q, 4096 bytes,
+//                  cudaGraphAddMemcpyNode1D) and a memset node (Q, 1024 x 4 bytes,
+//                  cudaGraphAddMemsetNode) made, the exec uploaded (cudaGraphUpload: nothing runs)
+//                  and launched twice: nothing to say, 2 copies and 2 memsets done; the exec's
+//                  copy given Q + 2048 (cudaGraphExecMemcpyNodeSetParams1D): out of bounds when
+//                  set and at the next launch; the graph's memset given Q + 4000, 200 bytes
+//                  (cudaGraphMemsetNodeSetParams): when set; the exec updated from the graph
+//                  (its copy back to Q) and launched: the memset's at the launch; then a
+//                  captured cudaMemcpyAsync's node (found with cudaGraphGetNodes) given Q + 2048
+//                  in its exec: when set and at its launch ("oob" lines: VALUE what is wrong)
+//   cnodes_drv     the same through cuGraphAddMemcpyNode, cuGraphAddMemsetNode, cuGraphUpload,
+//                  cuGraphExecMemcpyNodeSetParams, cuGraphMemsetNodeSetParams, cuMemcpyHtoDAsync
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -753,6 +765,92 @@ static int made_graphs(int drv, const char *m)
     return rc;
 }
 
+// A finding of a copy or memset at VALUE inside Q (4096 bytes), as the matrix prints findings.
+static void expect_oob(const void *value, const void *q)
+{
+    printf("expect oob_copy error - - - 0x%llx 0x%llx 4096 device 0\n", u(value), u(q));
+}
+
+static CUDA_MEMCPY3D h2d_params(void *dst, const void *src, size_t n)
+{
+    CUDA_MEMCPY3D c;
+    memset(&c, 0, sizeof c);
+    c.srcMemoryType = CU_MEMORYTYPE_HOST;
+    c.srcHost = src;
+    c.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+    c.dstDevice = (CUdeviceptr)dst;
+    c.WidthInBytes = n;
+    c.Height = c.Depth = 1;
+    return c;
+}
+
+static int copy_nodes(int drv)
+{
+    char *q;
+    void *hp;
+    cudaMalloc(&q, 4096);
+    cudaMallocHost(&hp, 4096);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    CUcontext ctx = NULL;
+    cuCtxGetCurrent(&ctx);
+    cudaGraph_t g, g2;
+    cudaGraphExec_t e, e2;
+    cudaGraphNode_t cn, sn, n2 = NULL;
+    cudaGraphCreate(&g, 0);
+    CUDA_MEMCPY3D c3 = h2d_params(q, hp, 4096);
+    cudaMemsetParams mp = {};
+    mp.dst = q; mp.value = 0; mp.elementSize = 4; mp.width = 1024; mp.height = 1;
+    CUDA_MEMSET_NODE_PARAMS dmp = { (CUdeviceptr)q, 0, 0, 4, 1024, 1 };
+    printf("rc addcopy %d\n", drv ? (int)cuGraphAddMemcpyNode((CUgraphNode *)&cn, (CUgraph)g, NULL, 0, &c3, ctx)
+                                  : (int)cudaGraphAddMemcpyNode1D(&cn, g, NULL, 0, q, hp, 4096, cudaMemcpyHostToDevice));
+    printf("rc addset %d\n", drv ? (int)cuGraphAddMemsetNode((CUgraphNode *)&sn, (CUgraph)g, NULL, 0, &dmp, ctx)
+                                 : (int)cudaGraphAddMemsetNode(&sn, g, NULL, 0, &mp));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+    printf("rc upload %d\n", drv ? (int)cuGraphUpload((CUgraphExec)e, (CUstream)s) : (int)cudaGraphUpload(e, s));
+#define LAUNCH(x, times) for (int i_ = 0; i_ < (times); i_++) \
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)(x), (CUstream)s) : (int)cudaGraphLaunch(x, s));
+    LAUNCH(e, 2)
+    expect_oob(q + 2048, q);                            // when set ...
+    c3 = h2d_params(q + 2048, hp, 4096);
+    printf("rc execset %d\n", drv ? (int)cuGraphExecMemcpyNodeSetParams((CUgraphExec)e, (CUgraphNode)cn, &c3, ctx)
+                                  : (int)cudaGraphExecMemcpyNodeSetParams1D(e, cn, q + 2048, hp, 4096, cudaMemcpyHostToDevice));
+    expect_oob(q + 2048, q);                            // ... and at the launch
+    LAUNCH(e, 1)
+    expect_oob(q + 4000, q);
+    mp.dst = q + 4000; mp.elementSize = 1; mp.width = 200;
+    dmp.dst = (CUdeviceptr)(q + 4000); dmp.elementSize = 1; dmp.width = 200;
+    printf("rc graphset %d\n", drv ? (int)cuGraphMemsetNodeSetParams((CUgraphNode)sn, &dmp) : (int)cudaGraphMemsetNodeSetParams(sn, &mp));
+    cudaGraphExecUpdateResultInfo info;
+    printf("rc update %d\n", (int)cudaGraphExecUpdate(e, g, &info));   // the graph's copy (to Q) and memset
+    expect_oob(q + 4000, q);
+    LAUNCH(e, 1)
+    printf("rc begin %d\n", (int)cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    printf("rc capcopy %d\n", drv ? (int)cuMemcpyHtoDAsync((CUdeviceptr)q, hp, 4096, (CUstream)s)
+                                  : (int)cudaMemcpyAsync(q, hp, 4096, cudaMemcpyHostToDevice, s));
+    printf("rc end %d\n", (int)cudaStreamEndCapture(s, &g2));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e2, g2, 0));
+    size_t num = 1;
+    printf("rc getnodes %d\n", (int)cudaGraphGetNodes(g2, &n2, &num) || num != 1);
+    expect_oob(q + 2048, q);
+    c3 = h2d_params(q + 2048, hp, 4096);
+    printf("rc execset %d\n", drv ? (int)cuGraphExecMemcpyNodeSetParams((CUgraphExec)e2, (CUgraphNode)n2, &c3, ctx)
+                                  : (int)cudaGraphExecMemcpyNodeSetParams1D(e2, n2, q + 2048, hp, 4096, cudaMemcpyHostToDevice));
+    expect_oob(q + 2048, q);
+    LAUNCH(e2, 1)
+#undef LAUNCH
+    int rc = (int)cudaStreamSynchronize(s);
+    // replays: 4 of e (a copy and a memset each), 1 of e2 (a copy); captured: the 2 nodes made, the
+    // 2 changes, the captured copy and its change
+    printf("report launches 0\nreport graph_launches 0\nreport graph_copies 5\nreport graph_sets 4\n"
+           "report captured 6\nreport h2d_count 5\nreport set_count 4\n");
+    cudaGraphExecDestroy(e2);
+    cudaGraphExecDestroy(e);
+    cudaFree(q);
+    cudaFreeHost(hp);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -768,6 +866,8 @@ int main(int argc, char **argv)
         rc = extra();
     } else if (!strncmp(m, "clone_", 6) || !strncmp(m, "withparams_", 11) || !strncmp(m, "tograph_", 8)) {
         rc = made_graphs(!!strstr(m, "_drv"), m);
+    } else if (!strncmp(m, "cnodes_", 7)) {
+        rc = copy_nodes(!strcmp(m, "cnodes_drv"));
     } else if (!strncmp(m, "capset_", 7)) {
         rc = capset(!strcmp(m, "capset_drv"));
     } else if (!strcmp(m, "graph_join")) {
