@@ -138,6 +138,14 @@ typedef struct CUDA_MEMCPY3D_st {
     size_t dstPitch, dstHeight;
     size_t WidthInBytes, Height, Depth;
 } CUDA_MEMCPY3D;
+/* struct cudaGraphNodeParams / CUgraphNodeParams (CUDA 12.2+): the node type at 0, then a union
+ * whose members the tracer reads at these offsets (the same in both): a memcpy node's 3D
+ * parameters, a memset node's (a cudaMemsetParams / CUDA_MEMSET_NODE_PARAMS prefix), a child
+ * graph node's graph, a conditional node's handle, size and body graphs. */
+enum { VT_GRAPH_NODE_KERNEL = 0, VT_GRAPH_NODE_MEMCPY = 1, VT_GRAPH_NODE_MEMSET = 2, VT_GRAPH_NODE_GRAPH = 4,
+       VT_GRAPH_NODE_CONDITIONAL = 13 };
+enum { VT_NODE_PARAMS_MEMCPY = 32, VT_NODE_PARAMS_MEMSET = 16, VT_NODE_PARAMS_CHILD = 16, VT_NODE_PARAMS_COND_HANDLE = 16,
+       VT_NODE_PARAMS_COND_SIZE = 28, VT_NODE_PARAMS_COND_GRAPHS = 32 };
 struct cudaMemsetParams { void *dst; size_t pitch; unsigned int value; unsigned int elementSize; size_t width; size_t height; };
 typedef struct CUDA_MEMSET_NODE_PARAMS_st {
     CUdeviceptr dst;

@@ -35,16 +35,21 @@ static void replay(const struct vt_gnode *n, void *ctx)
         return;
     }
     case VT_G_KERNEL:
-        if (n->k && vt_launch_begin(&c, n->k, NULL, n->args, n->args_len))
+        /* a conditional body's kernel may run: checked; whether it ran only the device knows */
+        if (n->k && vt_launch_begin(&c, n->k, NULL, n->args, n->args_len) && !n->cond)
             vt_launch_end(&c, n->k, n->grid, n->block, n->shmem, stream);
         return;
+    case VT_G_COND:
+        return;
     case VT_G_COPY: {
+        if (n->cond) return; /* a conditional body's copies and memsets are not followed */
         struct vt_copy_extra x = n->x;
         x.stream = stream;
         vt_ev_copy(&c, n->addr, n->src, n->size, &x);
         return;
     }
     case VT_G_SET:
+        if (n->cond) return;
         vt_ev_set(&c, n->addr, n->size, n->value, 1, stream, n->elem);
         return;
     }

@@ -87,6 +87,39 @@ static struct vt_gnode *copy_nodes(const struct vt_gnode *n, size_t cnt)
     return copy;
 }
 
+/* Appends a copy of N's nodes to *OUT (*CNT of them, room for *CAP), each conditional node
+ * replaced by its bodies' nodes marked cond (nested ones too, DEPTH levels deep at most).
+ * -1 out of memory. g_lock held. */
+static int expand_into(const struct vt_gnode *n, size_t cnt, int cond, int depth, struct vt_gnode **out, size_t *len,
+                       size_t *cap)
+{
+    for (size_t i = 0; i < cnt; i++) {
+        if (n[i].kind == VT_G_COND) {
+            size_t nb = n[i].args ? n[i].args_len / sizeof(void *) : 0;
+            for (size_t b = 0; b < nb && depth < 8; b++) {
+                const void *body;
+                memcpy(&body, n[i].args + b * sizeof body, sizeof body);
+                struct gset *s = body ? gset_find(body, 0) : NULL;
+                if (s && expand_into(s->n, s->cnt, 1, depth + 1, out, len, cap) < 0) return -1;
+            }
+            continue;
+        }
+        if (*len == *cap) {
+            size_t nc = *cap ? 2 * *cap : 8;
+            struct vt_gnode *nn = realloc(*out, nc * sizeof *nn);
+            if (!nn) return -1;
+            *out = nn;
+            *cap = nc;
+        }
+        struct vt_gnode *d = &(*out)[(*len)++];
+        *d = n[i];
+        d->cond = d->cond || cond;
+        d->args = n[i].args ? malloc(n[i].args_len) : NULL;
+        if (d->args) memcpy(d->args, n[i].args, n[i].args_len);
+    }
+    return 0;
+}
+
 void vt_graph_transfer(const void *from, const void *to, int move)
 {
     if (!from || !to || from == to) return;
@@ -94,12 +127,18 @@ void vt_graph_transfer(const void *from, const void *to, int move)
     struct gset *s = gset_find(from, 0);
     if (s && s->cnt) {
         struct gset *d = gset_find(to, 1);
-        struct vt_gnode *copy = d ? copy_nodes(s->n, s->cnt) : NULL;
-        if (copy) {
+        struct vt_gnode *copy = NULL;
+        size_t len = 0, cap = 0;
+        /* an exec's nodes are what runs: conditional bodies in their nodes' place */
+        if (d && (move ? (copy = copy_nodes(s->n, s->cnt)) != NULL && (len = s->cnt)
+                       : expand_into(s->n, s->cnt, 0, 0, &copy, &len, &cap) == 0)) {
             free_nodes(d->n, d->cnt);
             d->n = copy;
-            d->cnt = d->cap = s->cnt;
+            d->cnt = len;
+            d->cap = move ? len : cap;
             d->exec = !move;
+        } else if (copy) {
+            free_nodes(copy, len);
         }
     }
     if (s && move) { free_nodes(s->n, s->cnt); memset(s, 0, sizeof *s); }
@@ -246,6 +285,15 @@ const void *vt_capture_key(uint64_t stream, const void **node)
     if (r == CUDA_SUCCESS && st == 1 && node && deps && ndeps == 1) *node = deps[0];
     if (r == CUDA_SUCCESS) return st == 1 && graph ? graph : NULL;
     return vt_stream_capturing(stream) ? (const void *)(uintptr_t)stream : NULL;
+}
+
+void vt_graph_add_cond(const void *graph, const void *node, void *const *bodies, size_t n)
+{
+    struct vt_gnode c = { .kind = VT_G_COND, .dev = -1, .node = node };
+    if (!bodies || !n || !(c.args = malloc(n * sizeof *bodies))) return;
+    memcpy(c.args, bodies, n * sizeof *bodies);
+    c.args_len = n * sizeof *bodies;
+    gset_add(graph, &c);
 }
 
 void vt_graph_add_alloc(const void *key, uint64_t addr, uint64_t size, int dev)

@@ -25,15 +25,17 @@
 #include "kernels.h"
 
 /* A node (graphs.c owns the set; graph_replay.c does it at each launch). */
-enum { VT_G_ALLOC, VT_G_FREE, VT_G_KERNEL, VT_G_COPY, VT_G_SET };
+enum { VT_G_ALLOC, VT_G_FREE, VT_G_KERNEL, VT_G_COPY, VT_G_SET, VT_G_COND };
 struct vt_gnode {
     int kind, dev;
+    int cond;                              /* in an exec: a node of a conditional node's body */
     const void *node;                      /* the CUgraphNode, when known (explicit and captured nodes) */
     const void *parent;                    /* in a child graph node's clone: that node (else NULL) */
     uint64_t addr, size;                   /* alloc, free, set (size: elements), copy (dst) */
     /* kernel */
     vt_kernel *k;
-    unsigned char *args;                   /* owned by the set; NULL: replayed unchecked */
+    unsigned char *args;                   /* owned by the set; NULL: replayed unchecked (VT_G_COND: its
+                                              body graphs' handles, args_len / sizeof(void *) of them) */
     uint64_t args_len, shmem;
     vt_dim3 grid, block;
     /* copy */
@@ -95,6 +97,11 @@ int vt_graph_set_set(const void *exec, const void *node, int dev, uint64_t addr,
 /* Move (capture -> graph) or copy (graph -> exec: instantiation, cu/cudaGraphExecUpdate) the
  * node set of FROM to TO, replacing TO's. */
 void vt_graph_transfer(const void *from, const void *to, int move);
+/* A conditional node NODE of GRAPH with N body graphs (CUDA 12.3+). Instantiation puts the bodies'
+ * nodes in its place, marked cond: whether a body runs is decided on the device at each launch,
+ * so a replay checks their kernels' arguments (a body that may run must not be handed freed or
+ * host memory) but records no work for them. */
+void vt_graph_add_cond(const void *graph, const void *node, void *const *bodies, size_t n);
 /* cu/cudaGraphClone made CLONE from ORIG: a copy of ORIG's nodes, each handle the clone's own
  * (asked of the driver: cuGraphNodeFindInClone; NULL when it cannot say), so the SetParams calls
  * on the clone's nodes find them. */

@@ -95,6 +95,13 @@ static inline uint64_t vt_u64(const void *p) { return (uint64_t)(uintptr_t)p; }
 vt_kernel *vt_kernel_of_handle(const void *handle_or_stub);
 vt_kernel *vt_kernel_of_function(void *f);
 
+/* hooks_graph_copy.c: the memcpy or memset node of a generic node call (P: its
+ * cudaGraphNodeParams, RT, or CUgraphNodeParams), checked and kept as the typed calls' are: made
+ * in GRAPH (SET 0), or the new parameters of NODE in EXEC or, EXEC NULL, in its graph. 0, or -1
+ * when P is neither kind. */
+int vt_graph_generic_copy_node(const char *api, int rt, const void *p, const void *graph, const void *exec,
+                               const void *node, int set);
+
 /* CU_LAUNCH_PARAM_BUFFER_POINTER / _SIZE pairs in a launch's `extra` */
 static inline void vt_packed_args(void **extra, const void **buf, uint64_t *len)
 {

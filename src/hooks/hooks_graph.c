@@ -262,10 +262,20 @@ static int set_knode_impl(void *real, const char *api, int rt, CUgraphNode node,
 { return set_params(real, api, rt, NULL, node, p, p); }
 static int exec_set_knode_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, const void *p)
 { return e ? set_params(real, api, rt, e, node, p, p) : ((exec_set_knode_fn)real)(e, node, p); }
+/* The generic calls: a kernel node as above, a memcpy or memset node as the typed calls. */
 static int set_node_impl(void *real, const char *api, int rt, CUgraphNode node, void *p)
-{ return set_params(real, api, rt, NULL, node, p, kernel_of_node_params(p)); }
+{
+    int r = set_params(real, api, rt, NULL, node, p, kernel_of_node_params(p));
+    if (r == 0 && p && !kernel_of_node_params(p) && vt_cfg.enabled) vt_graph_generic_copy_node(api, rt, p, NULL, NULL, node, 1);
+    return r;
+}
 static int exec_set_node_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, void *p)
-{ return e ? set_params(real, api, rt, e, node, p, kernel_of_node_params(p)) : ((exec_set_knode_fn)real)(e, node, p); }
+{
+    if (!e) return ((exec_set_knode_fn)real)(e, node, p);
+    int r = set_params(real, api, rt, e, node, p, kernel_of_node_params(p));
+    if (r == 0 && p && !kernel_of_node_params(p) && vt_cfg.enabled) vt_graph_generic_copy_node(api, rt, p, NULL, e, node, 1);
+    return r;
+}
 RT_GRAPH_HOOK(cudaGraphKernelNodeSetParams, set_knode_impl, (CUgraphNode n, const void *p), n, p)
 DRV_GRAPH_HOOK(cuGraphKernelNodeSetParams_v2, set_knode_impl, (CUgraphNode n, const void *p), n, p)
 RT_GRAPH_HOOK(cudaGraphExecKernelNodeSetParams, exec_set_knode_impl, (CUgraphExec e, CUgraphNode n, const void *p), e, n, p)
@@ -281,10 +291,25 @@ static int add_node_impl(void *real, const char *api, int rt, CUgraphNode *node,
 {
     int r;
     if (rt) RT_RUN(r, ((add_node_fn)real)(node, g, deps, edges, nd, p)); else r = ((add_node_fn)real)(node, g, deps, edges, nd, p);
+    if (r != 0 || !p || !node || !vt_cfg.enabled) return r;
     const void *kp = kernel_of_node_params(p);
-    if (r == 0 && kp && node && vt_cfg.enabled) {
+    const char *u_ = p;
+    int type = *(const int *)p;
+    if (kp) {
         struct knode n = rt ? rt_knode(kp) : drv_knode(kp);
         knode_done(api, &n, g, NULL, *node, 0);
+    } else if (type == VT_GRAPH_NODE_GRAPH) {
+        CUgraph child;
+        memcpy(&child, u_ + VT_NODE_PARAMS_CHILD, sizeof child);
+        vt_graph_append_child(g, child, *node);
+    } else if (type == VT_GRAPH_NODE_CONDITIONAL) {
+        unsigned size;
+        void **bodies;   /* the driver's array, filled by the call */
+        memcpy(&size, u_ + VT_NODE_PARAMS_COND_SIZE, sizeof size);
+        memcpy(&bodies, u_ + VT_NODE_PARAMS_COND_GRAPHS, sizeof bodies);
+        vt_graph_add_cond(g, *node, bodies, bodies ? size : 0);
+    } else {
+        vt_graph_generic_copy_node(api, rt, p, g, NULL, *node, 0);
     }
     return r;
 }

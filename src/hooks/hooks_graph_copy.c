@@ -135,6 +135,27 @@ static void set_done(const char *api, const struct set_node *n, const void *grap
     VT_RESTORE_ERRNO;
 }
 
+int vt_graph_generic_copy_node(const char *api, int rt, const void *p, const void *graph, const void *exec,
+                               const void *node, int set)
+{
+    int type = p ? *(const int *)p : -1;
+    const char *u_ = p;
+    if (type == VT_GRAPH_NODE_MEMCPY) {
+        struct copy_node n;
+        const void *cp = u_ + VT_NODE_PARAMS_MEMCPY;
+        if ((rt ? rt_copy_node(cp, &n) : drv_copy_node(cp, &n)) == 0) copy_done(api, &n, graph, exec, node, set);
+        return 0;
+    }
+    if (type == VT_GRAPH_NODE_MEMSET) {   /* the runtime's and the driver's start alike */
+        const CUDA_MEMSET_NODE_PARAMS *m = (const void *)(u_ + VT_NODE_PARAMS_MEMSET);
+        struct set_node n;
+        if (set_node_of(m->dst, m->pitch, m->value, m->elementSize, m->width, m->height, &n) == 0)
+            set_done(api, &n, graph, exec, node, set);
+        return 0;
+    }
+    return -1;
+}
+
 /* ---- made ---------------------------------------------------------------------------------- */
 
 typedef int (*rt_add_copy_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, const struct cudaMemcpy3DParms *);

@@ -55,6 +55,42 @@ cat >"$TMP/ours.c" <<'P'
 #include "probe.h"
 int main(void) { probe(); return 0; }
 P
+# the generic node parameters: offsets inside a union, named differently in the two headers
+cat >>"$TMP/real.c" <<'P'
+typedef struct cudaGraphNodeParams RtNodeParams;
+#define O(t, m) printf(#t "." #m " %zu\n", offsetof(t, m))
+int generic(void) {
+    O(RtNodeParams, memcpy.copyParams); O(CUgraphNodeParams, memcpy.copyParams);
+    O(RtNodeParams, memset); O(CUgraphNodeParams, memset); O(RtNodeParams, graph.graph);
+    O(CUgraphNodeParams, graph.graph); O(RtNodeParams, conditional.handle); O(CUgraphNodeParams, conditional.handle);
+    O(RtNodeParams, conditional.size); O(CUgraphNodeParams, conditional.size);
+    O(RtNodeParams, conditional.phGraph_out); O(CUgraphNodeParams, conditional.phGraph_out);
+    C(cudaGraphNodeTypeKernel); C(cudaGraphNodeTypeMemcpy); C(cudaGraphNodeTypeMemset); C(cudaGraphNodeTypeGraph);
+    C(cudaGraphNodeTypeConditional);
+    return 0;
+}
+P
+cat >>"$TMP/ours.c" <<'P'
+#define O(t, m, v) printf(#t "." #m " %d\n", (int)(v))
+typedef int RtNodeParams;
+int generic(void) {
+    O(RtNodeParams, memcpy.copyParams, VT_NODE_PARAMS_MEMCPY); O(CUgraphNodeParams, memcpy.copyParams, VT_NODE_PARAMS_MEMCPY);
+    O(RtNodeParams, memset, VT_NODE_PARAMS_MEMSET); O(CUgraphNodeParams, memset, VT_NODE_PARAMS_MEMSET);
+    O(RtNodeParams, graph.graph, VT_NODE_PARAMS_CHILD); O(CUgraphNodeParams, graph.graph, VT_NODE_PARAMS_CHILD);
+    O(RtNodeParams, conditional.handle, VT_NODE_PARAMS_COND_HANDLE);
+    O(CUgraphNodeParams, conditional.handle, VT_NODE_PARAMS_COND_HANDLE);
+    O(RtNodeParams, conditional.size, VT_NODE_PARAMS_COND_SIZE); O(CUgraphNodeParams, conditional.size, VT_NODE_PARAMS_COND_SIZE);
+    O(RtNodeParams, conditional.phGraph_out, VT_NODE_PARAMS_COND_GRAPHS);
+    O(CUgraphNodeParams, conditional.phGraph_out, VT_NODE_PARAMS_COND_GRAPHS);
+    printf("cudaGraphNodeTypeKernel %d\ncudaGraphNodeTypeMemcpy %d\ncudaGraphNodeTypeMemset %d\ncudaGraphNodeTypeGraph %d\n"
+           "cudaGraphNodeTypeConditional %d\n", VT_GRAPH_NODE_KERNEL, VT_GRAPH_NODE_MEMCPY, VT_GRAPH_NODE_MEMSET,
+           VT_GRAPH_NODE_GRAPH, VT_GRAPH_NODE_CONDITIONAL);
+    return 0;
+}
+P
+sed -i 's/int main(void) { probe(); return 0; }//' "$TMP/real.c" "$TMP/ours.c"
+echo 'int main(void) { probe(); return generic(); }' >>"$TMP/real.c"
+echo 'int main(void) { probe(); return generic(); }' >>"$TMP/ours.c"
 cc -I"$CUDA_HOME/include" -I"$TMP" -o "$TMP/real" "$TMP/real.c" && "$TMP/real" >"$TMP/real.txt"
 cc -Isrc/core -I"$TMP" -o "$TMP/ours" "$TMP/ours.c" && "$TMP/ours" >"$TMP/ours.txt"
 check "probe programs built and ran" test -s "$TMP/real.txt" -a -s "$TMP/ours.txt"

@@ -126,17 +126,38 @@ cudaError_t cudaGraphExecUpdate(cudaGraphExec_t x, cudaGraph_t g, cudaGraphExecU
     RT_CALL(r);
 }
 
-/* The generic node calls: a kernel node's runtime parameters as the driver's (other types: not
- * simulated, cudaErrorNotSupported). */
+static cudaError_t copy3d(const struct cudaMemcpy3DParms *p, CUDA_MEMCPY3D *c);
+
+/* The generic node calls: a kernel, memcpy, memset or (adding only) conditional node's runtime
+ * parameters as the driver's (other types: not simulated, cudaErrorNotSupported). */
 static cudaError_t driver_node_params(const struct cudaGraphNodeParams *p, CUgraphNodeParams *out)
 {
     if (!p) return cudaErrorInvalidValue;
-    if (p->type != cudaGraphNodeTypeKernel) return cudaErrorNotSupported;
     memset(out, 0, sizeof *out);
-    out->type = CU_GRAPH_NODE_TYPE_KERNEL;
-    struct cudaKernelNodeParams v1 = { p->kernel.func, p->kernel.gridDim, p->kernel.blockDim, p->kernel.sharedMemBytes,
-                                       p->kernel.kernelParams, p->kernel.extra };
-    return driver_kernel_params(&v1, (CUDA_KERNEL_NODE_PARAMS *)&out->kernel);
+    switch (p->type) {
+    case cudaGraphNodeTypeKernel: {
+        out->type = CU_GRAPH_NODE_TYPE_KERNEL;
+        struct cudaKernelNodeParams v1 = { p->kernel.func, p->kernel.gridDim, p->kernel.blockDim, p->kernel.sharedMemBytes,
+                                           p->kernel.kernelParams, p->kernel.extra };
+        return driver_kernel_params(&v1, (CUDA_KERNEL_NODE_PARAMS *)&out->kernel);
+    }
+    case cudaGraphNodeTypeMemcpy:
+        out->type = CU_GRAPH_NODE_TYPE_MEMCPY;
+        return copy3d(&p->memcpy.copyParams, &out->memcpy.copyParams);
+    case cudaGraphNodeTypeMemset:
+        out->type = CU_GRAPH_NODE_TYPE_MEMSET;
+        out->memset = (CUDA_MEMSET_NODE_PARAMS_v2){ (CUdeviceptr)p->memset.dst, p->memset.pitch, p->memset.value,
+                                                    p->memset.elementSize, p->memset.width, p->memset.height, NULL };
+        return cudaSuccess;
+    case cudaGraphNodeTypeConditional:
+        out->type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+        out->conditional.handle = p->conditional.handle;
+        out->conditional.type = (CUgraphConditionalNodeType)p->conditional.type;
+        out->conditional.size = p->conditional.size;
+        return cudaSuccess;
+    default:
+        return cudaErrorNotSupported;
+    }
 }
 cudaError_t cudaGraphAddNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphNode_t *deps, const cudaGraphEdgeData *edges,
                              size_t nd, struct cudaGraphNodeParams *p)
@@ -145,7 +166,9 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphN
     CUgraphNodeParams dp;
     cudaError_t e = driver_node_params(p, &dp);
     if (e) return rt_ret(e);
-    RT_CALL(rt_d.cuGraphAddNode(n, g, deps, (const CUgraphEdgeData *)edges, nd, &dp));
+    CUresult r = rt_d.cuGraphAddNode(n, g, deps, (const CUgraphEdgeData *)edges, nd, &dp);
+    if (!r && p->type == cudaGraphNodeTypeConditional) p->conditional.phGraph_out = dp.conditional.phGraph_out;
+    RT_CALL(r);
 }
 cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t n, struct cudaGraphNodeParams *p)
 {

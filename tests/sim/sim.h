@@ -151,12 +151,13 @@ void sim_graph_mem_free(uintptr_t base);
 struct sim_op;
 int sim_capture_op(CUstream s, const struct sim_op *op);
 typedef struct sim_op {
-    int type;           /* 1 copy, 2 memset, 3 kernel, 4 graph mem alloc, 5 graph mem free */
+    int type;           /* 1 copy, 2 memset, 3 kernel, 4 graph mem alloc, 5 graph mem free, 6 conditional */
     void *dst; const void *src; size_t n;   /* copy */
     unsigned value; unsigned elem;           /* memset: value, element size */
     CUfunction f; void **params; void *argbuf; size_t argsize; /* kernel (params: GetParams' view, owned) */
     unsigned grid[3], block[3], shmem;      /* kernel */
     int dev; size_t reserved;               /* graph mem alloc: dst = address, n = size */
+    struct CUgraph_st **bodies; unsigned long long cond; int cond_type; /* 6 conditional: n bodies */
 } sim_op;
 void sim_replay_op(const sim_op *op);
 /* sim_graph.c: the graph stream s is capturing into (NULL: none); s joins the capture building g

@@ -399,15 +399,20 @@ CUresult cuGraphNodeFindInClone(CUgraphNode *out, CUgraphNode orig, CUgraph clon
     return r;
 }
 
-CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
+static unsigned cond_value(unsigned long long handle);
+/* The ops of G in order; a conditional node runs the body its handle's value picks (kernels never
+ * run here, so the value is the handle's default: a WHILE body whose value is set runs once). */
+static CUresult run_ops(const struct CUgraph_st *g, int depth)
 {
-    sim_ctx *c;
-    CUresult r = sim_stream_check(s, &c);
-    if (r) return r;
-    if (!e || e->magic != EXEC_MAGIC) return CUDA_ERROR_INVALID_VALUE;
-    for (size_t i = 0; i < e->g.n; i++) {
-        const sim_op *op = &e->g.ops[i];
-        if (op->type == 3) {
+    CUresult r = CUDA_SUCCESS;
+    for (size_t i = 0; i < g->n; i++) {
+        const sim_op *op = &g->ops[i];
+        if (op->type == 6) {
+            unsigned v = cond_value(op->cond);
+            size_t body = op->cond_type == CU_GRAPH_COND_TYPE_SWITCH ? v : op->cond_type == CU_GRAPH_COND_TYPE_IF && !v ? 1 : 0;
+            int runs = op->cond_type == CU_GRAPH_COND_TYPE_SWITCH ? v < op->n : op->cond_type == CU_GRAPH_COND_TYPE_IF ? (v || op->n == 2) : v != 0;
+            if (runs && depth < 8 && (r = run_ops(op->bodies[body], depth + 1))) return r;
+        } else if (op->type == 3) {
             if (op->argbuf) sim_launch_check(op->f, NULL, op->argbuf, op->argsize);
         } else if (op->type == 4 || op->type == 5) {
             pthread_mutex_lock(&sim_lock);
@@ -420,6 +425,15 @@ CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
         }
     }
     return CUDA_SUCCESS;
+}
+
+CUresult cuGraphLaunch(CUgraphExec e, CUstream s)
+{
+    sim_ctx *c;
+    CUresult r = sim_stream_check(s, &c);
+    if (r) return r;
+    if (!e || e->magic != EXEC_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    return run_ops(&e->g, 0);
 }
 SIM_ALIAS(cuGraphLaunch, cuGraphLaunch_ptsz);
 
@@ -498,25 +512,74 @@ CUresult cuGraphExecChildGraphNodeSetParams(CUgraphExec e, CUgraphNode node, CUg
 
 /* The generic node calls (CUDA 12.2+), for kernel nodes (the sim's only kind here: any other
  * type is CUDA_ERROR_NOT_SUPPORTED). */
+static CUresult copy_op(const CUDA_MEMCPY3D *p, sim_op *op);
+static CUresult memset_op(const CUDA_MEMSET_NODE_PARAMS *p, sim_op *op);
+/* A conditional node (CUDA 12.3+): SIZE empty body graphs, owned by the graph holding the node
+ * (the array handed out in phGraph_out lives as long as it); the node runs the body its handle's
+ * value picks (run_ops). Instantiation refers to the bodies, it does not copy them. */
+static CUresult add_cond_node(CUgraphNode *node, CUgraph g, CUDA_CONDITIONAL_NODE_PARAMS *c)
+{
+    unsigned max = c->type == CU_GRAPH_COND_TYPE_WHILE ? 1 : c->type == CU_GRAPH_COND_TYPE_IF ? 2 : 64;
+    if (!c->handle || !c->size || c->size > max || c->type > CU_GRAPH_COND_TYPE_SWITCH) return CUDA_ERROR_INVALID_VALUE;
+    struct CUgraph_st **bodies = calloc(c->size, sizeof *bodies);
+    CUresult r = bodies ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+    for (unsigned i = 0; !r && i < c->size; i++) r = cuGraphCreate(&bodies[i], 0);
+    sim_op op = { .type = 6, .bodies = bodies, .n = c->size, .cond = c->handle, .cond_type = (int)c->type };
+    if (!r) {
+        pthread_mutex_lock(&sim_lock);
+        r = add_node(g, &op, node);
+        pthread_mutex_unlock(&sim_lock);
+    }
+    if (r) {
+        for (unsigned i = 0; bodies && i < c->size; i++) if (bodies[i]) cuGraphDestroy(bodies[i]);
+        free(bodies);
+        return r;
+    }
+    c->phGraph_out = bodies;
+    return CUDA_SUCCESS;
+}
+
 CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, const CUgraphEdgeData *edges, size_t ndeps,
                            CUgraphNodeParams *p)
 {
-    if (!p) return CUDA_ERROR_INVALID_VALUE;
-    if (p->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_NOT_SUPPORTED;
-    return add_kernel_node(node, g, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
+    if (!p || !node || !g || g->magic != GRAPH_MAGIC) return CUDA_ERROR_INVALID_VALUE;
+    sim_op op;
+    CUresult r;
+    switch (p->type) {
+    case CU_GRAPH_NODE_TYPE_KERNEL: return add_kernel_node(node, g, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL: return add_cond_node(node, g, &p->conditional);
+    case CU_GRAPH_NODE_TYPE_MEMCPY: r = copy_op(&p->memcpy.copyParams, &op); break;
+    case CU_GRAPH_NODE_TYPE_MEMSET: r = memset_op((const CUDA_MEMSET_NODE_PARAMS *)&p->memset, &op); break;
+    default: return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    if (r) return r;
+    pthread_mutex_lock(&sim_lock);
+    r = add_node(g, &op, node);
+    pthread_mutex_unlock(&sim_lock);
+    return r;
 }
 
+static CUresult set_op(CUgraphExec e, CUgraphNode node, CUresult made, const sim_op *op);
+/* A memcpy or memset node's new parameters through the generic calls (E NULL: the graph's). */
+static CUresult set_generic_op(CUgraphExec e, CUgraphNode node, const CUgraphNodeParams *p)
+{
+    sim_op op = { 0 };
+    CUresult r = p->type == CU_GRAPH_NODE_TYPE_MEMCPY ? copy_op(&p->memcpy.copyParams, &op)
+               : p->type == CU_GRAPH_NODE_TYPE_MEMSET ? memset_op((const CUDA_MEMSET_NODE_PARAMS *)&p->memset, &op)
+               : CUDA_ERROR_NOT_SUPPORTED;
+    return set_op(e, node, r, &op);
+}
 CUresult cuGraphNodeSetParams(CUgraphNode node, CUgraphNodeParams *p)
 {
     if (!p) return CUDA_ERROR_INVALID_VALUE;
-    if (p->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_NOT_SUPPORTED;
+    if (p->type != CU_GRAPH_NODE_TYPE_KERNEL) return set_generic_op(NULL, node, p);
     return set_graph_kernel_node(node, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
 }
 
 CUresult cuGraphExecNodeSetParams(CUgraphExec e, CUgraphNode node, CUgraphNodeParams *p)
 {
-    if (!p) return CUDA_ERROR_INVALID_VALUE;
-    if (p->type != CU_GRAPH_NODE_TYPE_KERNEL) return CUDA_ERROR_NOT_SUPPORTED;
+    if (!p || !e) return CUDA_ERROR_INVALID_VALUE;
+    if (p->type != CU_GRAPH_NODE_TYPE_KERNEL) return set_generic_op(e, node, p);
     return set_exec_kernel_node(e, node, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
 }
 
@@ -677,7 +740,10 @@ CUresult cuGraphUpload(CUgraphExec e, CUstream s)
 }
 SIM_ALIAS(cuGraphUpload, cuGraphUpload_ptsz);
 
-/* A handle for conditional nodes (which the sim does not model): distinct per call. */
+/* A handle for conditional nodes: distinct per call, with the value each launch starts from (the
+ * default with CU_GRAPH_COND_ASSIGN_DEFAULT, else 0: no kernel here ever sets it). */
+#define MAX_COND 256
+static unsigned cond_values[MAX_COND + 1];
 CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *h, CUgraph g, CUcontext ctx, unsigned int dflt,
                                         unsigned int flags)
 {
@@ -685,6 +751,8 @@ CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *h, CUgraph g, 
     if (!h || !g || g->magic != GRAPH_MAGIC || (flags & ~(unsigned)CU_GRAPH_COND_ASSIGN_DEFAULT)) return CUDA_ERROR_INVALID_VALUE;
     pthread_mutex_lock(&sim_lock);
     *h = next++;
+    if (*h <= MAX_COND) cond_values[*h] = flags & CU_GRAPH_COND_ASSIGN_DEFAULT ? dflt : 0;
     pthread_mutex_unlock(&sim_lock);
     return CUDA_SUCCESS;
 }
+static unsigned cond_value(unsigned long long handle) { return handle && handle <= MAX_COND ? cond_values[handle] : 0; }

@@ -90,6 +90,14 @@
 //                  in its exec: when set and at its launch ("oob" lines: VALUE what is wrong)
 //   cnodes_drv     the same through cuGraphAddMemcpyNode, cuGraphAddMemsetNode, cuGraphUpload,
 //                  cuGraphExecMemcpyNodeSetParams, cuGraphMemsetNodeSetParams, cuMemcpyHtoDAsync
+//   cond_rt        the generic node calls (cudaGraphAddNode) for a memcpy node (pinned -> Q), a
+//                  memset node (Q) and an IF conditional node (its handle's default 1) whose body
+//                  holds a kernel node on buffer P; P freed, launched twice: the body's kernel
+//                  checked at each launch (a use after free), not counted as a launch (the device
+//                  decides whether a body runs); the copy and memset counted; the exec's memcpy
+//                  node given Q + 2048 (cudaGraphExecNodeSetParams): out of bounds when set and
+//                  at the third launch
+//   cond_drv       the same with cuGraphConditionalHandleCreate, cuGraphAddNode, cuGraphExecNodeSetParams
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -851,6 +859,95 @@ static int copy_nodes(int drv)
     return rc;
 }
 
+// Generic node parameters (calloc'd: the runtime's union holds dim3s, no default constructor).
+static void *generic_params(int drv, int type)
+{
+    void *p = calloc(1, drv ? sizeof(CUgraphNodeParams) : sizeof(cudaGraphNodeParams));
+    *(int *)p = type;   // both keep the type first
+    return p;
+}
+
+static void set_generic_copy(int drv, void *np, void *dst, void *src, CUcontext ctx)
+{
+    if (drv) {
+        ((CUgraphNodeParams *)np)->memcpy.copyParams = h2d_params(dst, src, 4096);
+        ((CUgraphNodeParams *)np)->memcpy.copyCtx = ctx;
+        return;
+    }
+    cudaMemcpy3DParms *c = &((cudaGraphNodeParams *)np)->memcpy.copyParams;
+    memset(c, 0, sizeof *c);
+    c->srcPtr = make_cudaPitchedPtr(src, 4096, 4096, 1);
+    c->dstPtr = make_cudaPitchedPtr(dst, 4096, 4096, 1);
+    c->extent = make_cudaExtent(4096, 1, 1);
+    c->kind = cudaMemcpyHostToDevice;
+}
+
+static int conditional(int drv)
+{
+    float *p;
+    char *q;
+    void *hp;
+    int n = 1;
+    cudaMalloc(&p, 4096);
+    cudaMalloc(&q, 4096);
+    cudaMallocHost(&hp, 4096);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    CUcontext ctx = NULL;
+    cuCtxGetCurrent(&ctx);
+    cudaGraph_t g, body = NULL;
+    cudaGraphExec_t e;
+    cudaGraphNode_t mn, sn, cn, kn;
+    cudaGraphCreate(&g, 0);
+    void *np = generic_params(drv, drv ? (int)CU_GRAPH_NODE_TYPE_MEMCPY : (int)cudaGraphNodeTypeMemcpy);
+    set_generic_copy(drv, np, q, hp, ctx);
+    printf("rc addcopy %d\n", drv ? (int)cuGraphAddNode((CUgraphNode *)&mn, (CUgraph)g, NULL, NULL, 0, (CUgraphNodeParams *)np)
+                                  : (int)cudaGraphAddNode(&mn, g, NULL, NULL, 0, (cudaGraphNodeParams *)np));
+    void *sp = generic_params(drv, drv ? (int)CU_GRAPH_NODE_TYPE_MEMSET : (int)cudaGraphNodeTypeMemset);
+    if (drv) ((CUgraphNodeParams *)sp)->memset = (CUDA_MEMSET_NODE_PARAMS_v2){ (CUdeviceptr)q, 0, 0, 4, 1024, 1, ctx };
+    else { cudaGraphNodeParams *r = (cudaGraphNodeParams *)sp; r->memset.dst = q; r->memset.elementSize = 4; r->memset.width = 1024; r->memset.height = 1; }
+    printf("rc addset %d\n", drv ? (int)cuGraphAddNode((CUgraphNode *)&sn, (CUgraph)g, NULL, NULL, 0, (CUgraphNodeParams *)sp)
+                                 : (int)cudaGraphAddNode(&sn, g, NULL, NULL, 0, (cudaGraphNodeParams *)sp));
+    void *cp = generic_params(drv, drv ? (int)CU_GRAPH_NODE_TYPE_CONDITIONAL : (int)cudaGraphNodeTypeConditional);
+    if (drv) {
+        CUgraphConditionalHandle h;
+        printf("rc handle %d\n", (int)cuGraphConditionalHandleCreate(&h, (CUgraph)g, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+        CUDA_CONDITIONAL_NODE_PARAMS *c = &((CUgraphNodeParams *)cp)->conditional;
+        c->handle = h; c->type = CU_GRAPH_COND_TYPE_IF; c->size = 1; c->ctx = ctx;
+        printf("rc addcond %d\n", (int)cuGraphAddNode((CUgraphNode *)&cn, (CUgraph)g, NULL, NULL, 0, (CUgraphNodeParams *)cp));
+        body = c->phGraph_out ? (cudaGraph_t)c->phGraph_out[0] : NULL;
+    } else {
+        cudaGraphConditionalHandle h;
+        printf("rc handle %d\n", (int)cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault));
+        cudaConditionalNodeParams *c = &((cudaGraphNodeParams *)cp)->conditional;
+        c->handle = h; c->type = cudaGraphCondTypeIf; c->size = 1;
+        printf("rc addcond %d\n", (int)cudaGraphAddNode(&cn, g, NULL, NULL, 0, (cudaGraphNodeParams *)cp));
+        body = c->phGraph_out ? c->phGraph_out[0] : NULL;
+    }
+    printf("rc body %d\n", body == NULL);
+    printf("rc add %d\n", add_node(drv, &kn, body, &p, &n));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+    cudaFree(p);
+    expect("use_after_free", p, p, 4096, 0);
+#define LAUNCH(times) for (int i_ = 0; i_ < (times); i_++) \
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s));
+    LAUNCH(2)
+    expect_oob(q + 2048, q);
+    set_generic_copy(drv, np, q + 2048, hp, ctx);
+    printf("rc execset %d\n", drv ? (int)cuGraphExecNodeSetParams((CUgraphExec)e, (CUgraphNode)mn, (CUgraphNodeParams *)np)
+                                  : (int)cudaGraphExecNodeSetParams(e, mn, (cudaGraphNodeParams *)np));
+    expect_oob(q + 2048, q);
+    LAUNCH(1)
+#undef LAUNCH
+    int rc = (int)cudaStreamSynchronize(s);
+    printf("count use_after_free 3\ncount oob_copy 1\ncount oob_copy 1\n");
+    // 3 launches of a copy and a memset; captured: the 2 nodes made and the copy's change
+    printf("report launches 0\nreport graph_launches 0\nreport graph_copies 3\nreport graph_sets 3\n"
+           "report captured 3\nreport h2d_count 3\nreport set_count 3\n");
+    free(np); free(sp); free(cp);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -866,6 +963,8 @@ int main(int argc, char **argv)
         rc = extra();
     } else if (!strncmp(m, "clone_", 6) || !strncmp(m, "withparams_", 11) || !strncmp(m, "tograph_", 8)) {
         rc = made_graphs(!!strstr(m, "_drv"), m);
+    } else if (!strncmp(m, "cond_", 5)) {
+        rc = conditional(!strcmp(m, "cond_drv"));
     } else if (!strncmp(m, "cnodes_", 7)) {
         rc = copy_nodes(!strcmp(m, "cnodes_drv"));
     } else if (!strncmp(m, "capset_", 7)) {
