@@ -275,6 +275,13 @@ int vt_copy_class(uint64_t v, uint64_t now, vt_ptr_info *out)
     if (vt_live_lookup_cached(v, &out->alloc) == 0) return out->cls = class_of_mem(out->alloc.mem);
     out->cls = VT_PTR_HOST;
     if (vt_looks_scalar(v)) return out->cls;
+    /* Device or managed memory freed and not reallocated: no host mapping can be there (CUDA keeps
+     * that address space for device memory), so it is the freed allocation. Freed pinned memory
+     * is not: cudaFreeHost gives the pages back, and the program's heap may hold them now. */
+    uint64_t forgot;
+    if (vt_cfg.check != VT_CHECK_OFF && vt_registry_freed_lookup(v, &out->alloc, &forgot) == 0 &&
+        (vt_mem_is_device(out->alloc.mem) || out->alloc.mem == VT_MEM_MANAGED))
+        return out->cls = VT_PTR_FREED;
     if (vt_cfg.check != VT_CHECK_OFF && classify_driver(v, out)) return out->cls;
     hostc[i].page = v >> 12;
     hostc[i].inserts = inserts;

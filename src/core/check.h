@@ -34,7 +34,8 @@ typedef struct vt_ptr_info {
  * query (used for copies where a pageable pointer is normal). */
 int vt_classify(uint64_t v, vt_ptr_info *out);
 
-/* A copy's or memset's side V at time NOW: device, pinned (or registered), managed, or pageable
+/* A copy's or memset's side V at time NOW: device, pinned (or registered), managed, freed device
+ * or managed memory (VT_PTR_FREED, the allocation in out->alloc, when checks are on), or pageable
  * host (VT_PTR_HOST): the registry answers, and for a value no range holds the driver (untracked
  * CUDA memory, adopted) when checks are on; a host page found so is remembered per thread. */
 int vt_copy_class(uint64_t v, uint64_t now, vt_ptr_info *out);

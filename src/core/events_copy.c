@@ -24,10 +24,21 @@ static const char *const dir_names[] = {
 #undef VT_X
 };
 
-static int side_is_device(const vt_ptr_info *i) { return i->cls == VT_PTR_DEVICE || i->cls == VT_PTR_MANAGED; }
+/* A freed allocation's side was device memory when the program took its address: the copy's
+ * direction is what the program meant, and the use after free is the finding, not the kind. */
+static int side_is_device(const vt_ptr_info *i)
+{
+    return i->cls == VT_PTR_DEVICE || i->cls == VT_PTR_MANAGED || (i->cls == VT_PTR_FREED && vt_mem_is_device(i->alloc.mem));
+}
 
 static void check_range(const struct vt_call *c, const vt_ptr_info *i, uint64_t p, uint64_t extent, const char *role)
 {
+    if (i->cls == VT_PTR_FREED) {
+        struct vt_finding f = { .kind = VT_F_USE_AFTER_FREE, .error = 1, .api = c->api, .arg = -1, .value = p, .has_alloc = 1,
+                                .alloc_base = i->alloc.base, .alloc_size = i->alloc.size, .alloc_mem = i->alloc.mem, .why = role };
+        vt_ev_finding(&f);
+        return;
+    }
     if (i->cls != VT_PTR_DEVICE && i->cls != VT_PTR_MANAGED && i->cls != VT_PTR_PINNED) return;
     uint64_t end = i->alloc.base + i->alloc.size;
     /* cuMemMap'd pieces side by side are one contiguous range: growing an allocation by mapping

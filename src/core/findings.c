@@ -207,6 +207,9 @@ void vt_ev_finding(const struct vt_finding *f)
     }
     case VT_F_USE_AFTER_FREE: {
         const char *what = f->alloc_mem == VT_MEM_PINNED ? "pinned host" : f->alloc_mem == VT_MEM_MANAGED ? "managed" : "device";
+        /* a copy's or memset's side (why: its role) */
+        if (!f->k && f->api && f->why)
+            snprintf(where, sizeof where, strcmp(f->why, "memset") ? " passed to %s as its %s" : " passed to %s", f->api, f->why);
         snprintf(msg, sizeof msg, "freed %s pointer%s: 0x%llx is inside a %s allocation of %llu bytes at 0x%llx that was freed",
                  what, where, (unsigned long long)f->value, what, (unsigned long long)f->alloc_size, (unsigned long long)f->alloc_base);
         break;
@@ -244,7 +247,8 @@ void vt_ev_finding(const struct vt_finding *f)
             snprintf(msg, sizeof msg, "%s(0x%llx): pointer was never allocated", f->api, (unsigned long long)f->value);
         break;
     }
-    if (f->why && f->kind != VT_F_OOB_COPY && f->kind != VT_F_DIRECTION && f->kind != VT_F_MISMATCHED_FREE) {
+    if (f->why && f->kind != VT_F_OOB_COPY && f->kind != VT_F_DIRECTION && f->kind != VT_F_MISMATCHED_FREE &&
+        !(f->kind == VT_F_USE_AFTER_FREE && !f->k)) { /* a copy side's role is in the message already */
         size_t n = strlen(msg);
         snprintf(msg + n, sizeof msg - n, " (%s)", f->why);
     }

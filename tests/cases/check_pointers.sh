@@ -88,6 +88,21 @@ check_eq "oob copy names its allocation" \
     "$(q copies '[.[] | select(.ev=="finding" and .kind=="oob_copy") | .alloc.size] | map(tostring) | join(",")')" "4096,4096,4096;"
 check "summary lists every kind" grep -q "findings: 6 errors, 0 warnings (3 out-of-bounds copy, 1 direction mismatch, 1 double free, 1 invalid free)" "$TMP/copies.err"
 
+# Copies and memsets of freed device and managed memory: a use after free naming the freed
+# allocation and the call's side (issue 50 slice 4: before, a copy from a freed pointer read as a
+# direction mismatch "h2h" and a memset as nothing), and nothing once the address is live again.
+trace freed_copies "" -- "$PROGS/trace_rt" freed_copies
+check_findings freed_copies "copies and memsets of freed memory"
+D=$(sed -n 's/^alloc \(0x[0-9a-f]*\) 4096$/\1/p' "$TMP/freed_copies.out" | head -1)
+check_eq "freed copies: each names the freed allocation (the device one 4 times, then the managed one)" \
+    "$(q freed_copies '[.[] | select(.ev=="finding") | "\(.alloc.addr) \(.alloc.size) \(.alloc.mem)"] | join(",")')" \
+    "$D 4096 device,$D 4096 device,$D 4096 device,$D 4096 device,$(q freed_copies '[.[] | select(.ev=="alloc" and .mem=="managed") | .addr] | .[0]' | tr -d ';') 8192 managed;"
+check_eq "freed copies: the message says which call and which side" \
+    "$(grep -c "freed device pointer passed to cudaMemcpy as its source: " "$TMP/freed_copies.err"):$(grep -c "freed device pointer passed to cudaMemcpy as its destination: " "$TMP/freed_copies.err"):$(grep -c "freed device pointer passed to cudaMemset: " "$TMP/freed_copies.err"):$(grep -c "freed managed pointer passed to cudaMemcpy as its source: " "$TMP/freed_copies.err")" \
+    "2:1:1:1"
+check_eq "freed copies: no direction finding, and the program ran on" \
+    "$(q freed_copies '[.[] | select(.ev=="finding" and .kind=="direction_mismatch")] | length'):$(cat "$TMP/freed_copies.rc")" "0;:0"
+
 # ---- leaks -----------------------------------------------------------------------------------
 trace leak "" -- "$PROGS/trace_rt" leak
 leaked=$(q leak '([.[] | select(.ev=="free" and .res==0) | .addr]) as $f | .[] | select(.ev=="alloc" and .res==0 and (.addr as $a | $f | index($a) | not)) | "\(.addr) \(.size)"')

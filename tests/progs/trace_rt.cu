@@ -253,6 +253,36 @@ static int mode(const char *m)
         free(hb);
         return 0;
     }
+    if (!strcmp(m, "freed_copies")) { // copies and memsets touching freed device and managed memory
+        char *d = (char *)dmalloc(4096), *live = (char *)dmalloc(4096), *mg = NULL;
+        char *hb = (char *)malloc(4096);
+        memset(hb, 1, 4096);
+        cudaMallocManaged((void **)&mg, 8192);
+        dfree(d);
+        cudaFree(mg);
+        expect("use_after_free", "error", NULL, 0, 0, d);        // the source: named, not "h2h"
+        printf("rc d2h %d\n", (int)cudaMemcpy(hb, d, 64, cudaMemcpyDeviceToHost));
+        cudaGetLastError();
+        expect("use_after_free", "error", NULL, 0, 0, d + 64);   // the destination
+        printf("rc h2d %d\n", (int)cudaMemcpy(d + 64, hb, 64, cudaMemcpyHostToDevice));
+        cudaGetLastError();
+        expect("use_after_free", "error", NULL, 0, 0, d + 16);   // a memset
+        printf("rc memset %d\n", (int)cudaMemset(d + 16, 0, 32));
+        cudaGetLastError();
+        expect("use_after_free", "error", NULL, 0, 0, d);        // device to device: the freed side only
+        printf("rc d2d %d\n", (int)cudaMemcpy(live, d, 128, cudaMemcpyDeviceToDevice));
+        cudaGetLastError();
+        expect("use_after_free", "error", NULL, 0, 0, mg + 100); // freed managed memory
+        printf("rc managed %d\n", (int)cudaMemcpy(hb, mg + 100, 64, cudaMemcpyDefault));
+        cudaGetLastError();
+        // the same address allocated again is live memory: nothing to say
+        char *again = (char *)dmalloc(4096);
+        printf("rc again %d\n", (int)cudaMemcpy(again, hb, 64, cudaMemcpyHostToDevice));
+        dfree(again);
+        dfree(live);
+        free(hb);
+        return 0;
+    }
     if (!strcmp(m, "leak")) {
         dmalloc(3 * mib);
         dmalloc(12345);
