@@ -34,6 +34,7 @@ struct vt_site {
     uint64_t alloc_bytes, alloc_count; /* all successful VRAM allocations (churn) */
     uint64_t leak_bytes, leak_count;   /* VRAM still live at the end of the trace */
     uint64_t host_leak_bytes, managed_leak_bytes;
+    uint64_t reset_bytes, reset_count; /* VRAM a device reset released, never freed by the program */
     const char *nvtx;                  /* the NVTX push/pop range its allocations were made in: "step 1 > forward";
                                         * "" none, "(several ranges)" when they differ */
     int nvtx_set;
@@ -296,6 +297,11 @@ struct vt_proc {
 
     uint64_t leak_bytes, leak_count, host_leak_bytes, managed_leak_bytes;
     uint64_t leak_kind_bytes[VT_MEM__COUNT], leak_kind_count[VT_MEM__COUNT];   /* live at the end, by "mem" */
+    /* allocations the program never freed that a device reset (cudaDeviceReset,
+     * cuDevicePrimaryCtxReset) released: not in the leak figures above (Compute Sanitizer would
+     * call them leaked; the reset did free them), shown beside them. VRAM bytes and count; managed
+     * bytes apart. */
+    uint64_t reset_leak_bytes, reset_leak_count, reset_leak_managed;
 
     struct vt_xfer xfer[VT_DIR__COUNT][VT_HOST__COUNT];
     uint64_t copy_hist[VT_DIR__COUNT][65];   /* copies done, by floor(log2(size)) (bucket 64: size 0) */
@@ -359,7 +365,8 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen);
 void vt_proc_free(struct vt_proc *p);
 
 /* Sites over several processes merged by label: fills *OUT (malloc'd, caller frees) sorted by
- * bytes; WHICH 0 = at each process's peak, 1 = leaked.  Returns the count or -1. */
+ * bytes; WHICH 0 = at each process's peak, 1 = leaked, 2 = released by a device reset, never
+ * freed.  Returns the count or -1. */
 struct vt_merged_site { const char *label; uint64_t bytes, count; };
 long vt_merge_sites(struct vt_proc *const *procs, size_t n, int which, struct vt_merged_site **out);
 /* Several traces combined by device and wall-clock time (analysis_combine.c): for each device

@@ -180,12 +180,28 @@ static int cell_add(struct vt_an_private *a, uint32_t ci, uint64_t size, int fre
 }
 
 /* The allocation at lives[LI] (KEY in MAP) is gone at EV's time: its bytes leave live. */
+/* A free a device reset made (the tracer writes one, api the reset, for each allocation the reset
+ * released), or the reset itself dropping one the trace lost the free of. */
+static int by_reset(const struct vt_event *ev)
+{
+    return ev->type == VT_EV_RESET ||
+           (ev->api && (!strcmp(ev->api, "cudaDeviceReset") || !strncmp(ev->api, "cuDevicePrimaryCtxReset", 23)));
+}
+
 static int drop_live(struct vt_proc *p, const struct vt_event *ev, struct vtr_hmap *map, uint64_t key, uint32_t li)
 {
     struct vt_an_private *a = p->priv;
     vtr_hmap_del(map, key);
     a->lives[li].dead = 1;
     struct live l = a->lives[li];
+    if (by_reset(ev)) {   /* never freed by the program: a leak the reset cleaned up */
+        struct stack *s = &a->stacks[l.stack];
+        if (l.mem == VT_MEM_MANAGED) { vt_sat_add(&s->reset_managed, l.size); vt_sat_add(&p->reset_leak_managed, l.size); }
+        else if (is_vram((enum vt_mem)l.mem)) {
+            vt_sat_add(&s->reset_bytes, l.size); s->reset_count++;
+            vt_sat_add(&p->reset_leak_bytes, l.size); p->reset_leak_count++;
+        }
+    }
     GROW(a->freelist, a->nfree, a->capfree, 1024);
     a->freelist[a->nfree++] = li;
     if (is_vram((enum vt_mem)l.mem)) {

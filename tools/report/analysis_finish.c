@@ -222,6 +222,7 @@ static int make_sites(struct vt_proc *p)
         vt_sat_add(&t->alloc_bytes, s->alloc_bytes); t->alloc_count += s->alloc_count;
         vt_sat_add(&t->leak_bytes, s->leak_bytes); t->leak_count += s->leak_count;
         vt_sat_add(&t->host_leak_bytes, s->host_leak); vt_sat_add(&t->managed_leak_bytes, s->managed_leak);
+        vt_sat_add(&t->reset_bytes, s->reset_bytes); t->reset_count += s->reset_count;
         vt_sat_add(&t->copy_bytes, s->copy_bytes); t->copy_count += s->copy_count; t->copy_ns += s->copy_ns;
         vt_sat_add(&t->pageable_bytes[0], s->pageable_bytes[0]); vt_sat_add(&t->pageable_bytes[1], s->pageable_bytes[1]);
         t->pageable_count += s->pageable_count; t->d2h_sync_count += s->d2h_sync_count; t->staged_count += s->staged_count;
@@ -384,8 +385,8 @@ long vt_merge_sites(struct vt_proc *const *procs, size_t n, int which, struct vt
     for (size_t i = 0; i < n; i++)
         for (size_t j = 0; j < procs[i]->nsites; j++) {
             const struct vt_site *s = &procs[i]->sites[j];
-            uint64_t bytes = which ? s->leak_bytes : s->peak_bytes;
-            uint64_t count = which ? s->leak_count : s->peak_count;
+            uint64_t bytes = which == 2 ? s->reset_bytes : which ? s->leak_bytes : s->peak_bytes;
+            uint64_t count = which == 2 ? s->reset_count : which ? s->leak_count : s->peak_count;
             if (!bytes) continue;
             size_t k = 0;
             while (k < len && strcmp(m[k].label, s->label)) k++;   /* sites per trace are few */

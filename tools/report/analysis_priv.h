@@ -12,6 +12,7 @@ struct stack {
     uint32_t cell_plus1;                 /* its cell (+ 1; 0 none yet) on device cell_dev: most stacks use one */
     int32_t cell_dev;
     uint64_t leak_bytes, leak_count, host_leak, managed_leak;
+    uint64_t reset_bytes, reset_count, reset_managed;   /* never freed by the program: a device reset released them */
     uint64_t copy_bytes, copy_count, pageable_bytes[2], pageable_count, d2h_sync_count, staged_count;
     int64_t copy_ns;
     int touched, site;

@@ -76,6 +76,8 @@ char *vt_fmt_wall(char *buf, size_t n, int64_t ns);
 /* A byte count as "1.50 GiB" in one of 16 rotating static buffers (for several in one printf). */
 const char *vtr_bytes_tmp(uint64_t bytes);
 const char *vt_site_label(const struct vt_proc *p, int site);   /* "(unknown)" for -1 */
+/* The API of the process's device resets ("cudaDeviceReset"), or "a device reset" when they differ. */
+const char *vt_reset_api(const struct vt_proc *p);
 /* Why the trace is incomplete, in a sentence: the tracer stopped writing (disk full ...) and
  * dropped events, or the process died (no footer); NULL when it is complete. In buf. */
 const char *vt_incomplete_reason(char *buf, size_t n, const struct vt_proc *p);

@@ -311,3 +311,10 @@ size_t vt_vram_devices(const struct vt_proc *p)
     for (size_t i = 0; i < p->ndevices; i++) n += p->devices[i].peak > 0;
     return n;
 }
+
+const char *vt_reset_api(const struct vt_proc *p)
+{
+    for (size_t i = 1; i < p->nresets; i++)
+        if (strcmp(p->resets[i].api, p->resets[0].api)) return "a device reset";
+    return p->nresets ? p->resets[0].api : "a device reset";
+}

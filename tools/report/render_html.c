@@ -368,6 +368,21 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         fputs("</table></section>", f);
         free(m);
     }
+    if (p->reset_leak_count || p->reset_leak_managed) {   /* beside the leaks, not in them (docs/report.md) */
+        struct vt_merged_site *m = NULL;
+        struct vt_proc *one = (struct vt_proc *)p;
+        long k = vt_merge_sites(&one, 1, 2, &m);
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Released by %s, never freed by the program: %s in %llu allocations (not counted as leaked)</h2>"
+                                      "<table><tr><th class=\"n\">bytes</th><th class=\"n\">allocs</th><th>call site</th></tr>",
+                      vt_reset_api(p), B(p->reset_leak_bytes), (unsigned long long)p->reset_leak_count);
+        for (long i = 0; i < k && i < o->top; i++) {
+            vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td><code>", B(m[i].bytes), (unsigned long long)m[i].count);
+            H(m[i].label);
+            fputs("</code></td></tr>", f);
+        }
+        fputs("</table></section>", f);
+        free(m);
+    }
     if (p->nlargest) {
         fputs("<section><h2>Largest allocations</h2><table><tr><th class=\"n\">bytes</th><th>mem</th><th>API</th><th>when</th><th>call site</th></tr>", f);
         for (size_t i = 0; i < p->nlargest && i < (size_t)o->top; i++) {

@@ -316,7 +316,19 @@ static void process(FILE *f, const struct vt_proc *p)
         vt_esc_printf(f, VT_ESC_JSON, ",\"dev\":%d,\"time_ns\":%lld,\"freed_count\":%llu,\"freed_bytes\":%llu}",
                       r->dev, I(r->t), U(r->count), U(r->bytes));
     }
-    fputs("],\"ranges\":", f);
+    /* never freed by the program, released by a reset: beside the leaks, not in them */
+    vt_esc_printf(f, VT_ESC_JSON, "],\"reset_released\":{\"bytes\":%llu,\"count\":%llu,\"managed_bytes\":%llu,\"sites\":[",
+                  U(p->reset_leak_bytes), U(p->reset_leak_count), U(p->reset_leak_managed));
+    struct vt_merged_site *m = NULL;
+    struct vt_proc *one = (struct vt_proc *)p;
+    long nm = vt_merge_sites(&one, 1, 2, &m);
+    for (long i = 0; i < nm && i < 64; i++) {
+        fputs(i ? ",{\"site\":" : "{\"site\":", f);
+        vt_json_str(f, m[i].label);
+        vt_esc_printf(f, VT_ESC_JSON, ",\"bytes\":%llu,\"count\":%llu}", U(m[i].bytes), U(m[i].count));
+    }
+    free(m);
+    fputs("]},\"ranges\":", f);
     ranges(f, p);
     fputs(",\"copy_sites\":", f);
     copy_sites(f, p);
