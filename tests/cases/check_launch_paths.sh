@@ -22,7 +22,7 @@ cells=0 misses=0
 for build in sm90 sm80 none rdc; do
     P="$PROGS/launch_paths_$build"
     [ -x "$P" ] || { skip "launch_paths_$build: not built"; continue; }
-    for mode in chevron rt_launch rt_pending rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv gnodes_rt gnodes_drv child_rt child_drv capset_rt capset_drv clone_rt clone_drv withparams_rt withparams_drv tograph_rt tograph_drv cnodes_rt cnodes_drv cond_rt cond_drv; do
+    for mode in chevron rt_launch rt_pending rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv gnodes_rt gnodes_drv child_rt child_drv capset_rt capset_drv clone_rt clone_drv withparams_rt withparams_drv tograph_rt tograph_drv cnodes_rt cnodes_drv cond_rt cond_drv fcopies_rt fcopies_drv; do
         n=$build.$mode
         env VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_DEVICES=2 \
             "$VT" run --sim -o "$TMP/$n.jsonl" -- "$P" "$mode" >"$TMP/$n.out" 2>"$TMP/$n.err"
@@ -38,7 +38,7 @@ for build in sm90 sm80 none rdc; do
         # (With an error pending the tracer does not ask the runtime for the kernel's handle: the
         # query could leave an error of its own. The layout then comes from the image.)
         # (cnodes_* launch no kernel.)
-        case $mode in rt_pending|cnodes_*|cond_*) ;; *) check_eq "$n: every kernel's layout came from the driver (cuFuncGetParamInfo / cuKernelGetParamInfo)" \
+        case $mode in rt_pending|cnodes_*|cond_*|fcopies_*) ;; *) check_eq "$n: every kernel's layout came from the driver (cuFuncGetParamInfo / cuKernelGetParamInfo)" \
             "$(jqs "$TMP/$n.jsonl" '[.[]|select(.ev=="kernel")|.layout]|unique|join(",")')" paraminfo ;; esac
         case $mode in rt_pending)
             check_eq "$n: the program's pending error survives the traced launch" \

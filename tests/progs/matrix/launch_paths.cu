@@ -98,6 +98,11 @@
 //                  node given Q + 2048 (cudaGraphExecNodeSetParams): out of bounds when set and
 //                  at the third launch
 //   cond_drv       the same with cuGraphConditionalHandleCreate, cuGraphAddNode, cuGraphExecNodeSetParams
+//   fcopies_rt     copies and memsets of a freed device buffer (issue 50 slice 4): cudaMemcpy from it
+//                  and to it, cudaMemsetAsync on it, a copy into a live buffer from it: a use
+//                  after free naming it at each (not a direction mismatch); the buffer's address
+//                  allocated again: a copy there is nothing
+//   fcopies_drv    the same with cuMemcpyDtoH, cuMemcpyHtoD, cuMemsetD32Async, cuMemcpyDtoD
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -948,6 +953,37 @@ static int conditional(int drv)
     return rc;
 }
 
+static void expect_freed(const void *value, const void *alloc)
+{
+    printf("expect use_after_free error - - - 0x%llx 0x%llx 4096 device 0\n", u(value), u(alloc));
+}
+
+static int freed_copies(int drv)
+{
+    char *d, *live, h[256];
+    cudaMalloc(&d, 4096);
+    cudaMalloc(&live, 4096);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaFree(d);
+    // the calls fail on a freed pointer (as CUDA's do): their results are not what this checks
+    expect_freed(d, d);
+    drv ? (void)cuMemcpyDtoH(h, (CUdeviceptr)d, 64) : (void)cudaMemcpy(h, d, 64, cudaMemcpyDeviceToHost);
+    expect_freed(d + 128, d);
+    drv ? (void)cuMemcpyHtoD((CUdeviceptr)(d + 128), h, 64) : (void)cudaMemcpy(d + 128, h, 64, cudaMemcpyHostToDevice);
+    expect_freed(d + 256, d);
+    drv ? (void)cuMemsetD32Async((CUdeviceptr)(d + 256), 0, 16, (CUstream)s) : (void)cudaMemsetAsync(d + 256, 0, 64, s);
+    expect_freed(d, d);
+    drv ? (void)cuMemcpyDtoD((CUdeviceptr)live, (CUdeviceptr)d, 64) : (void)cudaMemcpy(live, d, 64, cudaMemcpyDeviceToDevice);
+    cudaGetLastError();
+    char *again;
+    cudaMalloc(&again, 4096);
+    printf("rc again %d\n", drv ? (int)cuMemcpyHtoD((CUdeviceptr)again, h, 64) : (int)cudaMemcpy(again, h, 64, cudaMemcpyHostToDevice));
+    cudaFree(again);
+    cudaFree(live);
+    return (int)cudaStreamSynchronize(s);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -963,6 +999,8 @@ int main(int argc, char **argv)
         rc = extra();
     } else if (!strncmp(m, "clone_", 6) || !strncmp(m, "withparams_", 11) || !strncmp(m, "tograph_", 8)) {
         rc = made_graphs(!!strstr(m, "_drv"), m);
+    } else if (!strncmp(m, "fcopies_", 8)) {
+        rc = freed_copies(!strcmp(m, "fcopies_drv"));
     } else if (!strncmp(m, "cond_", 5)) {
         rc = conditional(!strcmp(m, "cond_drv"));
     } else if (!strncmp(m, "cnodes_", 7)) {
