@@ -143,9 +143,12 @@ typedef struct CUDA_MEMCPY3D_st {
  * parameters, a memset node's (a cudaMemsetParams / CUDA_MEMSET_NODE_PARAMS prefix), a child
  * graph node's graph, a conditional node's handle, size and body graphs. */
 enum { VT_GRAPH_NODE_KERNEL = 0, VT_GRAPH_NODE_MEMCPY = 1, VT_GRAPH_NODE_MEMSET = 2, VT_GRAPH_NODE_GRAPH = 4,
-       VT_GRAPH_NODE_CONDITIONAL = 13 };
+       VT_GRAPH_NODE_MEM_ALLOC = 10, VT_GRAPH_NODE_MEM_FREE = 11, VT_GRAPH_NODE_CONDITIONAL = 13 };
+/* (a memory allocation node's parameters at VT_NODE_PARAMS_ALLOC are CUDA_MEM_ALLOC_NODE_PARAMS v1's
+ * layout: v2 is the same struct) */
 enum { VT_NODE_PARAMS_MEMCPY = 32, VT_NODE_PARAMS_MEMSET = 16, VT_NODE_PARAMS_CHILD = 16, VT_NODE_PARAMS_COND_HANDLE = 16,
-       VT_NODE_PARAMS_COND_SIZE = 28, VT_NODE_PARAMS_COND_GRAPHS = 32 };
+       VT_NODE_PARAMS_COND_SIZE = 28, VT_NODE_PARAMS_COND_GRAPHS = 32, VT_NODE_PARAMS_ALLOC = 16,
+       VT_NODE_PARAMS_ALLOC_BYTES = 120, VT_NODE_PARAMS_ALLOC_DPTR = 128, VT_NODE_PARAMS_FREE = 16 };
 struct cudaMemsetParams { void *dst; size_t pitch; unsigned int value; unsigned int elementSize; size_t width; size_t height; };
 typedef struct CUDA_MEMSET_NODE_PARAMS_st {
     CUdeviceptr dst;

@@ -142,22 +142,30 @@ DRV_GRAPH_HOOK(cuGraphDestroy, destroy_impl, (CUgraph g), g)
 DRV_GRAPH_HOOK(cuGraphExecDestroy, destroy_impl, (CUgraphExec e), e)
 
 typedef int (*add_alloc_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, vt_mem_alloc_node_params *);
+typedef int (*add_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, const void *, size_t, void *);
+/* GENERIC: a cu/cudaGraphAddNode call (REAL takes it and EDGES; P points inside it). */
 static int add_alloc_impl(void *real, const char *api, int rt, CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
-                          size_t nd, vt_mem_alloc_node_params *p)
+                          size_t nd, vt_mem_alloc_node_params *p, void *generic, const void *edges)
 {
     VT_CALL_BEGIN(c, api);
     if (p && p->poolProps.location.type == 1 /* CU_MEM_LOCATION_TYPE_DEVICE */) c.dev = p->poolProps.location.id;
     int r;
-    if (rt) RT_RUN(r, ((add_alloc_fn)real)(node, g, deps, nd, p)); else r = ((add_alloc_fn)real)(node, g, deps, nd, p);
+    if (generic && rt) RT_RUN(r, ((add_node_fn)real)(node, g, deps, edges, nd, generic));
+    else if (generic) r = ((add_node_fn)real)(node, g, deps, edges, nd, generic);
+    else if (rt) RT_RUN(r, ((add_alloc_fn)real)(node, g, deps, nd, p));
+    else r = ((add_alloc_fn)real)(node, g, deps, nd, p);
     VT_CALL_END(c, r);
     if (!p) return r;
     vt_ev_region_open(&c, VT_EVN_GRAPH_ALLOC, r == 0 ? p->dptr : 0, p->bytesize, VT_MEM_GRAPH, NULL);
     if (r == 0) vt_graph_add_alloc(g, p->dptr, p->bytesize, c.dev);
     return r;
 }
-RT_GRAPH_HOOK(cudaGraphAddMemAllocNode, add_alloc_impl,
+static int typed_alloc_impl(void *real, const char *api, int rt, CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
+                            size_t nd, vt_mem_alloc_node_params *p)
+{ return add_alloc_impl(real, api, rt, node, g, deps, nd, p, NULL, NULL); }
+RT_GRAPH_HOOK(cudaGraphAddMemAllocNode, typed_alloc_impl,
               (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, vt_mem_alloc_node_params *p), n, g, d, nd, p)
-DRV_GRAPH_HOOK(cuGraphAddMemAllocNode, add_alloc_impl,
+DRV_GRAPH_HOOK(cuGraphAddMemAllocNode, typed_alloc_impl,
                (CUgraphNode *n, CUgraph g, const CUgraphNode *d, size_t nd, vt_mem_alloc_node_params *p), n, g, d, nd, p)
 
 typedef int (*add_free_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, uint64_t);
@@ -285,16 +293,17 @@ DRV_GRAPH_HOOK(cuGraphNodeSetParams, set_node_impl, (CUgraphNode n, void *p), n,
 RT_GRAPH_HOOK(cudaGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
 DRV_GRAPH_HOOK(cuGraphExecNodeSetParams, exec_set_node_impl, (CUgraphExec e, CUgraphNode n, void *p), e, n, p)
 
-typedef int (*add_node_fn)(CUgraphNode *, CUgraph, const CUgraphNode *, const void *, size_t, void *);
 static int add_node_impl(void *real, const char *api, int rt, CUgraphNode *node, CUgraph g, const CUgraphNode *deps,
                          const void *edges, size_t nd, void *p)
 {
+    int type = p ? *(const int *)p : -1;
+    char *u_ = p;
+    if (type == VT_GRAPH_NODE_MEM_ALLOC)   /* as cu/cudaGraphAddMemAllocNode, its parameters inside */
+        return add_alloc_impl(real, api, rt, node, g, deps, nd, (vt_mem_alloc_node_params *)(u_ + VT_NODE_PARAMS_ALLOC), p, edges);
     int r;
     if (rt) RT_RUN(r, ((add_node_fn)real)(node, g, deps, edges, nd, p)); else r = ((add_node_fn)real)(node, g, deps, edges, nd, p);
     if (r != 0 || !p || !node || !vt_cfg.enabled) return r;
     const void *kp = kernel_of_node_params(p);
-    const char *u_ = p;
-    int type = *(const int *)p;
     if (kp) {
         struct knode n = rt ? rt_knode(kp) : drv_knode(kp);
         knode_done(api, &n, g, NULL, *node, 0);
@@ -302,6 +311,10 @@ static int add_node_impl(void *real, const char *api, int rt, CUgraphNode *node,
         CUgraph child;
         memcpy(&child, u_ + VT_NODE_PARAMS_CHILD, sizeof child);
         vt_graph_append_child(g, child, *node);
+    } else if (type == VT_GRAPH_NODE_MEM_FREE) {
+        uint64_t dptr;
+        memcpy(&dptr, u_ + VT_NODE_PARAMS_FREE, sizeof dptr);
+        vt_graph_add_free(g, dptr);
     } else if (type == VT_GRAPH_NODE_CONDITIONAL) {
         unsigned size;
         void **bodies;   /* the driver's array, filled by the call */

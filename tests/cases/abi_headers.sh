@@ -66,7 +66,9 @@ int generic(void) {
     O(RtNodeParams, conditional.size); O(CUgraphNodeParams, conditional.size);
     O(RtNodeParams, conditional.phGraph_out); O(CUgraphNodeParams, conditional.phGraph_out);
     C(cudaGraphNodeTypeKernel); C(cudaGraphNodeTypeMemcpy); C(cudaGraphNodeTypeMemset); C(cudaGraphNodeTypeGraph);
-    C(cudaGraphNodeTypeConditional);
+    C(cudaGraphNodeTypeConditional); C(cudaGraphNodeTypeMemAlloc); C(cudaGraphNodeTypeMemFree);
+    O(RtNodeParams, alloc.bytesize); O(CUgraphNodeParams, alloc.bytesize); O(RtNodeParams, alloc.dptr);
+    O(CUgraphNodeParams, alloc.dptr); O(RtNodeParams, free.dptr); O(CUgraphNodeParams, free.dptr);
     return 0;
 }
 P
@@ -83,8 +85,12 @@ int generic(void) {
     O(RtNodeParams, conditional.phGraph_out, VT_NODE_PARAMS_COND_GRAPHS);
     O(CUgraphNodeParams, conditional.phGraph_out, VT_NODE_PARAMS_COND_GRAPHS);
     printf("cudaGraphNodeTypeKernel %d\ncudaGraphNodeTypeMemcpy %d\ncudaGraphNodeTypeMemset %d\ncudaGraphNodeTypeGraph %d\n"
-           "cudaGraphNodeTypeConditional %d\n", VT_GRAPH_NODE_KERNEL, VT_GRAPH_NODE_MEMCPY, VT_GRAPH_NODE_MEMSET,
-           VT_GRAPH_NODE_GRAPH, VT_GRAPH_NODE_CONDITIONAL);
+           "cudaGraphNodeTypeConditional %d\ncudaGraphNodeTypeMemAlloc %d\ncudaGraphNodeTypeMemFree %d\n", VT_GRAPH_NODE_KERNEL,
+           VT_GRAPH_NODE_MEMCPY, VT_GRAPH_NODE_MEMSET, VT_GRAPH_NODE_GRAPH, VT_GRAPH_NODE_CONDITIONAL, VT_GRAPH_NODE_MEM_ALLOC,
+           VT_GRAPH_NODE_MEM_FREE);
+    O(RtNodeParams, alloc.bytesize, VT_NODE_PARAMS_ALLOC_BYTES); O(CUgraphNodeParams, alloc.bytesize, VT_NODE_PARAMS_ALLOC_BYTES);
+    O(RtNodeParams, alloc.dptr, VT_NODE_PARAMS_ALLOC_DPTR); O(CUgraphNodeParams, alloc.dptr, VT_NODE_PARAMS_ALLOC_DPTR);
+    O(RtNodeParams, free.dptr, VT_NODE_PARAMS_FREE); O(CUgraphNodeParams, free.dptr, VT_NODE_PARAMS_FREE);
     return 0;
 }
 P

@@ -22,7 +22,7 @@ cells=0 misses=0
 for build in sm90 sm80 none rdc; do
     P="$PROGS/launch_paths_$build"
     [ -x "$P" ] || { skip "launch_paths_$build: not built"; continue; }
-    for mode in chevron rt_launch rt_pending rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv gnodes_rt gnodes_drv child_rt child_drv capset_rt capset_drv clone_rt clone_drv withparams_rt withparams_drv tograph_rt tograph_drv cnodes_rt cnodes_drv cond_rt cond_drv fcopies_rt fcopies_drv; do
+    for mode in chevron rt_launch rt_pending rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv gnodes_rt gnodes_drv child_rt child_drv capset_rt capset_drv clone_rt clone_drv withparams_rt withparams_drv tograph_rt tograph_drv cnodes_rt cnodes_drv cond_rt cond_drv fcopies_rt fcopies_drv galloc_rt galloc_drv; do
         n=$build.$mode
         env VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_DEVICES=2 \
             "$VT" run --sim -o "$TMP/$n.jsonl" -- "$P" "$mode" >"$TMP/$n.out" 2>"$TMP/$n.err"
@@ -49,7 +49,12 @@ for build in sm90 sm80 none rdc; do
             check_eq "$n: each finding counts its checks: when the node changed and at every launch" \
                 "$(jq -r '[.findings[]|"count \(.kind) \(.count)"]|join(";")' "$TMP/$n.json")" "$(want $n count | tr '\n' ';' | sed 's/;$//')"
         esac
-        case $mode in graph_*|nodes_*|gnodes_*|child_*|capset_*|clone_*|withparams_*|tograph_*|cnodes_*|cond_*)
+        case $mode in galloc_*)
+            check_eq "$n: each launch allocated and freed the node's memory (graph allocs, frees by the launch API)" \
+                "$(jqs "$TMP/$n.jsonl" '[([.[]|select(.ev=="alloc" and .graph==true)]|length), ([.[]|select(.ev=="free" and (.api|test("GraphLaunch")))]|length)]|map(tostring)|join(" ")')" \
+                "$(want $n graph_alloc | cut -d' ' -f2) $(want $n graph_alloc | cut -d' ' -f2)"
+        esac
+        case $mode in graph_*|nodes_*|gnodes_*|child_*|capset_*|clone_*|withparams_*|tograph_*|cnodes_*|cond_*|galloc_*)
             "$VT" report --json "$TMP/$n.jsonl" >"$TMP/$n.json" 2>/dev/null
             check_eq "$n: the report counts each replay's launches, copies and memsets, not the captured ones" \
                 "$(jq -r '"report launches \(.launches);report graph_launches \(.graph.launches);report graph_copies \(.graph.copies);report graph_sets \(.graph.sets);report captured \(.graph.captured);report h2d_count \(.transfers.h2d.count);report set_count \(.sets.count);"' "$TMP/$n.json")" \

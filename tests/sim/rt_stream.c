@@ -149,6 +149,14 @@ static cudaError_t driver_node_params(const struct cudaGraphNodeParams *p, CUgra
         out->memset = (CUDA_MEMSET_NODE_PARAMS_v2){ (CUdeviceptr)p->memset.dst, p->memset.pitch, p->memset.value,
                                                     p->memset.elementSize, p->memset.width, p->memset.height, NULL };
         return cudaSuccess;
+    case cudaGraphNodeTypeMemAlloc:   /* cudaMemAllocNodeParamsV2 is the driver's v2 field for field */
+        out->type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+        memcpy(&out->alloc, &p->alloc, sizeof out->alloc);
+        return cudaSuccess;
+    case cudaGraphNodeTypeMemFree:
+        out->type = CU_GRAPH_NODE_TYPE_MEM_FREE;
+        out->free.dptr = (CUdeviceptr)p->free.dptr;
+        return cudaSuccess;
     case cudaGraphNodeTypeConditional:
         out->type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
         out->conditional.handle = p->conditional.handle;
@@ -168,6 +176,7 @@ cudaError_t cudaGraphAddNode(cudaGraphNode_t *n, cudaGraph_t g, const cudaGraphN
     if (e) return rt_ret(e);
     CUresult r = rt_d.cuGraphAddNode(n, g, deps, (const CUgraphEdgeData *)edges, nd, &dp);
     if (!r && p->type == cudaGraphNodeTypeConditional) p->conditional.phGraph_out = dp.conditional.phGraph_out;
+    if (!r && p->type == cudaGraphNodeTypeMemAlloc) p->alloc.dptr = (void *)(uintptr_t)dp.alloc.dptr;
     RT_CALL(r);
 }
 cudaError_t cudaGraphNodeSetParams(cudaGraphNode_t n, struct cudaGraphNodeParams *p)

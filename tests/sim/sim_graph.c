@@ -76,8 +76,8 @@ static CUresult add_node(struct CUgraph_st *g, const sim_op *op, CUgraphNode *ou
     return CUDA_SUCCESS;
 }
 
-CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
-                                CUDA_MEM_ALLOC_NODE_PARAMS *p)
+/* static: the generic call uses them too (not through the exports a tracer interposes) */
+static CUresult add_alloc_node(CUgraphNode *node, CUgraph g, CUDA_MEM_ALLOC_NODE_PARAMS *p)
 {
     if (!node || !g || g->magic != GRAPH_MAGIC || !p || !p->bytesize) return CUDA_ERROR_INVALID_VALUE;
     if (p->poolProps.location.type != CU_MEM_LOCATION_TYPE_DEVICE || p->poolProps.location.id < 0 ||
@@ -94,8 +94,13 @@ CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph g, const CUgraphNode 
     p->dptr = (CUdeviceptr)a;
     return CUDA_SUCCESS;
 }
+CUresult cuGraphAddMemAllocNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps,
+                                CUDA_MEM_ALLOC_NODE_PARAMS *p)
+{
+    return add_alloc_node(node, g, p);
+}
 
-CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps, CUdeviceptr d)
+static CUresult add_free_node(CUgraphNode *node, CUgraph g, CUdeviceptr d)
 {
     if (!node || !g || g->magic != GRAPH_MAGIC || !d) return CUDA_ERROR_INVALID_VALUE;
     sim_op op = { .type = 5, .dst = (void *)(uintptr_t)d };
@@ -103,6 +108,10 @@ CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph g, const CUgraphNode *
     CUresult r = add_node(g, &op, node);
     pthread_mutex_unlock(&sim_lock);
     return r;
+}
+CUresult cuGraphAddMemFreeNode(CUgraphNode *node, CUgraph g, const CUgraphNode *deps, size_t ndeps, CUdeviceptr d)
+{
+    return add_free_node(node, g, d);
 }
 
 /* A kernel node's op from its parameters (argument bytes flattened now, as CUDA copies them). */
@@ -548,6 +557,9 @@ CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps
     switch (p->type) {
     case CU_GRAPH_NODE_TYPE_KERNEL: return add_kernel_node(node, g, (const CUDA_KERNEL_NODE_PARAMS *)&p->kernel);
     case CU_GRAPH_NODE_TYPE_CONDITIONAL: return add_cond_node(node, g, &p->conditional);
+    /* CUDA_MEM_ALLOC_NODE_PARAMS_v2 is v1 field for field */
+    case CU_GRAPH_NODE_TYPE_MEM_ALLOC: return add_alloc_node(node, g, (CUDA_MEM_ALLOC_NODE_PARAMS *)&p->alloc);
+    case CU_GRAPH_NODE_TYPE_MEM_FREE: return add_free_node(node, g, p->free.dptr);
     case CU_GRAPH_NODE_TYPE_MEMCPY: r = copy_op(&p->memcpy.copyParams, &op); break;
     case CU_GRAPH_NODE_TYPE_MEMSET: r = memset_op((const CUDA_MEMSET_NODE_PARAMS *)&p->memset, &op); break;
     default: return CUDA_ERROR_NOT_SUPPORTED;

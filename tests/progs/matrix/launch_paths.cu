@@ -103,6 +103,12 @@
 //                  after free naming it at each (not a direction mismatch); the buffer's address
 //                  allocated again: a copy there is nothing
 //   fcopies_drv    the same with cuMemcpyDtoH, cuMemcpyHtoD, cuMemsetD32Async, cuMemcpyDtoD
+//   galloc_rt      a graph memory allocation node and a free node through the generic call
+//                  (cudaGraphAddNode, types MemAlloc and MemFree), a kernel node by hand on the
+//                  allocation between them; launched twice: each launch allocates (1 MiB), runs the
+//                  kernel on live memory (nothing to say) and frees ("graph_alloc 2": allocations and
+//                  frees the launches made)
+//   galloc_drv     the same with cuGraphAddNode
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -984,6 +990,58 @@ static int freed_copies(int drv)
     return (int)cudaStreamSynchronize(s);
 }
 
+static int generic_alloc(int drv)
+{
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    cudaGraphNode_t an, kn, fn;
+    cudaGraphCreate(&g, 0);
+    int n = 1;
+    float *buf = NULL;
+    if (drv) {
+        CUgraphNodeParams *np = (CUgraphNodeParams *)generic_params(1, CU_GRAPH_NODE_TYPE_MEM_ALLOC);
+        np->alloc.poolProps.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+        np->alloc.poolProps.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+        np->alloc.poolProps.location.id = 0;
+        np->alloc.bytesize = 1 << 20;
+        printf("rc addalloc %d\n", (int)cuGraphAddNode((CUgraphNode *)&an, (CUgraph)g, NULL, NULL, 0, np));
+        buf = (float *)(uintptr_t)np->alloc.dptr;
+        free(np);
+    } else {
+        cudaGraphNodeParams *np = (cudaGraphNodeParams *)generic_params(0, cudaGraphNodeTypeMemAlloc);
+        np->alloc.poolProps.allocType = cudaMemAllocationTypePinned;
+        np->alloc.poolProps.location.type = cudaMemLocationTypeDevice;
+        np->alloc.poolProps.location.id = 0;
+        np->alloc.bytesize = 1 << 20;
+        printf("rc addalloc %d\n", (int)cudaGraphAddNode(&an, g, NULL, NULL, 0, np));
+        buf = (float *)np->alloc.dptr;
+        free(np);
+    }
+    printf("rc add %d\n", add_node(drv, &kn, g, &buf, &n));
+    if (drv) {
+        CUgraphNodeParams *np = (CUgraphNodeParams *)generic_params(1, CU_GRAPH_NODE_TYPE_MEM_FREE);
+        np->free.dptr = (CUdeviceptr)buf;
+        printf("rc addfree %d\n", (int)cuGraphAddNode((CUgraphNode *)&fn, (CUgraph)g, NULL, NULL, 0, np));
+        free(np);
+    } else {
+        cudaGraphNodeParams *np = (cudaGraphNodeParams *)generic_params(0, cudaGraphNodeTypeMemFree);
+        np->free.dptr = buf;
+        printf("rc addfree %d\n", (int)cudaGraphAddNode(&fn, g, NULL, NULL, 0, np));
+        free(np);
+    }
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+    for (int i = 0; i < 2; i++) {
+        printf("launch %s 0 graph\n", drv ? "cuGraphLaunch" : "cudaGraphLaunch");
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s));
+    }
+    printf("graph_alloc 2\n");
+    printf("report launches 2\nreport graph_launches 2\nreport graph_copies 0\nreport graph_sets 0\n"
+           "report captured 0\nreport h2d_count 0\nreport set_count 0\n");
+    return (int)cudaStreamSynchronize(s);
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -999,6 +1057,8 @@ int main(int argc, char **argv)
         rc = extra();
     } else if (!strncmp(m, "clone_", 6) || !strncmp(m, "withparams_", 11) || !strncmp(m, "tograph_", 8)) {
         rc = made_graphs(!!strstr(m, "_drv"), m);
+    } else if (!strncmp(m, "galloc_", 7)) {
+        rc = generic_alloc(!strcmp(m, "galloc_drv"));
     } else if (!strncmp(m, "fcopies_", 8)) {
         rc = freed_copies(!strcmp(m, "fcopies_drv"));
     } else if (!strncmp(m, "cond_", 5)) {
