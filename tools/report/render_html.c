@@ -234,6 +234,24 @@ static void steps_growth(FILE *f, const struct vt_proc *p, const struct vt_rende
     fputs("</section>", f);
 }
 
+
+/* A section's table of sites (vt_merge_sites's WHICH: 1 leaked, 2 released by a reset), then its end. */
+static void site_table(FILE *f, const struct vt_proc *p, int which, const struct vt_render_opts *o)
+{
+    struct vt_merged_site *m = NULL;
+    struct vt_proc *one = (struct vt_proc *)p;
+    long k = vt_merge_sites(&one, 1, which, &m);
+    fputs("<table><tr><th class=\"n\">bytes</th><th class=\"n\">allocs</th><th>call site</th></tr>", f);
+    for (long i = 0; i < k && i < o->top; i++) {
+        vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td><code>",
+                      B(m[i].bytes), (unsigned long long)m[i].count);
+        H(m[i].label);
+        fputs("</code></td></tr>", f);
+    }
+    fputs("</table></section>", f);
+    free(m);
+}
+
 static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o, int multi)
 {
     char buf[128], w[64];
@@ -355,33 +373,14 @@ static void process(FILE *f, const struct vt_proc *p, const struct vt_render_opt
         fputs("</table></section>", f);
     }
     if (p->leak_bytes) {
-        struct vt_merged_site *m = NULL;
-        struct vt_proc *one = (struct vt_proc *)p;
-        long k = vt_merge_sites(&one, 1, 1, &m);
-        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Leaks: %s in %llu allocations %s</h2><table><tr><th class=\"n\">bytes</th><th class=\"n\">allocs</th><th>call site</th></tr>",
-                B(p->leak_bytes), (unsigned long long)p->leak_count, p->has_footer && !p->footer_dropped ? "at exit" : "live when the trace ended");
-        for (long i = 0; i < k && i < o->top; i++) {
-            vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td><code>", B(m[i].bytes), (unsigned long long)m[i].count);
-            H(m[i].label);
-            fputs("</code></td></tr>", f);
-        }
-        fputs("</table></section>", f);
-        free(m);
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Leaks: %s in %llu allocations %s</h2>", B(p->leak_bytes),
+                      (unsigned long long)p->leak_count, p->has_footer && !p->footer_dropped ? "at exit" : "live when the trace ended");
+        site_table(f, p, 1, o);
     }
     if (p->reset_leak_count || p->reset_leak_managed) {   /* beside the leaks, not in them (docs/report.md) */
-        struct vt_merged_site *m = NULL;
-        struct vt_proc *one = (struct vt_proc *)p;
-        long k = vt_merge_sites(&one, 1, 2, &m);
-        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Released by %s, never freed by the program: %s in %llu allocations (not counted as leaked)</h2>"
-                                      "<table><tr><th class=\"n\">bytes</th><th class=\"n\">allocs</th><th>call site</th></tr>",
+        vt_esc_printf(f, VT_ESC_HTML, "<section><h2>Released by %s, never freed by the program: %s in %llu allocations (not counted as leaked)</h2>",
                       vt_reset_api(p), B(p->reset_leak_bytes), (unsigned long long)p->reset_leak_count);
-        for (long i = 0; i < k && i < o->top; i++) {
-            vt_esc_printf(f, VT_ESC_HTML, "<tr><td class=\"n\">%s</td><td class=\"n\">%llu</td><td><code>", B(m[i].bytes), (unsigned long long)m[i].count);
-            H(m[i].label);
-            fputs("</code></td></tr>", f);
-        }
-        fputs("</table></section>", f);
-        free(m);
+        site_table(f, p, 2, o);
     }
     if (p->nlargest) {
         fputs("<section><h2>Largest allocations</h2><table><tr><th class=\"n\">bytes</th><th>mem</th><th>API</th><th>when</th><th>call site</th></tr>", f);
