@@ -290,9 +290,10 @@ const void *vt_capture_key(uint64_t stream, const void **node)
 void vt_graph_add_cond(const void *graph, const void *node, void *const *bodies, size_t n)
 {
     struct vt_gnode c = { .kind = VT_G_COND, .dev = -1, .node = node };
-    if (!bodies || !n || !(c.args = malloc(n * sizeof *bodies))) return;
-    memcpy(c.args, bodies, n * sizeof *bodies);
-    c.args_len = n * sizeof *bodies;
+    size_t len = n * sizeof(void *);   /* the handles, as bytes (args is a byte buffer) */
+    if (!bodies || !n || !(c.args = malloc(len))) return;
+    memcpy(c.args, bodies, len);
+    c.args_len = len;
     gset_add(graph, &c);
 }
 

@@ -48,7 +48,7 @@ static const char *opt_value(const char *opt, char **argv, int argc, int *i, int
 {
     size_t n = strlen(opt);
     const char *a = argv[*i];
-    if (strncmp(a, opt, n)) return NULL;
+    if (!a || strncmp(a, opt, n)) return NULL;
     if (a[n] == '=') return a + n + 1;
     if (a[n]) return NULL;
     if (*i + 1 >= argc) { *missing = 1; return NULL; }
