@@ -33,9 +33,9 @@ $(BUILD)/obj/tools/bandwidth/gpu.o: CFLAGS += -I$(BUILD)/gen
 
 # Unit tests that need the module's objects (the generic rule links only libvtcore.a); -o writes
 # through the report's vtr_out, which reaches its directory with src/platform/safepath.c.
-$(BUILD)/tests/unit/test_bandwidth: tests/unit/test_bandwidth.c tests/unit/vt_test.h $(BW_OBJS) $(BUILD)/obj/tools/report/util.o $(BUILD)/libvtcore.a
+$(BUILD)/tests/unit/test_bandwidth: tests/unit/test_bandwidth.c tests/unit/vt_test.h $(BW_OBJS) $(BUILD)/obj/tools/report/util.o $(BUILD)/obj/tools/cli.o $(BUILD)/libvtcore.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BW_OBJS) $(BUILD)/obj/tools/report/util.o $(BUILD)/libvtcore.a $(LDFLAGS) -ldl -lpthread -lm
+	$(CC) $(CFLAGS) -Itests/unit -o $@ $< $(BW_OBJS) $(BUILD)/obj/tools/report/util.o $(BUILD)/obj/tools/cli.o $(BUILD)/libvtcore.a $(LDFLAGS) -ldl -lpthread -lm
 
 # ABI check of tools/bandwidth/cuda_min.h against the toolkit's cuda.h (skips without it).
 $(BUILD)/tests/unit/test_bandwidth_abi: tests/unit/test_bandwidth_abi.c tests/unit/vt_test.h tools/bandwidth/cuda_min.h

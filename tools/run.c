@@ -14,6 +14,7 @@
 #include "bandwidth/bandwidth.h"
 #include "report/refbw.h"
 #include "report/util.h"
+#include "cli.h"
 #include "commands.h"
 #include "journal.h"
 #include "safepath.h"
@@ -29,16 +30,18 @@ static void run_usage(FILE *f)
           "  -o, --output PATH     trace path template (%p pid, %e program, %h host, %r rank);\n"
           "                        default vramtrace-%e-%p.jsonl in the current directory\n"
           "  --sim                 run on the simulated CUDA device (build/sim; tests and demos)\n"
-          "  --check=MODE          pointer checks: record (default), abort (stop at the first error), off\n"
+          "  --check MODE          pointer checks: record (default), abort (stop at the first error), off\n"
           "  --no-backtrace        do not record call stacks (cheapest; reports lose call sites)\n"
           "  --bandwidth           measure reference bandwidths first (for `report --bandwidth`)\n"
           "  --torch-tensors       PyTorch allocates each tensor with cudaMallocAsync (its allocator\n"
           "                        backend:cudaMallocAsync): the report names the lines of live tensors\n"
           "                        instead of the caching allocator's segments (docs/report.md)\n"
           "  -q, --quiet           no messages from the tracer inside the program\n"
-          "  -h, --help            this help\n"
+          "  -h, --help            this help;  -V, --version  the version\n"
           "\n"
-          "The exit status is CMD's (128+N when it was killed by signal N).\n", f);
+          "Options take their value as --opt=V or --opt V; the first word that is not an option (or\n"
+          "the word after --) starts CMD.\n"
+          "The exit status is CMD's (128+N when it was killed by signal N); 2 for bad usage of run.\n", f);
 }
 
 /* Directory holding the vramtrace binary (libvramtrace.so and build/sim sit beside it); "" if
@@ -363,29 +366,36 @@ static int make_template_dirs(const char *tmpl, char *bad, size_t badlen, char *
 int vt_cmd_run(int argc, char **argv)
 {
     const char *output = NULL, *check = NULL;
-    int sim = 0, no_bt = 0, bandwidth = 0, quiet = 0, torch = 0, i;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) { i++; break; }
-        if (a[0] != '-') break;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { run_usage(stdout); return 0; }
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            if (++i >= argc) { fprintf(stderr, "vramtrace run: %s needs a path\n", a); return 2; }
-            output = argv[i];
-        } else if (!strncmp(a, "--output=", 9)) output = a + 9;
-        else if (!strcmp(a, "--sim")) sim = 1;
-        else if (!strncmp(a, "--check=", 8)) {
-            check = a + 8;
-            if (strcmp(check, "record") && strcmp(check, "abort") && strcmp(check, "off")) {
-                fprintf(stderr, "vramtrace run: --check must be record, abort or off (got '%s')\n", check);
-                return 2;
-            }
-        } else if (!strcmp(a, "--no-backtrace")) no_bt = 1;
-        else if (!strcmp(a, "--bandwidth")) bandwidth = 1;
-        else if (!strcmp(a, "--torch-tensors")) torch = 1;
-        else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) quiet = 1;
-        else { fprintf(stderr, "vramtrace run: unknown option '%s' (try 'vramtrace run --help')\n", a); return 2; }
+    int sim = 0, no_bt = 0, bandwidth = 0, quiet = 0, torch = 0, c;
+    enum { O_SIM = 256, O_CHECK, O_NO_BT, O_BANDWIDTH, O_TORCH };
+    static const struct option longs[] = {
+        { "output", required_argument, NULL, 'o' }, { "sim", no_argument, NULL, O_SIM },
+        { "check", required_argument, NULL, O_CHECK }, { "no-backtrace", no_argument, NULL, O_NO_BT },
+        { "bandwidth", no_argument, NULL, O_BANDWIDTH }, { "torch-tensors", no_argument, NULL, O_TORCH },
+        { "quiet", no_argument, NULL, 'q' }, { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    /* in order: the first operand is the program, and what follows it is its own */
+    vt_cli_begin(1);
+    while ((c = vt_cli_next("run", argc, argv, "o:qhV", longs)) != -1) {
+        switch (c) {
+        case 'h': run_usage(stdout); return 0;
+        case 'V': return vt_cli_version();
+        case 'o': output = optarg; break;
+        case 'q': quiet = 1; break;
+        case O_SIM: sim = 1; break;
+        case O_NO_BT: no_bt = 1; break;
+        case O_BANDWIDTH: bandwidth = 1; break;
+        case O_TORCH: torch = 1; break;
+        case O_CHECK:
+            check = optarg;
+            if (strcmp(check, "record") && strcmp(check, "abort") && strcmp(check, "off"))
+                return vt_cli_bad("run", "--check must be record, abort or off, not '%s'", check);
+            break;
+        default: return 2;
+        }
     }
+    int i = optind;
     if (i >= argc) { fprintf(stderr, "vramtrace run: no command given (usage: vramtrace run [options] -- CMD ARGS...)\n"); return 2; }
 
     char lib[PATH_MAX];

@@ -30,6 +30,7 @@
 #include <dlfcn.h>
 
 #define VRAMTRACE_API_VERSION 1   /* what vramtrace_api_version() returns with this header's tracer */
+#define VRAMTRACE_VERSION "0.1.0" /* the release this header came with: `vramtrace --version`, vramtrace_version() */
 
 #ifdef __cplusplus
 extern "C" {

@@ -6,7 +6,8 @@
 #define VT_LIFECYCLE_H
 #include <stdatomic.h>
 
-#define VT_TRACER_VERSION "0.1.0"   /* the header's "tracer", vramtrace_version() */
+#include "vramtrace/vramtrace.h"
+#define VT_TRACER_VERSION VRAMTRACE_VERSION   /* the header's "tracer", vramtrace_version() */
 
 /* Called by every hook before anything else. After the first call it is two loads: the word
  * vt_live points to, which the init function sets last (pthread_once on every call cost a libc

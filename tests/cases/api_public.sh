@@ -99,7 +99,7 @@ if cc -std=c11 -Wall -Wextra -Werror -I"$ROOT/include" -o "$TMP/c" "$TMP/c.c" 2>
     esc=$(printf '\033')
     (cd "$TMP" && VRAMTRACE_OUTPUT="$TMP/h.jsonl" VRAMTRACE_QUIET=1 LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" \
         "$TMP/c" "<img src=x>${esc}[31m" >/dev/null)
-    "$VT" report --html "$TMP/h.html" "$TMP/h.jsonl" >"$TMP/h.txt" 2>&1
+    "$VT" report --html "$TMP/h.html" --text "$TMP/h.jsonl" >"$TMP/h.txt" 2>&1
     check "a hostile label: HTML escaped, no escape byte in the text report" sh -c \
         "grep -q '<b>&lt;img src=x&gt;' '$TMP/h.html' && ! grep -q '<img' '$TMP/h.html' && ! grep -q \"\$(printf '\\033')\" '$TMP/h.txt' && grep -q 'img src=x' '$TMP/h.txt'"
 else

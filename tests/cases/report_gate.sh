@@ -78,5 +78,5 @@ check_eq "several gates: one line each, in a fixed order (oom, leak, error, warn
 check_eq "a word that is no gate: status 2, named" "$(gate "$L" --fail-on=growht)" \
     "2|vramtrace report: --fail-on: 'growht' is not a gate (oom, leak, error, warning, growth, separated by commas)"
 check_eq "an empty item: status 2" "$(gate "$L" --fail-on=oom, | cut -d'|' -f1)" 2
-check_eq "no list: status 2" "$("$VT" report "$L" --fail-on >/dev/null 2>"$TMP/e"; echo $?):$(cat "$TMP/e")" "2:vramtrace report: --fail-on needs an argument"
+check_eq "no list: status 2" "$("$VT" report "$L" --fail-on >/dev/null 2>"$TMP/e"; echo $?):$(cat "$TMP/e")" "2:vramtrace report: option '--fail-on' needs a value (try 'vramtrace report --help')"
 check_eq "--error-exitcode out of range: status 2" "$(gate "$L" --error-exitcode=0 | cut -d'|' -f1)" 2

@@ -9,6 +9,7 @@
 
 #include "bandwidth.h"
 #include "bw.h"
+#include "cli.h"
 #include "commands.h"
 #include "report/util.h"
 #include "safepath.h"
@@ -71,17 +72,15 @@ static void usage(FILE *f)
           "  --host-size BYTES bytes per host DDR array (default: --size, at least 4 x LLC)\n"
           "  --trials N        timed runs per figure after one warm-up; the median is reported (default 7)\n"
           "  --json            print the JSON document (docs/bandwidth.md) instead of the table\n"
-          "  -o FILE           write the output to FILE instead of stdout\n"
-          "  --no-gpu          skip the GPU rows;  --no-host  skip the host DDR rows\n", f);
+          "  -o, --output FILE write the output to FILE instead of stdout\n"
+          "  --no-gpu          skip the GPU rows;  --no-host  skip the host DDR rows\n"
+          "  -h, --help        this help;  -V, --version  the version\n"
+          "\n"
+          "Options take their value as --opt=V or --opt V. While measuring, a progress line shows on\n"
+          "stderr when it is a terminal.\n", f);
 }
 
-static int bad(const char *fmt, const char *arg)
-{
-    fputs("vramtrace bandwidth: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs(" (try 'vramtrace bandwidth --help')\n", stderr);
-    return 2;
-}
+static int bad(const char *fmt, const char *arg) { return vt_cli_bad("bandwidth", fmt, arg); }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -112,50 +111,47 @@ int vt_cmd_bandwidth(int argc, char **argv)
     struct vt_bw_opts o = {.device = 0, .size = DEFAULT_SIZE, .trials = DEFAULT_TRIALS};
     int json = 0, dump_ptx = 0;
     const char *out = NULL;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        const char *eq = NULL;
-        char opt[32];
-        /* --opt=value and --opt value */
-        if (!strncmp(a, "--", 2) && (eq = strchr(a, '=')) && (size_t)(eq - a) < sizeof opt) {
-            memcpy(opt, a, (size_t)(eq - a));
-            opt[eq - a] = '\0';
-            a = opt;
-            v = eq + 1;
-        }
-        int takes = !strcmp(a, "--device") || !strcmp(a, "--size") || !strcmp(a, "--host-size") ||
-                    !strcmp(a, "--trials") || !strcmp(a, "-o") || !strcmp(a, "--output") ||
-                    !strcmp(a, "--sysfs-root");
-        if (takes && !v) {
-            if (i + 1 >= argc) return bad("option %s needs a value", a);
-            v = argv[++i];
-        } else if (!takes && v) {
-            return bad("option %s takes no value", a);
-        }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); return 0; }
-        else if (!strcmp(a, "--json")) json = 1;
-        else if (!strcmp(a, "--no-gpu")) o.no_gpu = 1;
-        else if (!strcmp(a, "--no-host")) o.no_host = 1;
-        else if (!strcmp(a, "--dump-ptx")) dump_ptx = 1;       /* hidden: for tests (ptxas) */
-        else if (!strcmp(a, "--sysfs-root")) o.sysfs_root = v; /* hidden: for tests (fixtures) */
-        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) out = v;
-        else if (!strcmp(a, "--device")) {
+    enum { O_DEVICE = 256, O_SIZE, O_HOST_SIZE, O_TRIALS, O_JSON, O_NO_GPU, O_NO_HOST, O_DUMP_PTX, O_SYSFS };
+    static const struct option longs[] = {
+        { "device", required_argument, NULL, O_DEVICE }, { "size", required_argument, NULL, O_SIZE },
+        { "host-size", required_argument, NULL, O_HOST_SIZE }, { "trials", required_argument, NULL, O_TRIALS },
+        { "json", no_argument, NULL, O_JSON }, { "output", required_argument, NULL, 'o' },
+        { "no-gpu", no_argument, NULL, O_NO_GPU }, { "no-host", no_argument, NULL, O_NO_HOST },
+        { "dump-ptx", no_argument, NULL, O_DUMP_PTX },     /* hidden: for tests (ptxas) */
+        { "sysfs-root", required_argument, NULL, O_SYSFS }, /* hidden: for tests (fixtures) */
+        { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+    };
+    int c;
+    vt_cli_begin(0);
+    while ((c = vt_cli_next("bandwidth", argc, argv, "o:hV", longs)) != -1) {
+        const char *v = optarg;
+        size_t sz;
+        switch (c) {
+        case 'h': usage(stdout); return 0;
+        case 'V': return vt_cli_version();
+        case 'o': out = v; break;
+        case O_JSON: json = 1; break;
+        case O_NO_GPU: o.no_gpu = 1; break;
+        case O_NO_HOST: o.no_host = 1; break;
+        case O_DUMP_PTX: dump_ptx = 1; break;
+        case O_SYSFS: o.sysfs_root = v; break;
+        case O_DEVICE:
             if (parse_int(v, 0, 1023, &o.device)) return bad("bad --device '%s' (want an ordinal 0..1023)", v);
-        } else if (!strcmp(a, "--trials")) {
+            break;
+        case O_TRIALS:
             if (parse_int(v, 1, 1000, &o.trials)) return bad("bad --trials '%s' (want 1..1000)", v);
-        } else if (!strcmp(a, "--size") || !strcmp(a, "--host-size")) {
-            size_t sz;
+            break;
+        case O_SIZE:
+        case O_HOST_SIZE:
             if (vt_bw_parse_size(v, &sz) || sz < MIN_SIZE || sz > ((size_t)1 << 40))
-                return bad(!strcmp(a, "--size") ? "bad --size '%s' (want bytes, 1M..1T, e.g. 64M or 1G)"
-                                                : "bad --host-size '%s' (want bytes, 1M..1T, e.g. 64M or 1G)", v);
-            if (!strcmp(a, "--size")) o.size = sz & ~(size_t)15; else o.host_size = sz;
-        } else if (a[0] == '-') {
-            return bad("unknown option '%s'", a);
-        } else {
-            return bad("unexpected argument '%s'", a);
+                return bad(c == O_SIZE ? "bad --size '%s' (want bytes, 1M..1T, e.g. 64M or 1G)"
+                                       : "bad --host-size '%s' (want bytes, 1M..1T, e.g. 64M or 1G)", v);
+            if (c == O_SIZE) o.size = sz & ~(size_t)15; else o.host_size = sz;
+            break;
+        default: return 2;
         }
     }
+    if (optind < argc) return bad("unexpected argument '%s'", argv[optind]);
     struct vtr_out ob;
     if (dump_ptx) {
         FILE *f = open_out(out, &ob);

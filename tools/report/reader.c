@@ -48,6 +48,12 @@ struct vt_reader *vt_reader_open(const char *path, vt_reader_warn_fn warn, void 
      * someone writes to it, and a device can be read for ever. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
+    return vt_reader_open_fd(fd, path, warn, warn_ctx, err, errlen);
+}
+
+struct vt_reader *vt_reader_open_fd(int fd, const char *path, vt_reader_warn_fn warn, void *warn_ctx,
+                                    char *err, size_t errlen)
+{
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         snprintf(err, errlen, "%s: not a regular file (%s): not read", path,
@@ -86,7 +92,8 @@ long vt_reader_lines(const struct vt_reader *r) { return r->line; }
 
 int vt_reader_seek(struct vt_reader *r, uint64_t offset, long line, int got_header)
 {
-    if (r->fd < 0 || lseek(r->fd, (off_t)offset, SEEK_SET) < 0) return -1;
+    if (r->fd < 0) return -1;
+    r->pos = offset;
     r->start = r->end = 0;
     r->eof = 0;
     r->line = line - 1; /* vt_reader_next counts the line before it parses it */
@@ -94,6 +101,7 @@ int vt_reader_seek(struct vt_reader *r, uint64_t offset, long line, int got_head
     return 0;
 }
 const char *vt_reader_path(const struct vt_reader *r) { return r->path; }
+uint64_t vt_reader_offset(const struct vt_reader *r) { return r->pos - (r->end - r->start); }
 
 
 /* ---- json-c fallback ----------------------------------------------------------------------- */
@@ -302,13 +310,14 @@ int vt_reader_next(struct vt_reader *r, struct vt_event *ev, char *err, size_t e
                 r->buf = nb;
                 r->cap *= 2;
             }
-            ssize_t n = read(r->fd, r->buf + r->end, r->cap - r->end);
+            ssize_t n = pread(r->fd, r->buf + r->end, r->cap - r->end, (off_t)r->pos);
             if (n < 0) {
                 if (errno == EINTR) continue;
                 return vtr_rd_fail(r, VT_RD_EIO, err, errlen, "read error: %s", strerror(errno));
             }
             if (n == 0) r->eof = 1;
             r->end += (size_t)n;
+            r->pos += (uint64_t)n;
             continue;
         }
         r->line++;

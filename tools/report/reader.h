@@ -28,6 +28,12 @@ struct vt_reader;
  * WARN (may be NULL) receives each warning; the reader keeps no pointer to the message. */
 struct vt_reader *vt_reader_open(const char *path, vt_reader_warn_fn warn, void *warn_ctx,
                                  char *err, size_t errlen);
+/* As vt_reader_open, on FD (the reader owns it, and closes it on failure too), read from offset 0
+ * with pread (FD's own offset is not used or moved); NAME labels messages. */
+struct vt_reader *vt_reader_open_fd(int fd, const char *name, vt_reader_warn_fn warn, void *warn_ctx,
+                                    char *err, size_t errlen);
+/* The file offset of the next line not yet returned (progress). */
+uint64_t vt_reader_offset(const struct vt_reader *r);
 /* Reads the next record into EV.  Returns 1 with a record, 0 at the end of the trace, or a
  * negative VT_RD_* code with "FILE:LINE: ..." in ERR.  The first record returned is always the
  * validated header (its absence is an error). */

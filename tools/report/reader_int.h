@@ -22,6 +22,7 @@ struct jval {
 
 struct vt_reader {
     int fd;
+    uint64_t pos;           /* the file offset of buf[end]: reads are pread()s, a shared descriptor's offset is never used */
     char *path;
     vt_reader_warn_fn warn;
     void *wctx;

@@ -236,8 +236,17 @@ static long env_long(const char *name, long dflt)
 
 struct vt_mreader *vt_mreader_open(const char *path, vt_reader_warn_fn warn, void *warn_ctx, char *err, size_t errlen)
 {
+    /* non-blocking: a FIFO named like a trace would block the open (the reader then says what it is) */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
+    return vt_mreader_open_fd(fd, path, warn, warn_ctx, err, errlen);
+}
+
+struct vt_mreader *vt_mreader_open_fd(int fd, const char *path, vt_reader_warn_fn warn, void *warn_ctx, char *err,
+                                      size_t errlen)
+{
     struct vt_mreader *m = calloc(1, sizeof *m);
-    if (!m || !(m->path = strdup(path))) { free(m); snprintf(err, errlen, "%s: out of memory", path); return NULL; }
+    if (!m || !(m->path = strdup(path))) { free(m); close(fd); snprintf(err, errlen, "%s: out of memory", path); return NULL; }
     m->warn = warn;
     m->wctx = warn_ctx;
     m->fd = -1;
@@ -245,11 +254,10 @@ struct vt_mreader *vt_mreader_open(const char *path, vt_reader_warn_fn warn, voi
     long chunk = env_long("VRAMTRACE_REPORT_CHUNK", 0);
     if (threads > MT_MAX_WORKERS) threads = MT_MAX_WORKERS;
     struct stat st;
-    int fd = threads >= 2 ? open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) : -1;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
-        ((uint64_t)st.st_size >= MT_MIN_FILE || chunk)) {
+    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (regular) m->size = (uint64_t)st.st_size;
+    if (threads >= 2 && regular && st.st_size > 0 && (m->size >= MT_MIN_FILE || chunk)) {
         m->fd = fd;
-        m->size = (uint64_t)st.st_size;
         m->chunk = chunk ? (uint64_t)chunk : MT_CHUNK;
         m->nchunks = (long)((m->size + m->chunk - 1) / m->chunk);
         m->nworkers = (int)(threads < m->nchunks ? threads : m->nchunks);
@@ -264,9 +272,8 @@ struct vt_mreader *vt_mreader_open(const char *path, vt_reader_warn_fn warn, voi
         free(m->slots);
         m->slots = NULL;
     }
-    if (fd >= 0) close(fd);
     m->fd = -1;
-    m->seq = vt_reader_open(path, warn, warn_ctx, err, errlen);
+    m->seq = vt_reader_open_fd(fd, path, warn, warn_ctx, err, errlen);
     if (!m->seq) { vt_mreader_close(m); return NULL; }
     return m;
 }
@@ -275,7 +282,10 @@ struct vt_mreader *vt_mreader_open(const char *path, vt_reader_warn_fn warn, voi
 static int take_over(struct vt_mreader *m, uint64_t off, long line, struct vt_event *ev, char *err, size_t errlen)
 {
     stop_workers(m);
-    m->seq = vt_reader_open(m->path, m->warn, m->wctx, err, errlen);
+    /* the same file, never the path again: it may name another file by now */
+    int fd = fcntl(m->fd, F_DUPFD_CLOEXEC, 0);
+    if (fd < 0) { snprintf(err, errlen, "%s: %s", m->path, strerror(errno)); return VT_RD_EIO; }
+    m->seq = vt_reader_open_fd(fd, m->path, m->warn, m->wctx, err, errlen);
     if (!m->seq) return VT_RD_EIO;
     if (vt_reader_seek(m->seq, off, line, m->returned > 0) != 0) {
         snprintf(err, errlen, "%s: cannot seek: %s", m->path, strerror(errno));
@@ -330,6 +340,13 @@ int vt_mreader_next(struct vt_mreader *m, struct vt_event *ev, char *err, size_t
 }
 
 long vt_mreader_lines(const struct vt_mreader *m) { return m->seq ? vt_reader_lines(m->seq) : m->base_line; }
+
+uint64_t vt_mreader_offset(const struct vt_mreader *m)
+{
+    uint64_t off = m->seq ? vt_reader_offset(m->seq) : (uint64_t)m->k * m->chunk;
+    return off < m->size ? off : m->size;
+}
+uint64_t vt_mreader_size(const struct vt_mreader *m) { return m->size; }
 
 void vt_mreader_close(struct vt_mreader *m)
 {

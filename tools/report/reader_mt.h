@@ -19,8 +19,14 @@ struct vt_mreader;
 /* As vt_reader_open. VRAMTRACE_REPORT_THREADS=N caps the workers (1: sequential);
  * VRAMTRACE_REPORT_CHUNK=BYTES sets the chunk size and drops the size threshold (tests). */
 struct vt_mreader *vt_mreader_open(const char *path, vt_reader_warn_fn warn, void *warn_ctx, char *err, size_t errlen);
+/* As vt_reader_open_fd: the reader owns FD; PATH names it in messages. */
+struct vt_mreader *vt_mreader_open_fd(int fd, const char *path, vt_reader_warn_fn warn, void *warn_ctx, char *err,
+                                      size_t errlen);
 /* As vt_reader_next. */
 int vt_mreader_next(struct vt_mreader *m, struct vt_event *ev, char *err, size_t errlen);
 long vt_mreader_lines(const struct vt_mreader *m);
+/* How far the reading has come, and the file's size at the open (progress; bytes). */
+uint64_t vt_mreader_offset(const struct vt_mreader *m);
+uint64_t vt_mreader_size(const struct vt_mreader *m);
 void vt_mreader_close(struct vt_mreader *m);
 #endif

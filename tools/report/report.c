@@ -1,17 +1,18 @@
 /* report.c - `vramtrace report`: the CLI layer (options, files, messages, exit status).
  * Data flows one way: reader -> analysis -> renderers; only this file prints diagnostics. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "journal.h"
 #include "report/analysis.h"
 #include "report/gate.h"
+#include "report/inputs.h"
 #include "report/reader.h"
 #include "report/reader_mt.h"
 #include "report/refbw.h"
@@ -22,12 +23,15 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: vramtrace report [options] TRACE... | DIR\n"
+    fputs("usage: vramtrace report [options] TRACE... | DIR | -\n"
           "\n"
-          "Analyse vramtrace traces (one per process; a directory means every *.jsonl in it).\n"
+          "Analyse vramtrace traces (one per process; a directory means its traces, NAME.jsonl and\n"
+          "NAME.jsonl.N; - reads one trace from standard input). A file named twice is read once.\n"
+          "The text report goes to standard output unless another format is asked for.\n"
           "\n"
           "options:\n"
           "  --json             machine-readable summary on stdout (docs/report.md) instead of text\n"
+          "  --text             the text report on stdout as well as --html or --perfetto\n"
           "  --html FILE        write a self-contained HTML report\n"
           "  --perfetto FILE    write Chrome Trace Event JSON (open in ui.perfetto.dev)\n"
           "  --bandwidth FILE   reference bandwidths from `vramtrace bandwidth --json`\n"
@@ -39,20 +43,11 @@ static void usage(FILE *f)
           "                     error, warning (or error), growth; each reason on stderr (with --diff:\n"
           "                     the new run's processes)\n"
           "  --error-exitcode N the status --fail-on exits with instead of 3 (1-255)\n"
-          "  -h, --help         this help\n", f);
-}
-
-/* "--opt=VALUE" or "--opt VALUE": the value, advancing *I past it; NULL when A is not OPT.
- * *MISSING set when OPT came without its value. */
-static const char *opt_value(const char *opt, char **argv, int argc, int *i, int *missing)
-{
-    size_t n = strlen(opt);
-    const char *a = argv[*i];
-    if (!a || strncmp(a, opt, n)) return NULL;
-    if (a[n] == '=') return a + n + 1;
-    if (a[n]) return NULL;
-    if (*i + 1 >= argc) { *missing = 1; return NULL; }
-    return argv[++*i];
+          "  -h, --help         this help;  -V, --version  the version\n"
+          "\n"
+          "Options take their value as --opt=V or --opt V; -- ends the options.\n"
+          "Exit status: 0 reported; 1 a failure while reporting (out of memory, a write error);\n"
+          "2 bad usage or a trace that could not be read; 3 (or --error-exitcode) a --fail-on gate.\n", f);
 }
 
 static void say_gate(void *ctx, const char *msg)
@@ -69,52 +64,35 @@ static void on_warn(void *ctx, const char *msg)
     w->total++;
 }
 
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* Expands DIR into its *.jsonl files (sorted); returns the count added, or -1. */
-static int add_dir(const char *dir, char ***paths, size_t *n, size_t *cap)
+static void say_note(void *ctx, const char *msg)
 {
-    DIR *d = opendir(dir);
-    if (!d) return -1;
-    struct dirent *e;
-    size_t before = *n;
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len < 7 || strcmp(e->d_name + len - 6, ".jsonl")) continue;
-        /* regular files only, links not followed: a FIFO named like a trace blocked the report */
-        struct stat st;
-        if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) {
-            fprintf(stderr, "vramtrace report: %s/%s: not a regular file; skipped\n", dir, e->d_name);
-            continue;
-        }
-        if (*n == *cap) {
-            *cap = *cap ? *cap * 2 : 16;
-            char **np = realloc(*paths, *cap * sizeof *np);
-            if (!np) { closedir(d); return -1; }
-            *paths = np;
-        }
-        size_t sz = strlen(dir) + len + 2;
-        char *p = malloc(sz);
-        if (!p) { closedir(d); return -1; }
-        snprintf(p, sz, "%s/%s", dir, e->d_name);
-        (*paths)[(*n)++] = p;
-    }
-    closedir(d);
-    if (*n > before) qsort(*paths + before, *n - before, sizeof **paths, cmp_str);
-    return (int)(*n - before);
+    (void)ctx;
+    fprintf(stderr, "vramtrace report: %s\n", msg);
 }
 
-/* Reads and analyses one trace. 0, or the exit status after printing why. */
-static int analyse(const char *path, struct vt_proc *p)
+/* A process that died (SIGKILL, _exit, exec) may have left its last events in TRACE.ring: they
+ * are folded into the trace first (what `vramtrace run` does after the program exits). Then a
+ * descriptor of the trace, or -1 after saying why. */
+static int open_trace(const struct vtr_inputs *in, size_t k)
+{
+    char err[1024];
+    const char *path = in->v[k].name;
+    if (!in->v[k].is_stdin) {
+        long got = vt_journal_recover(path, err, sizeof err);
+        if (got > 0) fprintf(stderr, "vramtrace report: %s: recovered %ld events left in %s.ring\n", path, got, path);
+        else if (got < 0) fprintf(stderr, "vramtrace report: warning: %s\n", err);
+    }
+    int fd = vtr_input_open(in, k, err, sizeof err);
+    if (fd < 0) fprintf(stderr, "vramtrace report: %s\n", err);
+    return fd;
+}
+
+/* Reads and analyses the trace FD (taken) named PATH. 0, or the exit status after printing why. */
+static int analyse(int fd, const char *path, struct vt_proc *p)
 {
     char err[1024];
     struct warn_ctx w = { 0, 0 };
-    /* A process that died (SIGKILL, _exit, exec) may have left its last events in TRACE.ring:
-     * fold them into the trace first (what `vramtrace run` does after the program exits). */
-    long got = vt_journal_recover(path, err, sizeof err);
-    if (got > 0) fprintf(stderr, "vramtrace report: %s: recovered %ld events left in %s.ring\n", path, got, path);
-    else if (got < 0) fprintf(stderr, "vramtrace report: warning: %s\n", err);
-    struct vt_mreader *r = vt_mreader_open(path, on_warn, &w, err, sizeof err);
+    struct vt_mreader *r = vt_mreader_open_fd(fd, path, on_warn, &w, err, sizeof err);
     if (!r) { fprintf(stderr, "vramtrace report: %s\n", err); return 2; }
     struct vt_event ev;
     int rc;
@@ -153,75 +131,68 @@ int vt_cmd_report(int argc, char **argv)
     size_t split = 0;   /* --diff: paths[0..split) are the base run, the rest the new one */
     struct vt_render_opts opts = { 10, NULL };
     struct vt_refbw ref;
-    char **paths = NULL;
-    size_t npaths = 0, cap = 0;
-    int only_files = 0;
+    struct vtr_inputs in;
+    vtr_inputs_init(&in, say_note, NULL);
     unsigned gates = 0;
     int gate_status = 3;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || !a[1]) {
-            if (npos++ == 1) split = npaths;
-            struct stat st;
-            if (stat(a, &st) == 0 && S_ISDIR(st.st_mode)) {
-                int k = add_dir(a, &paths, &npaths, &cap);
-                if (k < 0) { fprintf(stderr, "vramtrace report: %s: %s\n", a, strerror(errno)); status = 2; goto out; }
-                if (k == 0) { fprintf(stderr, "vramtrace report: %s: no *.jsonl traces in this directory\n", a); status = 2; goto out; }
-                continue;
-            }
-            if (npaths == cap) {
-                cap = cap ? cap * 2 : 16;
-                char **np = realloc(paths, cap * sizeof *np);
-                if (!np) { fputs("vramtrace report: out of memory\n", stderr); status = 1; goto out; }
-                paths = np;
-            }
-            if (!(paths[npaths] = strdup(a))) { status = 1; goto out; }
-            npaths++;
-            continue;
+    enum { O_JSON = 256, O_TEXT, O_HTML, O_PERFETTO, O_BANDWIDTH, O_TOP, O_DIFF, O_NO_SYMBOLS, O_FAIL_ON, O_EXITCODE };
+    static const struct option longs[] = {
+        { "json", no_argument, NULL, O_JSON }, { "text", no_argument, NULL, O_TEXT },
+        { "html", required_argument, NULL, O_HTML }, { "perfetto", required_argument, NULL, O_PERFETTO },
+        { "bandwidth", required_argument, NULL, O_BANDWIDTH }, { "top", required_argument, NULL, O_TOP },
+        { "diff", no_argument, NULL, O_DIFF }, { "no-symbols", no_argument, NULL, O_NO_SYMBOLS },
+        { "fail-on", required_argument, NULL, O_FAIL_ON }, { "error-exitcode", required_argument, NULL, O_EXITCODE },
+        { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
+    };
+    int c, want_text = 0;
+    vt_cli_begin(0);
+    while ((c = vt_cli_next("report", argc, argv, "hV", longs)) != -1) {
+        const char *v = optarg;
+        char *end;
+        switch (c) {
+        case 'h': usage(stdout); goto out;
+        case 'V': status = vt_cli_version(); goto out;
+        case O_JSON: json = 1; break;
+        case O_TEXT: want_text = 1; break;
+        case O_DIFF: diff = 1; break;
+        case O_NO_SYMBOLS: symbols = 0; break;
+        case O_HTML: html = v; break;
+        case O_PERFETTO: perfetto = v; break;
+        case O_BANDWIDTH: bw = v; break;
+        case O_TOP: {
+            long t = strtol(v, &end, 10);
+            if (!*v || *end || t < 1 || t > 100000) { status = vt_cli_bad("report", "--top needs a number from 1 to 100000, not '%s'", v); goto out; }
+            opts.top = (int)t;
+            break;
         }
-        if (!strcmp(a, "--")) { only_files = 1; continue; }
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); goto out; }
-        if (!strcmp(a, "--json")) { json = 1; continue; }
-        if (!strcmp(a, "--diff")) { diff = 1; continue; }
-        if (!strcmp(a, "--no-symbols")) { symbols = 0; continue; }
-        int missing = 0;
-        const char *v;
-        if ((v = opt_value("--fail-on", argv, argc, &i, &missing))) {
+        case O_FAIL_ON: {
             char err[160];
             if (vt_gate_parse(v, &gates, err, sizeof err) < 0) { fprintf(stderr, "vramtrace report: %s\n", err); status = 2; goto out; }
-            continue;
+            break;
         }
-        if ((v = opt_value("--error-exitcode", argv, argc, &i, &missing))) {
-            char *end;
-            long c = strtol(v, &end, 10);
-            if (!*v || *end || c < 1 || c > 255) {
-                fprintf(stderr, "vramtrace report: --error-exitcode needs a number from 1 to 255, not '%s'\n", v);
-                status = 2; goto out;
+        case O_EXITCODE: {
+            long e = strtol(v, &end, 10);
+            if (!*v || *end || e < 1 || e > 255) {
+                status = vt_cli_bad("report", "--error-exitcode needs a number from 1 to 255, not '%s'", v);
+                goto out;
             }
-            gate_status = (int)c;
-            continue;
+            gate_status = (int)e;
+            break;
         }
-        if (missing) { fprintf(stderr, "vramtrace report: %s needs an argument\n", a); status = 2; goto out; }
-        const char **dst = !strcmp(a, "--html") ? &html : !strcmp(a, "--perfetto") ? &perfetto
-                         : !strcmp(a, "--bandwidth") ? &bw : NULL;
-        int is_top = !strcmp(a, "--top");
-        if (dst || is_top) {
-            if (i + 1 >= argc) { fprintf(stderr, "vramtrace report: %s needs an argument\n", a); status = 2; goto out; }
-            v = argv[++i];
-            if (dst) { *dst = v; continue; }
-            char *end;
-            long t = strtol(v, &end, 10);
-            if (!*v || *end || t < 1 || t > 100000) {
-                fprintf(stderr, "vramtrace report: --top needs a number from 1 to 100000, not '%s'\n", v);
-                status = 2; goto out;
-            }
-            opts.top = (int)t;
-            continue;
+        default: status = 2; goto out;
         }
-        fprintf(stderr, "vramtrace report: unknown option '%s' (try 'vramtrace report --help')\n", a);
-        status = 2;
-        goto out;
     }
+    if (json && want_text) { status = vt_cli_bad("report", "%s: choose one of --json and --text for standard output", "--json --text"); goto out; }
+    for (int i = optind; i < argc; i++) {
+        char err[8300];
+        if (npos++ == 1) split = in.n;
+        if (vtr_inputs_add(&in, argv[i], diff && npos == 2, err, sizeof err) < 0) {
+            fprintf(stderr, "vramtrace report: %s\n", err);
+            status = strcmp(err, "out of memory") ? 2 : 1;
+            goto out;
+        }
+    }
+    size_t npaths = in.n;
     if (!npaths) { fputs("vramtrace report: no trace given (usage: vramtrace report [options] TRACE... | DIR)\n", stderr); status = 2; goto out; }
     if (diff && npos != 2) {
         fprintf(stderr, "vramtrace report: --diff takes two runs, BASE and NEW (each a trace or a directory), not %d\n", npos);
@@ -255,16 +226,25 @@ int vt_cmd_report(int argc, char **argv)
      * says so (2), unless all it lacked was a beginning (killed before anything was recorded). */
     size_t done = 0, unreadable = 0, empty = 0, split_kept = split;
     for (size_t k = 0; k < npaths; k++) {
-        if (npaths > 1 && vtr_trace_is_empty(paths[k])) {
+        const char *path = in.v[k].name;
+        int fd = open_trace(&in, k);
+        if (fd < 0 && npaths > 1) {
+            unreadable++;
+            if (k < split) split_kept--;
+            continue;
+        }
+        if (fd < 0) { status = 2; break; }
+        if (npaths > 1 && vtr_fd_is_empty(fd)) {
             fprintf(stderr, "vramtrace report: %s: empty (the process was killed as the tracer started: nothing was "
-                            "recorded); skipped\n", paths[k]);
+                            "recorded); skipped\n", path);
+            close(fd);
             empty++;
             if (k < split) split_kept--;
             continue;
         }
-        if (!(procs[done] = vt_proc_new(paths[k], symbols))) { fputs("vramtrace report: out of memory\n", stderr); status = 1; break; }
+        if (!(procs[done] = vt_proc_new(path, symbols))) { close(fd); fputs("vramtrace report: out of memory\n", stderr); status = 1; break; }
         if (pf) { struct vt_observer obs = vt_perfetto_observer(pf); vt_proc_set_observer(procs[done], &obs); }
-        int rc = analyse(paths[k], procs[done]);
+        int rc = analyse(fd, path, procs[done]);
         if (rc == 2 && npaths > 1) { /* analyse said why, with the place */
             vt_proc_free(procs[done]);
             procs[done] = NULL;
@@ -302,9 +282,9 @@ int vt_cmd_report(int argc, char **argv)
         if (text && fclose(text) != 0) rc = -1;
         if (fflush(stdout) != 0 || rc < 0) { fputs("vramtrace report: writing the report failed\n", stderr); status = 1; }
     } else if (!status) {
-        int rc;
+        int rc = 0;
         if (json) rc = vt_render_json(stdout, procs, done, &opts);
-        else { /* through the filter: a name cannot move the terminal's cursor or ring it */
+        else if (want_text || (!html && !perfetto)) { /* through the filter: a name cannot move the terminal's cursor or ring it */
             FILE *text = vt_text_filter(stdout);
             rc = vt_render_text(text ? text : stdout, procs, done, &opts);
             if (text && fclose(text) != 0) rc = -1;
@@ -320,7 +300,6 @@ int vt_cmd_report(int argc, char **argv)
     free(procs);
     if (!status && unreadable) status = 2;
 out:
-    for (size_t i = 0; i < npaths; i++) free(paths[i]);
-    free(paths);
+    vtr_inputs_free(&in);
     return status;
 }

@@ -136,15 +136,24 @@ int vtr_trace_is_empty(const char *path)
 {
     int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return 0;
-    struct stat st;
-    int empty = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    char buf[65536];
-    ssize_t n;
-    while (empty && (n = read(fd, buf, sizeof buf)) > 0)
-        for (ssize_t i = 0; i < n; i++)
-            if (buf[i]) { empty = 0; break; }
+    int empty = vtr_fd_is_empty(fd);
     close(fd);
     return empty;
+}
+
+int vtr_fd_is_empty(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) return 0;
+    char buf[65536];
+    ssize_t n;
+    off_t off = 0;
+    while ((n = pread(fd, buf, sizeof buf, off)) > 0) {
+        for (ssize_t i = 0; i < n; i++)
+            if (buf[i]) return 0;
+        off += n;
+    }
+    return 1;
 }
 
 int vtr_out_open(struct vtr_out *o, const char *path)

@@ -45,6 +45,8 @@ char *vtr_fmt_bytes(char *buf, size_t n, uint64_t bytes);
 /* 1 when PATH is a regular file holding nothing but NUL bytes, or nothing: its process was killed
  * between the trace's creation and its header (run and report skip it, saying so). */
 int vtr_trace_is_empty(const char *path);
+/* The same for an open file, read with pread (FD's offset is not moved). */
+int vtr_fd_is_empty(int fd);
 
 /* An output file (--html, --perfetto, bandwidth -o) that appears at PATH only once it is whole:
  * written to a new file beside it (created exclusively, so never through a link at PATH or over
