@@ -156,7 +156,7 @@ struct vt_note {
     int site;                          /* the first's launch site; -1 without a backtrace */
 };
 
-struct vt_error { const char *api; int64_t res; uint64_t count; int64_t first_t; };
+struct vt_error { const char *api; int64_t res; uint64_t count; int64_t first_t; int site; /* the first one's */ };
 
 struct vt_bucket { int64_t t0; uint64_t min, max, last; uint64_t big_size; int big_site; const char *big_api; int used; };
 

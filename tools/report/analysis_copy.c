@@ -50,7 +50,7 @@ void vt_an_await_call(struct vt_proc *p, const struct vt_event *ev)
 int vt_an_on_copy(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    if (ev->res_null || ev->res) { vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (ev->res_null || ev->res) return vt_an_add_error(p, ev);
     if (ev->captured) { p->captured_ops++; return 0; }
     if (ev->graph) p->graph_copies++;
     /* a folded record (copies) stands for COUNT copies of its site, kinds and size class, BYTES in all */

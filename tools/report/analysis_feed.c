@@ -277,7 +277,7 @@ static void driver_sample(struct vt_device *d, int64_t t, uint64_t used)
 
 static int on_meminfo(struct vt_proc *p, const struct vt_event *ev)
 {
-    if (ev->res_null || ev->res) { if (!ev->res_null) vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (ev->res_null || ev->res) return ev->res_null ? 0 : vt_an_add_error(p, ev);
     if (!(ev->has & VT_F_FREE) || !(ev->has & VT_F_TOTAL) || ev->total_bytes < ev->free_bytes) return 0;
     struct vt_device *d = device(p, ev->dev);
     if (!d) return VT_AN_ENOMEM;
@@ -325,7 +325,8 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
     if (!d) return VT_AN_ENOMEM;
     if (ev->res_null || ev->res != 0) {          /* failed allocation */
         p->failed_allocs++;
-        vt_an_add_error(p, ev->api, ev->res, ev->t);
+        int rc = vt_an_add_error(p, ev);
+        if (rc < 0) return rc;
         /* Only an out-of-memory result is an OOM (CUDA_ERROR_OUT_OF_MEMORY and
          * cudaErrorMemoryAllocation are both 2): no driver (35, 100), a bad argument (1), a call
          * that never returned, are failed calls, not memory the device lacked. */
@@ -416,7 +417,7 @@ static int on_alloc(struct vt_proc *p, const struct vt_event *ev)
 static int on_free(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    if (!ev->res_null && ev->res != 0) { vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (!ev->res_null && ev->res != 0) return vt_an_add_error(p, ev);
     int by_handle = (ev->has & VT_F_HANDLE) && !(ev->has & VT_F_ADDR);
     struct vtr_hmap *map = by_handle ? &a->by_handle : &a->by_addr;
     uint64_t key = by_handle ? ev->handle : ev->addr;
@@ -435,7 +436,7 @@ static int on_free(struct vt_proc *p, const struct vt_event *ev)
 static int on_reset(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    if (ev->res_null || ev->res) { if (!ev->res_null) vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (ev->res_null || ev->res) return ev->res_null ? 0 : vt_an_add_error(p, ev);
     uint64_t count = ev->count, bytes = ev->size;
     for (size_t i = 0; i < a->nlives; i++) {
         struct live *l = &a->lives[i];
@@ -459,7 +460,7 @@ static int on_reset(struct vt_proc *p, const struct vt_event *ev)
 static int on_map(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    if (!ev->res_null && ev->res) { vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (!ev->res_null && ev->res) return vt_an_add_error(p, ev);
     if (ev->res_null || !ev->size) return 0;
     uint64_t *li = vtr_hmap_get(&a->by_handle, ev->handle);
     if (vtr_hmap_get(&a->map_size, ev->addr)) return 0;   /* mapped twice at one address: CUDA refuses it */
@@ -474,7 +475,7 @@ static int on_map(struct vt_proc *p, const struct vt_event *ev)
 static int on_unmap(struct vt_proc *p, const struct vt_event *ev)
 {
     struct vt_an_private *a = p->priv;
-    if (!ev->res_null && ev->res) { vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
+    if (!ev->res_null && ev->res) return vt_an_add_error(p, ev);
     if (ev->res_null) return 0;
     uint64_t at = ev->addr, end = ev->addr + ev->size;
     while (at < end) {
@@ -637,6 +638,11 @@ static int on_finding(struct vt_proc *p, const struct vt_event *ev, const char *
     count_finding(p, ev->severity, count);
     int st = -1;
     if (ev->nbt && (st = vt_an_intern_stack(p, ev->bt, ev->nbt)) < 0) return st;
+    if (a->stackless_err && ev->tid == a->stackless_tid) { /* the finding about the failed call just before */
+        struct vt_error *e = &p->errors[a->stackless_err - 1];
+        if (st >= 0 && ev->api && !strcmp(e->api, ev->api)) e->site = st;
+        a->stackless_err = 0;
+    }
     GROW(p->findings, p->nfindings, a->capfindings, 16);
     if (repeated && vtr_hmap_put(&a->finding_by_id, (uint64_t)ev->id, p->nfindings) < 0) return VT_AN_ENOMEM;
     p->findings[p->nfindings++] = (struct vt_finding){
@@ -652,6 +658,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     int64_t end = ev->t + ev->dur;
     if (ev->last > end) end = ev->last; /* a folded record (launches, copies, sets): its last one's end */
     if (end > p->t_end) p->t_end = end;
+    if (a->stackless_err && ev->tid == a->stackless_tid && ev->type != VT_EV_FINDING) a->stackless_err = 0;
     if (a->await_stack.len) {
         switch (ev->type) {
         case VT_EV_ALLOC: case VT_EV_FREE: case VT_EV_COPY: case VT_EV_SET: case VT_EV_LAUNCH: case VT_EV_SYNC:
@@ -692,8 +699,8 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         vt_sat_add(&p->set_count, ev->count); vt_sat_add(&p->set_bytes, ev->bytes);
         return 0;
     case VT_EV_SET:
-        if (ev->res_null || ev->res) vt_an_add_error(p, ev->api, ev->res, ev->t);
-        else if (ev->captured) p->captured_ops++;
+        if (ev->res_null || ev->res) return vt_an_add_error(p, ev);
+        if (ev->captured) p->captured_ops++;
         else { p->set_count++; vt_sat_add(&p->set_bytes, ev->size); p->graph_sets += ev->graph != 0; }
         return 0;
     case VT_EV_KERNEL: {
@@ -721,7 +728,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         p->launches++;
         p->graph_launches += ev->graph != 0;
         if (k) { k->launches++; k->ns += ev->dur; *kname = k->name; }
-        if (ev->res_null || ev->res) vt_an_add_error(p, ev->api, ev->res, ev->t);
+        if (ev->res_null || ev->res) return vt_an_add_error(p, ev);
         return 0;
     }
     case VT_EV_MAP: return on_map(p, ev);
@@ -729,7 +736,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_UNMAP: return on_unmap(p, ev);
     case VT_EV_MEMINFO: return on_meminfo(p, ev);
     case VT_EV_SYNC: case VT_EV_POOL_TRIM: case VT_EV_POOL_ATTR: {
-        if (ev->res_null || ev->res) { if (!ev->res_null) vt_an_add_error(p, ev->api, ev->res, ev->t); return 0; }
+        if (ev->res_null || ev->res) return ev->res_null ? 0 : vt_an_add_error(p, ev);
         struct vt_device *d = device(p, ev->dev);
         if (!d) return VT_AN_ENOMEM;
         if (ev->type == VT_EV_SYNC) vt_an_pool_sync(d);

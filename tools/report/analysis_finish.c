@@ -306,6 +306,7 @@ int vt_proc_finish(struct vt_proc *p, char *err, size_t errlen)
         if (p->findings[i].site >= 0) p->findings[i].site = a->stacks[p->findings[i].site].site;
     for (size_t i = 0; i < p->nnotes; i++)
         if (p->notes[i].site >= 0) p->notes[i].site = a->stacks[p->notes[i].site].site;
+    for (size_t i = 0; i < p->nerrors; i++) p->errors[i].site = a->stacks[p->errors[i].site].site;
     for (size_t i = 0; i < p->ntimeline; i++)
         if (p->timeline[i].used && p->timeline[i].big_site >= 0)
             p->timeline[i].big_site = a->stacks[p->timeline[i].big_site].site;

@@ -82,6 +82,10 @@ struct vt_an_private {
     /* thread -> stack + 1 and stream of its async d2h copy into pinned memory, until its next
      * call: a synchronisation then makes the host wait for the copy (analysis_copy.c) */
     struct vtr_hmap await_stack, await_stream;
+    /* A failed call's record without a stack (a free's), counted first in errors[stackless_err - 1]:
+     * the finding the tracer writes next on that thread about it (invalid free) has the stack. */
+    size_t stackless_err;
+    int64_t stackless_tid;
     struct cell *cells;
     size_t ncells, capcells;
     struct vtr_hmap cell_index;          /* stack << 16 | (device & 0xffff) -> cells index */
@@ -127,7 +131,9 @@ static inline const char *vt_an_keep(struct vt_proc *p, const char *s)
 /* Shared by the feed's parts (analysis_stacks.c): the id of call stack PCS[N] (interned; <0 out
  * of memory), and a failed call counted by (api, result). */
 int vt_an_intern_stack(struct vt_proc *p, const uint64_t *pcs, size_t n);
-void vt_an_add_error(struct vt_proc *p, const char *api, int64_t res, int64_t t);
+/* Counts a failed call by (api, result); the first of each keeps its call stack (the site the
+ * report names). 0, or VT_AN_ENOMEM. */
+int vt_an_add_error(struct vt_proc *p, const struct vt_event *ev);
 /* A copy record (analysis_copy.c): 0, or VT_AN_ENOMEM. */
 int vt_an_on_copy(struct vt_proc *p, const struct vt_event *ev);
 /* EV is a call of a thread that may have an async d2h copy waiting (before vt_an_on_copy). */

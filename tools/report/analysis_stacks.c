@@ -25,13 +25,18 @@ int vt_an_intern_stack(struct vt_proc *p, const uint64_t *pcs, size_t n)
     return (int)a->nstacks++;
 }
 
-void vt_an_add_error(struct vt_proc *p, const char *api, int64_t res, int64_t t)
+int vt_an_add_error(struct vt_proc *p, const struct vt_event *ev)
 {
     p->error_count++;
     for (size_t i = 0; i < p->nerrors; i++)
-        if (p->errors[i].res == res && !strcmp(p->errors[i].api, api)) { p->errors[i].count++; return; }
-    if (p->nerrors == VT_AN_MAX_ERRORS) return;
-    p->errors[p->nerrors++] = (struct vt_error){ vt_an_keep(p, api), res, 1, t };
+        if (p->errors[i].res == ev->res && !strcmp(p->errors[i].api, ev->api)) { p->errors[i].count++; return 0; }
+    if (p->nerrors == VT_AN_MAX_ERRORS) return 0;
+    int st = vt_an_intern_stack(p, ev->bt, ev->nbt);
+    if (st < 0) return st;
+    if (ev->nbt) p->backtraces_seen = 1;
+    p->errors[p->nerrors++] = (struct vt_error){ vt_an_keep(p, ev->api), ev->res, 1, ev->t, st };
+    if (!ev->nbt) { p->priv->stackless_err = p->nerrors; p->priv->stackless_tid = ev->tid; }
+    return 0;
 }
 
 void vt_an_device_snapshot(struct vt_proc *p, struct vt_device *d)

@@ -77,13 +77,20 @@ char *vt_note_text(char *buf, size_t n, const struct vt_note *x)
 
 char *vt_fmt_dur(char *buf, size_t n, double sec)
 {
+    static const struct { double below, scale; const char *unit; } units[] = {
+        { 1e-6, 1e9, "ns" }, { 1e-3, 1e6, "\xc2\xb5s" }, { 1, 1e3, "ms" }, { 600, 1, "s" }, { 36000, 1.0 / 60, "min" },
+    };
     double a = sec < 0 ? -sec : sec;
-    if (a < 1e-6) snprintf(buf, n, "%.3g ns", sec * 1e9);
-    else if (a < 1e-3) snprintf(buf, n, "%.3g \xc2\xb5s", sec * 1e6);
-    else if (a < 1) snprintf(buf, n, "%.3g ms", sec * 1e3);
-    else if (a < 600) snprintf(buf, n, "%.3g s", sec);
-    else if (a < 36000) snprintf(buf, n, "%.3g min", sec / 60);
-    else snprintf(buf, n, "%.3g h", sec / 3600);
+    for (size_t k = 0; k < sizeof units / sizeof units[0]; k++) {
+        if (a >= units[k].below) continue;
+        /* three digits: 999.7 ms rounds to 1000, which %g writes "1e+03": the next unit says it */
+        char num[32];
+        snprintf(num, sizeof num, "%.3g", sec * units[k].scale);
+        if (strchr(num, 'e')) continue;
+        snprintf(buf, n, "%s %s", num, units[k].unit);
+        return buf;
+    }
+    snprintf(buf, n, "%.3g h", sec / 3600);
     return buf;
 }
 
@@ -91,8 +98,8 @@ char *vt_fmt_when(char *buf, size_t n, const struct vt_proc *p, int64_t t)
 {
     char d[32];
     vt_fmt_dur(d, sizeof d, (double)(t - p->t0) / 1e9);
-    if (p->wall_time > 0) {
-        int64_t ns = p->wall_time * 1000000000ll + (t - p->t0);
+    if (p->wall_ns > 0) { /* the start's own fraction of a second too: the combined view's clock */
+        int64_t ns = p->wall_ns + (t - p->t0);
         time_t sec = (time_t)(ns / 1000000000ll);
         struct tm tm;
         localtime_r(&sec, &tm);

@@ -111,6 +111,12 @@ static void notes(FILE *f, const struct vt_proc *p)
             fputs("</code> \xe2\x86\x92 ", f);
             H(nm ? nm : "error");
             vt_esc_printf(f, VT_ESC_HTML, " (%lld) \xc3\x97%llu", (long long)p->errors[i].res, (unsigned long long)p->errors[i].count);
+            int site = p->errors[i].site;
+            if (site >= 0 && (size_t)site < p->nsites && p->sites[site].nframes) { /* not "(no backtrace)" */
+                fputs(", first from <code>", f);
+                H(vt_site_label(p, site));
+                fputs("</code>", f);
+            }
         }
         fputs("</li>", f);
     }

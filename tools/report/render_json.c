@@ -436,7 +436,10 @@ int vt_render_json(FILE *f, struct vt_proc *const *procs, size_t n, const struct
             vt_esc_printf(f, VT_ESC_JSON, ",\"res\":%lld,\"name\":", I(e->res));
             const char *nm = vt_cuda_error_name(e->api, e->res);
             if (nm) vt_json_str(f, nm); else fputs("null", f);
-            vt_esc_printf(f, VT_ESC_JSON, ",\"count\":%llu,\"pid\":%lld}", U(e->count), I(procs[i]->pid));
+            vt_esc_printf(f, VT_ESC_JSON, ",\"count\":%llu,\"pid\":%lld,\"time_ns\":%lld,\"offset_ns\":%lld,\"site\":",
+                          U(e->count), I(procs[i]->pid), I(e->first_t), I(e->first_t - procs[i]->t0));
+            vt_json_str(f, vt_site_label(procs[i], e->site));
+            fputc('}', f);
         }
     vt_esc_printf(f, VT_ESC_JSON, "],\"failed_calls\":%llu,\"allocations\":{\"count\":%llu,\"bytes\":%llu,\"frees\":%llu,\"failed\":%llu},"
             "\"launches\":%llu,\"sets\":{\"count\":%llu,\"bytes\":%llu},"

@@ -239,6 +239,24 @@ static void ooms(FILE *f, const struct vt_proc *p, const struct vt_render_opts *
         fprintf(f, "  ... and %llu more failed allocations\n", (unsigned long long)(p->oom_count - (uint64_t)o->top));
 }
 
+/* Each failed call by (call, result): how often, and where the first one was called from (the
+ * summary line has the counts only). */
+static void failed_calls(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
+{
+    if (!p->nerrors) return;
+    char w[64];
+    fputs("\nFailed calls (each call and result; where the first one came from):\n", f);
+    for (size_t i = 0; i < p->nerrors && i < (size_t)o->top; i++) {
+        const struct vt_error *e = &p->errors[i];
+        const char *nm = vt_cuda_error_name(e->api, e->res);
+        fprintf(f, "  %s -> %s (%lld) x%llu, first at %s\n", e->api, nm ? nm : "error", (long long)e->res,
+                (unsigned long long)e->count, vt_fmt_when(w, sizeof w, p, e->first_t));
+        fprintf(f, "    at: %s\n", vt_site_label(p, e->site));
+        stack_lines(f, p, e->site, 4, 0);
+    }
+    if (p->nerrors > (size_t)o->top) fprintf(f, "  ... and %zu more\n", p->nerrors - (size_t)o->top);
+}
+
 /* vramtrace_snapshot(): live VRAM at each, the change since the one before, and who held it */
 static void snapshots(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o)
 {
@@ -587,6 +605,7 @@ static void one(FILE *f, const struct vt_proc *p, const struct vt_render_opts *o
     growth(f, p, o);
     steps(f, p, o);
     ooms(f, p, o);
+    failed_calls(f, p, o);
     snapshots(f, p, o);
     sites(f, p, o);
     ranges(f, p, o);
