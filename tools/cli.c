@@ -62,19 +62,22 @@ int vt_cli_progress_on(void)
     return progress_state;
 }
 
-void vt_cli_progress(const char *cmd, const char *what)
+static void draw(const char *cmd, const char *what, int throttled)
 {
     if (!vt_cli_progress_on()) return;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     long ms = (now.tv_sec - progress_last.tv_sec) * 1000 + (now.tv_nsec - progress_last.tv_nsec) / 1000000;
-    if (progress_shown && ms < 100) return;
+    if (throttled && progress_shown && ms < 100) return;
     progress_last = now;
     /* \r and clear-to-end-of-line: one line redrawn, whatever the previous one's length */
     fprintf(stderr, "\r\033[Kvramtrace %s: %s", cmd, what);
     fflush(stderr);
     progress_shown = 1;
 }
+
+void vt_cli_progress(const char *cmd, const char *what) { draw(cmd, what, 1); }
+void vt_cli_progress_step(const char *cmd, const char *what) { draw(cmd, what, 0); }
 
 void vt_cli_progress_done(void)
 {

@@ -37,6 +37,8 @@ int vt_cli_version(void);
  * WHAT" (WHAT already formatted); at most ten redraws a second. vt_cli_progress_done() clears it.
  * Nothing at all when stderr is a file or a pipe, so logs and CI output hold no progress noise. */
 void vt_cli_progress(const char *cmd, const char *what);
+/* The same, drawn every time: a step of a few long ones (bandwidth's rows). */
+void vt_cli_progress_step(const char *cmd, const char *what);
 void vt_cli_progress_done(void);
 int vt_cli_progress_on(void);
 

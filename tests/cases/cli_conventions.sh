@@ -119,3 +119,26 @@ check_eq "a directory, a link to one of its traces and one by name: 3 processes,
 check "... each second naming said" sh -c 'grep -q "^vramtrace report: $1: the same file as $2/rank1.jsonl: read once$" "$3" && grep -q "^vramtrace report: $2/rank2.jsonl: given twice: read once$" "$3"' _ "$TMP/link.jsonl" "$D/ranks" "$TMP/e"
 "$VT" report --json --diff "$D/oom.jsonl" "$D/oom.jsonl" >"$TMP/o" 2>"$TMP/e"; rc=$?
 check_eq "--diff A A: each run reads it (no change)" "$rc:$(jq -c '[.base.peak_bytes,.new.peak_bytes]' "$TMP/o")" "0:[3758096384,3758096384]"
+
+# ---- progress: on a terminal only (script(1) gives the command one), never in a log -----------------
+# 200000 allocations of 4 KiB: about 27 MB of trace, over the 16 MiB a report shows progress for
+awk 'BEGIN {
+    print "{\"ev\":\"header\",\"format\":\"vramtrace-trace\",\"version\":1,\"tracer\":\"0.1.0\",\"pid\":801,\"ppid\":1,\"program\":\"/opt/job\",\"argv\":[\"job\"],\"t\":1000000000,\"wall_time\":1764680000,\"hostname\":\"h\",\"rank\":{},\"page_size\":4096,\"backtraces\":false,\"checks\":\"off\"}"
+    for (i = 0; i < 200000; i++)
+        printf "{\"ev\":\"alloc\",\"t\":%d,\"dur\":100,\"tid\":801,\"api\":\"cudaMalloc\",\"res\":0,\"dev\":0,\"addr\":\"0x7e%010x\",\"size\":4096,\"mem\":\"device\"}\n", 2000000000 + i * 10, i * 4096
+}' >"$TMP/big.jsonl"
+if ! command -v script >/dev/null 2>&1; then
+    skip "progress on a terminal: NOT TESTED - no script(1) (util-linux) to give the command a terminal"
+else
+    script -qec "'$VT' report --json '$TMP/big.jsonl' >'$TMP/big.json'" /dev/null >"$TMP/tty" 2>&1; rc=$?
+    check_eq "report on a terminal: exit 0, the JSON (200000 allocations of 4 KiB live: 800 MiB)" "$rc:$(jq .peak_bytes "$TMP/big.json")" "0:819200000"
+    check "report on a terminal: a progress line redrawn in place, then cleared" \
+        sh -c 'tr "\r" "\n" <"$1" | grep -q "^.\[Kvramtrace report: reading trace 1 of 1: [0-9]*% ([0-9.]* MiB of 25.94 MiB)$" && [ "$(tail -c 4 "$1" | od -An -c | tr -d " ")" = "\r033[K" ]' _ "$TMP/tty"
+    script -qec "'$VT' bandwidth --no-gpu --trials 1 --host-size 16M --sysfs-root '$ROOT/tests/data/sysfs/gen5' >'$TMP/bw.txt'" /dev/null >"$TMP/tty" 2>&1; rc=$?
+    check "bandwidth on a terminal: says what it measures and each row as it is done" \
+        sh -c '[ "$1" = 0 ] && tr "\r" "\n" <"$2" | grep -q "vramtrace bandwidth: measuring host DDR (copy and triad)$" && tr "\r" "\n" <"$2" | grep -q "vramtrace bandwidth: host_ddr_triad: [0-9.]* GB/s (2 rows done)$"' _ "$rc" "$TMP/tty"
+fi
+"$VT" report --json "$TMP/big.jsonl" >"$TMP/big2.json" 2>"$TMP/e"; rc=$?
+check_eq "report into a pipe or file: nothing on stderr" "$rc:$(wc -c <"$TMP/e" | tr -d ' ')" "0:0"
+"$VT" bandwidth --no-gpu --trials 1 --host-size 16M --sysfs-root "$ROOT/tests/data/sysfs/gen5" >/dev/null 2>"$TMP/e"; rc=$?
+check_eq "bandwidth with stderr a file: nothing on stderr" "$rc:$(wc -c <"$TMP/e" | tr -d ' ')" "0:0"

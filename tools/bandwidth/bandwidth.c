@@ -23,9 +23,12 @@
 int vt_bw_measure(const struct vt_bw_opts *o, struct vt_bw_report *r)
 {
     memset(r, 0, sizeof *r);
+    r->progress = o->progress;
+    r->progress_ctx = o->progress_ctx;
     int rc = 0;
     const char *root = o->sysfs_root ? o->sysfs_root : "";
     if (!o->no_gpu) {
+        if (r->progress) r->progress(r->progress_ctx, "measuring the GPU's copies and VRAM kernels");
         int g = vt_bw_gpu_measure(o, r);
         if (g == 2) return 2;
         if (g < 0) rc = -1;
@@ -54,6 +57,7 @@ int vt_bw_measure(const struct vt_bw_opts *o, struct vt_bw_report *r)
             size_t llc4 = 4 * vt_bw_llc_bytes();
             if (hs < llc4) hs = llc4;
         }
+        if (r->progress) r->progress(r->progress_ctx, "measuring host DDR (copy and triad)");
         vt_bw_host_measure(hs, o->trials, r);
     }
     return rc;
@@ -81,6 +85,12 @@ static void usage(FILE *f)
 }
 
 static int bad(const char *fmt, const char *arg) { return vt_cli_bad("bandwidth", fmt, arg); }
+
+static void show_progress(void *ctx, const char *what)
+{
+    (void)ctx;
+    vt_cli_progress_step("bandwidth", what);
+}
 
 static int parse_int(const char *s, int lo, int hi, int *out)
 {
@@ -164,7 +174,9 @@ int vt_cmd_bandwidth(int argc, char **argv)
     if (!f) { fprintf(stderr, "vramtrace bandwidth: cannot write %s: %s\n", out, strerror(errno)); return 1; }
     struct vt_bw_report *r = malloc(sizeof *r);
     if (!r) { fputs("vramtrace bandwidth: out of memory\n", stderr); return 1; }
+    if (vt_cli_progress_on()) { o.progress = show_progress; o.progress_ctx = NULL; }
     int rc = vt_bw_measure(&o, r);
+    vt_cli_progress_done();
     for (int i = 0; i < r->nnotes; i++) fprintf(stderr, "vramtrace bandwidth: %s\n", r->notes[i]);
     if (rc == 2) { free(r); close_out(f, &ob, 0); return 2; }
     if (json) vt_bw_print_json(f, r); else vt_bw_print_table(f, r);

@@ -20,6 +20,9 @@ struct vt_bw_opts {
     int trials;                 /* timed runs per figure (>= 1), after one warm-up */
     int no_gpu, no_host;        /* skip the GPU part / the host DDR part */
     const char *sysfs_root;     /* "" or NULL for the real "/"; tests point it at tests/data/sysfs */
+    /* told what is being measured, and each row as it is done (a progress line); may be NULL */
+    void (*progress)(void *ctx, const char *what);
+    void *progress_ctx;
 };
 
 struct vt_bw_result {
@@ -63,6 +66,8 @@ struct vt_bw_report {
     int nnotes;
     int host_threads;
     size_t host_size;
+    void (*progress)(void *ctx, const char *what);   /* o->progress, for the rows as they are added */
+    void *progress_ctx;
 };
 
 /* --- bandwidth.c: the whole measurement ------------------------------------------------------ */

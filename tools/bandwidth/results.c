@@ -42,5 +42,10 @@ struct vt_bw_result *vt_bw_add(struct vt_bw_report *r, const char *name, unsigne
     x->median_ms = vt_bw_median(ms, trials);
     x->gbps = x->median_ms > 0 ? (double)bytes / (x->median_ms * 1e-3) / 1e9 : 0.0;
     x->simulated = simulated;
+    if (r->progress) {
+        char what[96];
+        snprintf(what, sizeof what, "%s: %.1f GB/s (%d row%s done)", x->name, x->gbps, r->nresults, r->nresults == 1 ? "" : "s");
+        r->progress(r->progress_ctx, what);
+    }
     return x;
 }

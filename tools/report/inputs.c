@@ -62,7 +62,7 @@ static int push(struct vtr_inputs *in, char *name, int run, const struct stat *s
     memset(e, 0, sizeof *e);
     e->name = name;
     e->run = run;
-    if (st) { e->dev = st->st_dev; e->ino = st->st_ino; e->have_id = 1; }
+    if (st) { e->dev = st->st_dev; e->ino = st->st_ino; e->have_id = 1; e->size = S_ISREG(st->st_mode) ? st->st_size : 0; }
     return 1;
 }
 
@@ -162,7 +162,11 @@ int vtr_inputs_add(struct vtr_inputs *in, const char *operand, int run, char *er
         char *name = strdup(VTR_STDIN_NAME);
         if (!name) { snprintf(err, errlen, "out of memory"); return -1; }
         rc = push(in, name, run, NULL, err, errlen);
-        if (rc > 0) in->v[in->n - 1].is_stdin = 1;
+        struct stat st;
+        if (rc > 0) {
+            in->v[in->n - 1].is_stdin = 1;
+            if (fstat(in->stdin_fd, &st) == 0) in->v[in->n - 1].size = st.st_size;
+        }
         return rc;
     }
     struct stat st;

@@ -23,6 +23,7 @@ struct vtr_input {
     ino_t ino;
     int have_id;      /* dev/ino known (stat succeeded); a file that cannot be stat'ed is read to say why */
     int is_stdin;
+    off_t size;       /* bytes when the operand was read (progress), 0 unknown */
 };
 
 struct vtr_inputs {

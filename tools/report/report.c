@@ -60,7 +60,10 @@ struct warn_ctx { long shown, total; };
 static void on_warn(void *ctx, const char *msg)
 {
     struct warn_ctx *w = ctx;
-    if (w->shown++ < MAX_WARN_SHOWN) fprintf(stderr, "vramtrace report: %s\n", msg);
+    if (w->shown++ < MAX_WARN_SHOWN) {
+        vt_cli_progress_done(); /* the message on a line of its own; the progress comes back */
+        fprintf(stderr, "vramtrace report: %s\n", msg);
+    }
     w->total++;
 }
 
@@ -87,8 +90,23 @@ static int open_trace(const struct vtr_inputs *in, size_t k)
     return fd;
 }
 
+/* Progress over all the traces: bytes of the earlier ones, and all of them. Shown (on a terminal)
+ * only when they add up to PROGRESS_MIN_BYTES: a report of a small trace is done at once. */
+#define PROGRESS_MIN_BYTES ((uint64_t)16 << 20)
+struct progress { uint64_t before, total; size_t k, n; int on; };
+
+static void show_progress(const struct progress *pr, const struct vt_mreader *r)
+{
+    /* no file name: one another user chose could carry terminal escapes */
+    char what[160], a[32], b[32];
+    uint64_t at = pr->before + vt_mreader_offset(r);
+    snprintf(what, sizeof what, "reading trace %zu of %zu: %d%% (%s of %s)", pr->k + 1, pr->n,
+             pr->total ? (int)(at * 100 / pr->total) : 0, vtr_fmt_bytes(a, sizeof a, at), vtr_fmt_bytes(b, sizeof b, pr->total));
+    vt_cli_progress("report", what);
+}
+
 /* Reads and analyses the trace FD (taken) named PATH. 0, or the exit status after printing why. */
-static int analyse(int fd, const char *path, struct vt_proc *p)
+static int analyse(int fd, const char *path, struct vt_proc *p, const struct progress *pr)
 {
     char err[1024];
     struct warn_ctx w = { 0, 0 };
@@ -96,8 +114,12 @@ static int analyse(int fd, const char *path, struct vt_proc *p)
     if (!r) { fprintf(stderr, "vramtrace report: %s\n", err); return 2; }
     struct vt_event ev;
     int rc;
-    while ((rc = vt_mreader_next(r, &ev, err, sizeof err)) > 0)
+    unsigned long nev = 0;
+    while ((rc = vt_mreader_next(r, &ev, err, sizeof err)) > 0) {
         if (vt_proc_feed(p, &ev, err, sizeof err) < 0) { rc = VT_RD_ENOMEM; break; }
+        if (pr->on && !(++nev & 0xffff)) show_progress(pr, r);
+    }
+    vt_cli_progress_done();
     p->warnings = w.total;
     p->lines = vt_mreader_lines(r);
     vt_mreader_close(r);
@@ -225,7 +247,12 @@ int vt_cmd_report(int argc, char **argv)
      * not hide the others: each is named on stderr, the rest are reported, and the exit status
      * says so (2), unless all it lacked was a beginning (killed before anything was recorded). */
     size_t done = 0, unreadable = 0, empty = 0, split_kept = split;
+    struct progress pr = { 0, 0, 0, npaths, 0 };
+    for (size_t k = 0; k < npaths; k++) pr.total += (uint64_t)in.v[k].size;
+    pr.on = pr.total >= PROGRESS_MIN_BYTES && vt_cli_progress_on();
     for (size_t k = 0; k < npaths; k++) {
+        pr.k = k;
+        if (k) pr.before += (uint64_t)in.v[k - 1].size;
         const char *path = in.v[k].name;
         int fd = open_trace(&in, k);
         if (fd < 0 && npaths > 1) {
@@ -244,7 +271,7 @@ int vt_cmd_report(int argc, char **argv)
         }
         if (!(procs[done] = vt_proc_new(path, symbols))) { close(fd); fputs("vramtrace report: out of memory\n", stderr); status = 1; break; }
         if (pf) { struct vt_observer obs = vt_perfetto_observer(pf); vt_proc_set_observer(procs[done], &obs); }
-        int rc = analyse(fd, path, procs[done]);
+        int rc = analyse(fd, path, procs[done], &pr);
         if (rc == 2 && npaths > 1) { /* analyse said why, with the place */
             vt_proc_free(procs[done]);
             procs[done] = NULL;
