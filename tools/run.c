@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "bandwidth/bandwidth.h"
+#include "report/gate.h"
 #include "report/refbw.h"
 #include "report/util.h"
 #include "cli.h"
@@ -37,11 +38,17 @@ static void run_usage(FILE *f)
           "                        backend:cudaMallocAsync): the report names the lines of live tensors\n"
           "                        instead of the caching allocator's segments (docs/report.md)\n"
           "  -q, --quiet           no messages from the tracer inside the program\n"
+          "  --fail-on LIST        after the program: check its traces as `report --fail-on` does (oom,\n"
+          "                        leak, error, warning, growth); each tripped gate one line on stderr\n"
+          "  --max-peak [process:|device:]SIZE   the same, for a peak over SIZE (e.g. 40G)\n"
+          "  --error-exitcode N    the status when a gate trips and the program succeeded (default 3)\n"
           "  -h, --help            this help;  -V, --version  the version\n"
           "\n"
           "Options take their value as --opt=V or --opt V; the first word that is not an option (or\n"
           "the word after --) starts CMD.\n"
-          "The exit status is CMD's (128+N when it was killed by signal N); 2 for bad usage of run.\n", f);
+          "The exit status is CMD's (128+N when it was killed by signal N); 2 for bad usage of run. With\n"
+          "gates, a program that succeeded exits with the gate status when one trips (pick one CMD never\n"
+          "uses with --error-exitcode), and 1 when its traces could not be checked.\n", f);
 }
 
 /* Directory holding the vramtrace binary (libvramtrace.so and build/sim sit beside it); "" if
@@ -272,7 +279,7 @@ static void preload_names_remove(const char *dir, char names[][PATH_MAX + 32], i
 /* At exit, from the list the tracer kept (VRAMTRACE_MANIFEST): each trace's ring converted (the
  * process died before the drain thread got there), where the traces are, and why a process has
  * none: with -q too (the process itself said it at once without -q), a lost trace is never silent. */
-static void report_traces(const char *manifest, int manifest_ok, const char *tmpl, int quiet, int rc)
+static void report_traces(const char *manifest, int manifest_ok, const char *tmpl, int quiet, int rc, char ***out, size_t *nout)
 {
     /* Read back only what is still the list run made: a regular file of ours, not a link. */
     int fd = manifest_ok ? open(manifest, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
@@ -331,8 +338,8 @@ static void report_traces(const char *manifest, int manifest_ok, const char *tmp
         else fprintf(stderr, "vramtrace: no trace written: the tracer was never loaded into the program "
                              "(a statically linked or setuid program, or one that clears LD_PRELOAD)\n");
     }
-    for (size_t k = 0; k < ntraces; k++) free(traces[k]);
-    free(traces);
+    *out = traces;
+    *nout = ntraces;
 }
 
 /* The template's directories that do not depend on the process (up to the first component with
@@ -366,12 +373,16 @@ static int make_template_dirs(const char *tmpl, char *bad, size_t badlen, char *
 int vt_cmd_run(int argc, char **argv)
 {
     const char *output = NULL, *check = NULL;
-    int sim = 0, no_bt = 0, bandwidth = 0, quiet = 0, torch = 0, c;
-    enum { O_SIM = 256, O_CHECK, O_NO_BT, O_BANDWIDTH, O_TORCH };
+    int sim = 0, no_bt = 0, bandwidth = 0, quiet = 0, torch = 0, c, gate_status = 3;
+    struct vt_gates gates;
+    vt_gates_init(&gates);
+    enum { O_SIM = 256, O_CHECK, O_NO_BT, O_BANDWIDTH, O_TORCH, O_FAIL_ON, O_MAX_PEAK, O_EXITCODE };
     static const struct option longs[] = {
         { "output", required_argument, NULL, 'o' }, { "sim", no_argument, NULL, O_SIM },
         { "check", required_argument, NULL, O_CHECK }, { "no-backtrace", no_argument, NULL, O_NO_BT },
         { "bandwidth", no_argument, NULL, O_BANDWIDTH }, { "torch-tensors", no_argument, NULL, O_TORCH },
+        { "fail-on", required_argument, NULL, O_FAIL_ON }, { "max-peak", required_argument, NULL, O_MAX_PEAK },
+        { "error-exitcode", required_argument, NULL, O_EXITCODE },
         { "quiet", no_argument, NULL, 'q' }, { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
@@ -387,6 +398,11 @@ int vt_cmd_run(int argc, char **argv)
         case O_NO_BT: no_bt = 1; break;
         case O_BANDWIDTH: bandwidth = 1; break;
         case O_TORCH: torch = 1; break;
+        case O_FAIL_ON: case O_MAX_PEAK: case O_EXITCODE: {
+            int st = vt_report_gate_option("run", c == O_FAIL_ON ? 'f' : c == O_MAX_PEAK ? 'p' : 'e', optarg, &gates, &gate_status);
+            if (st) return st;
+            break;
+        }
         case O_CHECK:
             check = optarg;
             if (strcmp(check, "record") && strcmp(check, "abort") && strcmp(check, "off"))
@@ -535,7 +551,19 @@ int vt_cmd_run(int argc, char **argv)
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
     if (WIFSIGNALED(status) && !quiet)
         fprintf(stderr, "vramtrace: program killed by signal %d; the trace holds everything up to that point\n", WTERMSIG(status));
-    report_traces(manifest, manifest_ok, tmpl, quiet, rc);
+    char **traces = NULL;
+    size_t ntraces = 0;
+    report_traces(manifest, manifest_ok, tmpl, quiet, rc, &traces, &ntraces);
+    /* The gates, over the traces the program left: the program's own failure comes first (its
+     * status), a tripped gate of a program that succeeded is the gate status, a trace that could
+     * not be analysed 1 (the gates could not be checked). */
+    if (vt_gates_any(&gates) && ntraces) {
+        int g = vt_report_gate_traces("run", traces, ntraces, &gates);
+        if (rc == 0 && g == 1) rc = gate_status;
+        else if (rc == 0 && g == 2) rc = 1;
+    }
+    for (size_t k = 0; k < ntraces; k++) free(traces[k]);
+    free(traces);
     if (manifest_ok) {
         unlink(manifest);
         rmdir(list_dir);
