@@ -30,7 +30,8 @@ static void run_usage(FILE *f)
           "options:\n"
           "  -o, --output PATH     trace path template (%p pid, %e program, %h host, %r rank);\n"
           "                        default vramtrace-%e-%p.jsonl in the current directory\n"
-          "  --sim                 run on the simulated CUDA device (build/sim; tests and demos)\n"
+          "  --sim                 run on the simulated CUDA device (build/sim, or $VRAMTRACE_SIM_DIR;\n"
+          "                        tests and demos)\n"
           "  --check MODE          pointer checks: record (default), abort (stop at the first error), off\n"
           "  --no-backtrace        do not record call stacks (cheapest; reports lose call sites)\n"
           "  --bandwidth           measure reference bandwidths first (for `report --bandwidth`)\n"
@@ -42,7 +43,8 @@ static void run_usage(FILE *f)
           "                        leak, error, warning, growth); each tripped gate one line on stderr\n"
           "  --max-peak [process:|device:]SIZE   the same, for a peak over SIZE (e.g. 40G)\n"
           "  --error-exitcode N    the status when a gate trips and the program succeeded (default 3)\n"
-          "  -h, --help            this help;  -V, --version  the version\n"
+          "  -h, --help            this help\n"
+          "  -V, --version         the version\n"
           "\n"
           "Options take their value as --opt=V or --opt V; the first word that is not an option (or\n"
           "the word after --) starts CMD.\n"
@@ -419,9 +421,13 @@ int vt_cmd_run(int argc, char **argv)
         fprintf(stderr, "vramtrace run: cannot find libvramtrace.so next to %s/vramtrace (set VRAMTRACE_LIB)\n", self_dir());
         return 1;
     }
+    /* the simulated device: $VRAMTRACE_SIM_DIR (an installed vramtrace has none beside it), else
+     * the build's, beside the binary */
+    char simdir[PATH_MAX + 8];
+    const char *simenv = getenv("VRAMTRACE_SIM_DIR");
+    if (simenv && *simenv) absolute(simenv, simdir, sizeof simdir);
+    else snprintf(simdir, sizeof simdir, "%s/sim", self_dir());
     if (sim) {
-        char simdir[PATH_MAX + 8];
-        snprintf(simdir, sizeof simdir, "%s/sim", self_dir());
         char probe[sizeof simdir + 32];
         snprintf(probe, sizeof probe, "%s/libcudart.so.13", simdir);
         if (!file_exists(probe)) {
@@ -500,12 +506,12 @@ int vt_cmd_run(int argc, char **argv)
     int npreloads = 1;
     char shim[PATH_MAX + 32], simrt[PATH_MAX + 32];
     if (sim) {
-        snprintf(shim, sizeof shim, "%s/sim/libvtsimredirect.so", self_dir());
+        snprintf(shim, sizeof shim, "%s/libvtsimredirect.so", simdir);
         if (file_exists(shim)) preloads[npreloads++] = shim;
         /* the simulated runtime itself, after the tracer: a library whose DT_RPATH names the
          * wheel's own runtime (PyTorch's libtorch_global_deps.so, RPATH beats LD_LIBRARY_PATH)
          * then finds libcudart.so.13 already loaded, by its SONAME */
-        snprintf(simrt, sizeof simrt, "%s/sim/libcudart.so.13", self_dir());
+        snprintf(simrt, sizeof simrt, "%s/libcudart.so.13", simdir);
         preloads[npreloads++] = simrt;
     }
     /* the simulated runtime goes last, after the user's own preloads: an interposer of theirs
