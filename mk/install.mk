@@ -50,3 +50,10 @@ uninstall:
 	    "$(DESTDIR)$(libdir)/pkgconfig/vramtrace.pc" $(foreach m,$(MAN_PAGES),"$(DESTDIR)$(mandir)/man1/$(m).1") \
 	    "$(DESTDIR)$(bashcompdir)/vramtrace" "$(DESTDIR)$(zshcompdir)/_vramtrace"
 	-rmdir "$(DESTDIR)$(libdir)/vramtrace" "$(DESTDIR)$(includedir)/vramtrace" 2>/dev/null
+
+# The Debian package and the wheel built from this tree and installed in a test (tests/cases/
+# packages.sh): minutes, so not in `make test`; .ci/run runs it.
+# Its prerequisites (all, the simulator, the test programs) are named in the Makefile.
+.PHONY: test-packages
+test-packages:
+	@VT_TEST_PACKAGES=1 BUILD=$(BUILD) NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" SAN="$(SAN)" sh tests/run.sh packages

@@ -2,6 +2,8 @@
 # tools/setup-deps.sh - make sure the Debian packages vramtrace builds and tests with are present.
 # Installs what is missing with apt-get (as root, or through sudo); otherwise names the packages
 # in a one-line error. Quiet and fast when everything is there.
+# VT_DEPS_BUILD_ONLY=1: only what building the library and the CLI needs (pip install .);
+# VT_DEPS_NO_INSTALL=1: name what is missing, install nothing.
 missing=""
 need_hdr() { # header package
     for d in /usr/include /usr/local/include /usr/include/x86_64-linux-gnu /usr/include/aarch64-linux-gnu; do
@@ -17,12 +19,15 @@ need_hdr elfutils/libdwfl.h libdw-dev
 need_hdr gelf.h libelf-dev
 need_cmd cc gcc
 need_cmd make make
+need_cmd python3 python3   # the kernel corpus generator (tests/gen), make check-layers, the man pages
+if [ -z "${VT_DEPS_BUILD_ONLY:-}" ]; then
 need_cmd jq jq
-need_cmd python3 python3   # the kernel corpus generator (tests/gen), make check-layers
 need_cmd c++ g++           # the fatbin fixtures' expected layouts (tests/data/fatbin/kernels_layout.cpp)
+fi
 [ -n "${VT_WANT_CHROMIUM:-}" ] && { command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || missing="$missing chromium"; }
 [ -z "$missing" ] && exit 0
-if [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; else SUDO=none; fi
+if [ -n "${VT_DEPS_NO_INSTALL:-}" ]; then SUDO=none
+elif [ "$(id -u)" = 0 ]; then SUDO=""; elif command -v sudo >/dev/null 2>&1; then SUDO="sudo -n"; else SUDO=none; fi
 if [ "$SUDO" = none ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "vramtrace: missing packages:$missing (install them with apt-get, or as root run: sh tools/setup-deps.sh)" >&2
     exit 1
