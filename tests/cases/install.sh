@@ -59,13 +59,13 @@ opts() { grep -oE '(^|[ ,])--?[A-Za-z][A-Za-z0-9-]*' | tr -d ' ,' | sort -u; }
 for cmd in run report bandwidth; do
     man="$R$P/share/man/man1/vramtrace-$cmd.1"
     "$IVT" help "$cmd" | sed -n '/^options:$/,/^$/p' | grep -E '^  -' | sed -E 's/^  //; s/  .*//' | opts >"$TMP/h.$cmd"
-    MANWIDTH=200 man -l "$man" 2>/dev/null | sed -n '/^OPTIONS/,/^NOTES/p' | grep -E '^       -' | sed 's/^ *//' | opts >"$TMP/m.$cmd"
+    MANWIDTH=200 env -u LD_PRELOAD man -l "$man" 2>/dev/null | sed -n '/^OPTIONS/,/^NOTES/p' | grep -E '^       -' | sed 's/^ *//' | opts >"$TMP/m.$cmd"
     check "vramtrace-$cmd(1): the options of 'vramtrace help $cmd' ($(wc -l <"$TMP/h.$cmd" | tr -d ' ')), no more, no fewer" \
         sh -c '[ -s "$1" ] && cmp -s "$1" "$2"' _ "$TMP/h.$cmd" "$TMP/m.$cmd"
     check "vramtrace-$cmd(1): its synopsis is the usage line" \
-        sh -c 'MANWIDTH=200 man -l "$1" 2>/dev/null | sed -n "/^SYNOPSIS/{n;p}" | sed "s/^ *//" | grep -qxF "$(vt=$2; "$vt" help "$3" | head -1 | sed "s/^usage: //")"' _ "$man" "$IVT" "$cmd"
+        sh -c 'MANWIDTH=200 env -u LD_PRELOAD man -l "$1" 2>/dev/null | sed -n "/^SYNOPSIS/{n;p}" | sed "s/^ *//" | grep -qxF "$(vt=$2; "$vt" help "$3" | head -1 | sed "s/^usage: //")"' _ "$man" "$IVT" "$cmd"
 done
-check "vramtrace(1) lists the commands" sh -c 'MANWIDTH=200 man -l "$1" 2>/dev/null | grep -q "^       report \[options\] TRACE... | DIR"' _ "$R$P/share/man/man1/vramtrace.1"
+check "vramtrace(1) lists the commands" sh -c 'MANWIDTH=200 env -u LD_PRELOAD man -l "$1" 2>/dev/null | grep -q "^       report \[options\] TRACE... | DIR"' _ "$R$P/share/man/man1/vramtrace.1"
 
 # bash completion: commands, each command's options, files after an option that takes one
 if command -v bash >/dev/null 2>&1; then

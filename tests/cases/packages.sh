@@ -42,7 +42,7 @@ else
     else
         skip "the package on a program: simulated device or test programs not built"
     fi
-    check "man vramtrace-report from the package names --max-peak" sh -c 'MANWIDTH=200 man -l "$1" 2>/dev/null | grep -q -- "--max-peak"' _ "$X/usr/share/man/man1/vramtrace-report.1.gz"
+    check "man vramtrace-report from the package names --max-peak" sh -c 'MANWIDTH=200 env -u LD_PRELOAD man -l "$1" 2>/dev/null | grep -q -- "--max-peak"' _ "$X/usr/share/man/man1/vramtrace-report.1.gz"
     DPKG -P vramtrace >>"$TMP/dpkg.log" 2>&1
     check_eq "dpkg -P: removed, no file left under /usr" "$?:$(find "$X/usr" -type f 2>/dev/null | wc -l | tr -d ' ')" "0:0"
 fi
