@@ -130,8 +130,15 @@ void vt_graph_transfer(const void *from, const void *to, int move)
         struct vt_gnode *copy = NULL;
         size_t len = 0, cap = 0;
         /* an exec's nodes are what runs: conditional bodies in their nodes' place */
-        if (d && (move ? (copy = copy_nodes(s->n, s->cnt)) != NULL && (len = s->cnt)
-                       : expand_into(s->n, s->cnt, 0, 0, &copy, &len, &cap) == 0)) {
+        int made = 0;
+        if (d && move) {
+            copy = copy_nodes(s->n, s->cnt);
+            len = copy ? s->cnt : 0;
+            made = copy != NULL;
+        } else if (d) {
+            made = expand_into(s->n, s->cnt, 0, 0, &copy, &len, &cap) == 0;
+        }
+        if (made) {
             free_nodes(d->n, d->cnt);
             d->n = copy;
             d->cnt = len;

@@ -273,15 +273,17 @@ static int exec_set_knode_impl(void *real, const char *api, int rt, CUgraphExec 
 /* The generic calls: a kernel node as above, a memcpy or memset node as the typed calls. */
 static int set_node_impl(void *real, const char *api, int rt, CUgraphNode node, void *p)
 {
-    int r = set_params(real, api, rt, NULL, node, p, kernel_of_node_params(p));
-    if (r == 0 && p && !kernel_of_node_params(p) && vt_cfg.enabled) vt_graph_generic_copy_node(api, rt, p, NULL, NULL, node, 1);
+    const void *kp = kernel_of_node_params(p);
+    int r = set_params(real, api, rt, NULL, node, p, kp);
+    if (r == 0 && p && !kp && vt_cfg.enabled) vt_graph_generic_copy_node(api, rt, p, NULL, NULL, node, 1);
     return r;
 }
 static int exec_set_node_impl(void *real, const char *api, int rt, CUgraphExec e, CUgraphNode node, void *p)
 {
     if (!e) return ((exec_set_knode_fn)real)(e, node, p);
-    int r = set_params(real, api, rt, e, node, p, kernel_of_node_params(p));
-    if (r == 0 && p && !kernel_of_node_params(p) && vt_cfg.enabled) vt_graph_generic_copy_node(api, rt, p, NULL, e, node, 1);
+    const void *kp = kernel_of_node_params(p);
+    int r = set_params(real, api, rt, e, node, p, kp);
+    if (r == 0 && p && !kp && vt_cfg.enabled) vt_graph_generic_copy_node(api, rt, p, NULL, e, node, 1);
     return r;
 }
 RT_GRAPH_HOOK(cudaGraphKernelNodeSetParams, set_knode_impl, (CUgraphNode n, const void *p), n, p)
