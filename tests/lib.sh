@@ -94,3 +94,32 @@ jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))'
         check "$1 (jq)" jq -e --slurpfile s "$ROOT/docs/report-schema.json" "$3" "$TMP/schema-in.json"
     fi
 }
+# sections_in_order FILE : a text report's section headings each appear once (an OOM, a device's
+# peak: once each) and in the report's order (render_text.c one()), in every process's part of
+# a report of several traces. Prints the first heading out of order or repeated and fails.
+sections_in_order() {
+    awk '
+    function rank(l) {
+        if (l ~ /^Summary$/) return 1;              if (l ~ /^Growth \(/) return 2
+        if (l ~ /^Steps: /) return 3;               if (l ~ /^OOM: /) return 4
+        if (l ~ /^Failed calls \(/) return 5;       if (l ~ /^Snapshots \(/) return 6
+        if (l ~ /^Peak: /) return 7;                if (l ~ /^Peak on dev /) return 8
+        if (l ~ /^Largest allocations:$/) return 9; if (l ~ /^Allocation churn /) return 10
+        if (l ~ /^Ranges \(/) return 11;            if (l ~ /^Leaks \(/) return 12
+        if (l ~ /^Transfers \(/) return 13;         if (l ~ /^Copy sites \(by bytes\)/) return 14
+        if (l ~ /^Copy sites \(by host time/) return 15
+        if (l ~ /^Findings \(/) return 16;          if (l ~ /^Notes \(/) return 17
+        if (l ~ /^Kernels \(/) return 18
+        return 0
+    }
+    NR == 1 && /^vramtrace report: [0-9]+ traces$/ { multi = 1 }
+    /^====================/ { last = 0; inproc = 1; next }
+    {
+        if (multi && !inproc) next
+        r = rank($0)
+        if (!r) next
+        if (r < last || (r == last && r != 4 && r != 8)) { print "out of order or repeated, line " NR ": " $0; bad = 1; exit }
+        last = r
+    }
+    END { exit bad }' "$1"
+}
