@@ -123,3 +123,15 @@ sections_in_order() {
     }
     END { exit bad }' "$1"
 }
+# record_fields_bad TRACE : the records of TRACE that carry a field their kind of call does not
+# have (docs/trace-format.md), one "line: why" each; nothing when every record is right. Copies:
+# src_dev only on a peer copy, width/height/dpitch/spitch only on a 2D copy, host only on h2d or
+# d2h; graph and captured only as true.
+record_fields_bad() {
+    tr -d '\000' <"$1" | jq -r -c 'select(type == "object") | . as $r | input_line_number as $n |
+        ( if .ev == "copy" and has("src_dev") and ((.api | test("Peer")) | not) then "\($n): src_dev on \(.api)" else empty end ),
+        ( if .ev == "copy" and ((has("width") or has("height") or has("dpitch") or has("spitch")) and ((.api | test("2D")) | not))
+          then "\($n): 2D fields on \(.api)" else empty end ),
+        ( if .ev == "copy" and has("host") and (.dir != "h2d" and .dir != "d2h") then "\($n): host on a \(.dir) copy" else empty end ),
+        ( if (has("graph") and .graph != true) or (has("captured") and .captured != true) then "\($n): graph/captured false on \(.ev)" else empty end )'
+}
