@@ -109,3 +109,9 @@ $(BUILD)/tests/libvtshim.so: tests/shim/vtshim.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -shared -fPIC -o $@ $< -ldl
 TEST_DEPS += $(BUILD)/tests/libvtshim.so
+
+# Fault injection for the CLI: the Nth malloc/calloc/realloc fails (report_faults.sh).
+$(BUILD)/tests/libfailalloc.so: tests/shim/failalloc.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -shared -fPIC -o $@ $<
+TEST_DEPS += $(BUILD)/tests/libfailalloc.so

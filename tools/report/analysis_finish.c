@@ -166,7 +166,10 @@ static int make_sites(struct vt_proc *p)
         char buf[2048];
         int64_t lid = vtr_strtab_intern(&a->strs, label);
         if (lid < 0) goto oom;
-        if (caller && (always || *vtr_hmap_get(&callers, (uint64_t)lid) == UINT64_MAX)) {
+        /* a label the first pass did not see (symbolizing it failed then for want of memory):
+         * its caller is added, as for a helper with several */
+        const uint64_t *callers_of = vtr_hmap_get(&callers, (uint64_t)lid);
+        if (caller && (always || !callers_of || *callers_of == UINT64_MAX)) {
             snprintf(buf, sizeof buf, "%s <- %s", label, caller);
             if ((lid = vtr_strtab_intern(&a->strs, buf)) < 0) goto oom;
         }

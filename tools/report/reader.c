@@ -47,7 +47,12 @@ struct vt_reader *vt_reader_open(const char *path, vt_reader_warn_fn warn, void 
     /* Non-blocking, and regular files only: opening a FIFO named like a trace blocks until
      * someone writes to it, and a device can be read for ever. */
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) { snprintf(err, errlen, "%s: %s", path, strerror(errno)); return NULL; }
+    if (fd < 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        errno = e == ENOMEM ? EIO : e;   /* ENOMEM means the reader's own memory (reader.h) */
+        return NULL;
+    }
     return vt_reader_open_fd(fd, path, warn, warn_ctx, err, errlen);
 }
 
@@ -59,6 +64,7 @@ struct vt_reader *vt_reader_open_fd(int fd, const char *path, vt_reader_warn_fn 
         snprintf(err, errlen, "%s: not a regular file (%s): not read", path,
                  S_ISFIFO(st.st_mode) ? "a FIFO" : S_ISDIR(st.st_mode) ? "a directory" : S_ISSOCK(st.st_mode) ? "a socket" : "a device");
         close(fd);
+        errno = EINVAL;
         return NULL;
     }
     struct vt_reader *r = reader_alloc(path);
@@ -67,6 +73,7 @@ struct vt_reader *vt_reader_open_fd(int fd, const char *path, vt_reader_warn_fn 
         close(fd);
         vt_reader_close(r);
         snprintf(err, errlen, "%s: out of memory", path);
+        errno = ENOMEM;
         return NULL;
     }
     r->fd = fd;

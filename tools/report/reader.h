@@ -24,7 +24,8 @@
 
 struct vt_reader;
 
-/* Opens PATH ("-" is not accepted).  Returns NULL and fills ERR on failure.
+/* Opens PATH ("-" is not accepted).  Returns NULL and fills ERR on failure, with errno ENOMEM
+ * when the reader's memory could not be had (a run-time failure, not bad input).
  * WARN (may be NULL) receives each warning; the reader keeps no pointer to the message. */
 struct vt_reader *vt_reader_open(const char *path, vt_reader_warn_fn warn, void *warn_ctx,
                                  char *err, size_t errlen);

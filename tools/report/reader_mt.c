@@ -246,7 +246,13 @@ struct vt_mreader *vt_mreader_open_fd(int fd, const char *path, vt_reader_warn_f
                                       size_t errlen)
 {
     struct vt_mreader *m = calloc(1, sizeof *m);
-    if (!m || !(m->path = strdup(path))) { free(m); close(fd); snprintf(err, errlen, "%s: out of memory", path); return NULL; }
+    if (!m || !(m->path = strdup(path))) {
+        free(m);
+        close(fd);
+        snprintf(err, errlen, "%s: out of memory", path);
+        errno = ENOMEM;
+        return NULL;
+    }
     m->warn = warn;
     m->wctx = warn_ctx;
     m->fd = -1;
@@ -274,7 +280,12 @@ struct vt_mreader *vt_mreader_open_fd(int fd, const char *path, vt_reader_warn_f
     }
     m->fd = -1;
     m->seq = vt_reader_open_fd(fd, path, warn, warn_ctx, err, errlen);
-    if (!m->seq) { vt_mreader_close(m); return NULL; }
+    if (!m->seq) {
+        int e = errno;
+        vt_mreader_close(m);
+        errno = e;
+        return NULL;
+    }
     return m;
 }
 

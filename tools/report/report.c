@@ -142,7 +142,11 @@ static int analyse(int fd, const char *path, struct vt_proc *p, const struct pro
     char err[1024];
     struct warn_ctx w = { 0, 0 };
     struct vt_mreader *r = vt_mreader_open_fd(fd, path, on_warn, &w, err, sizeof err);
-    if (!r) { fprintf(stderr, "vramtrace %s: %s\n", me, err); return 2; }
+    if (!r) {
+        int oom = errno == ENOMEM;   /* the report's own failure (1), not the trace's (2) */
+        fprintf(stderr, "vramtrace %s: %s\n", me, err);
+        return oom ? 1 : 2;
+    }
     struct vt_event ev;
     int rc;
     unsigned long nev = 0;
