@@ -135,3 +135,7 @@ record_fields_bad() {
         ( if .ev == "copy" and has("host") and (.dir != "h2d" and .dir != "d2h") then "\($n): host on a \(.dir) copy" else empty end ),
         ( if (has("graph") and .graph != true) or (has("captured") and .captured != true) then "\($n): graph/captured false on \(.ev)" else empty end )'
 }
+# stderr_unexpected FILE : the lines of a traced run's stderr other than what a clean run says at
+# its end ("vramtrace: trace written to ...", "vramtrace: analyse with: ..."); nothing for a clean
+# run. A warning no one asked for (a false one included) shows here.
+stderr_unexpected() { grep -v -e '^vramtrace: trace written to ' -e '^vramtrace: analyse with: vramtrace report ' "$1"; }
