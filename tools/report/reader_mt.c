@@ -359,6 +359,13 @@ uint64_t vt_mreader_offset(const struct vt_mreader *m)
 }
 uint64_t vt_mreader_size(const struct vt_mreader *m) { return m->size; }
 
+void vt_mreader_plan(const struct vt_mreader *m, int *workers, uint64_t *chunk, long *nchunks)
+{
+    *workers = m->seq && !m->started ? 0 : m->started;
+    *chunk = m->chunk;
+    *nchunks = m->nchunks;
+}
+
 void vt_mreader_close(struct vt_mreader *m)
 {
     if (!m) return;

@@ -28,5 +28,8 @@ long vt_mreader_lines(const struct vt_mreader *m);
 /* How far the reading has come, and the file's size at the open (progress; bytes). */
 uint64_t vt_mreader_offset(const struct vt_mreader *m);
 uint64_t vt_mreader_size(const struct vt_mreader *m);
+/* How the reading was spread at the open: worker threads (0: the sequential reader throughout),
+ * the chunk size in bytes and the number of chunks (tests: the knobs above are what they say). */
+void vt_mreader_plan(const struct vt_mreader *m, int *workers, uint64_t *chunk, long *nchunks);
 void vt_mreader_close(struct vt_mreader *m);
 #endif
