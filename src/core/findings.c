@@ -67,24 +67,33 @@ static uint64_t repeat_key(const struct vt_finding *f)
     return h ? h : 1;
 }
 
-/* F's slot, claimed if new; NULL when the table has no room for it. */
-static struct repeat *repeat_slot(const struct vt_finding *f)
+/* KEY's slot (F's, whose fields a new slot takes; NULL: none), claimed if new: linear probing from
+ * the home slot KEY % REPEAT_SLOTS, at most REPEAT_PROBES slots; NULL when they are all taken. */
+static struct repeat *repeat_claim(uint64_t key, const struct vt_finding *f)
 {
-    uint64_t key = repeat_key(f);
     for (unsigned i = 0; i < REPEAT_PROBES; i++) {
         struct repeat *r = &repeats[(key + i) % REPEAT_SLOTS];
         uint64_t cur = atomic_load_explicit(&r->key, memory_order_acquire);
         if (cur == key) return r;
         if (cur) continue;
         if (atomic_compare_exchange_strong(&r->key, &cur, key)) {
-            r->kind = f->kind; r->error = f->error; r->note = f->note; r->arg = f->arg; r->dev = f->dev;
-            r->k = f->k->id; r->offset = f->offset;
+            if (f) {
+                r->kind = f->kind; r->error = f->error; r->note = f->note; r->arg = f->arg; r->dev = f->dev;
+                r->k = f->k->id; r->offset = f->offset;
+            }
             atomic_store_explicit(&r->ready, 1, memory_order_release);
             return r;
         }
         if (cur == key) return r;
     }
     return NULL;
+}
+static struct repeat *repeat_slot(const struct vt_finding *f) { return repeat_claim(repeat_key(f), f); }
+
+long vt_findings_repeat_id(uint64_t key)
+{
+    struct repeat *r = repeat_claim(key ? key : 1, NULL);
+    return r ? (long)(r - repeats) + 1 : 0;
 }
 
 static void raise_written(struct repeat *r, uint64_t n)

@@ -44,4 +44,7 @@ uint64_t vt_findings_count(int kind);
 uint64_t vt_findings_errors(void);
 /* Fork child: no finding yet. */
 void vt_findings_reset_after_fork(void);
+/* Tests: the "id" a finding with repeat key KEY gets (its slot + 1), claiming the slot; 0 when
+ * the probes from its home slot are all taken (the finding is then written whole each time). */
+long vt_findings_repeat_id(uint64_t key);
 #endif
