@@ -24,11 +24,12 @@ if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
 elif [ ! -f "$SHIM" ]; then
     not_ok "allocation failures: $SHIM not built"
 else
+    SHIM_PRELOAD=$(preload "$SHIM")   # through a link when the checkout's path has a space
     printf '%s\n' "$CASES" | while IFS='|' read -r name args; do
         n=1; bad=""
         while [ "$n" -lt 5000 ]; do
             # shellcheck disable=SC2086
-            VT_FAIL_ALLOC_AT=$n LD_PRELOAD="$SHIM" "$VT" report $args >/dev/null 2>"$TMP/err"
+            VT_FAIL_ALLOC_AT=$n LD_PRELOAD="$SHIM_PRELOAD" "$VT" report $args >/dev/null 2>"$TMP/err"
             rc=$?
             grep -q 'not reached' "$TMP/err" && break
             lines=$(grep -vc '^vt-failalloc: ' "$TMP/err")

@@ -291,6 +291,35 @@ static int graph_mode(void)
     return 0;
 }
 
+/* cudaMallocFromPoolAsync captured into a graph (tests/cases/trace_graph_pool.sh): a call with no
+ * pointer to fill fails (invalid value) in a capture of its own; then 1 MiB from the device's
+ * default pool, freed in the same graph, which is launched 3 times. */
+static int graph_pool_mode(void)
+{
+    cudaStream_t s;
+    cudaStreamCreate(&s);
+    cudaMemPool_t pool;
+    printf("pool=%d\n", cudaDeviceGetDefaultMemPool(&pool, 0));
+    cudaGraph_t bad_graph = NULL, graph;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    printf("bad=%d\n", cudaMallocFromPoolAsync(NULL, 1 * MiB, pool, s));
+    cudaStreamEndCapture(s, &bad_graph);
+    if (bad_graph) cudaGraphDestroy(bad_graph);
+    void *g = NULL;
+    printf("begin=%d\n", cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    printf("alloc=%d\n", cudaMallocFromPoolAsync(&g, 1 * MiB, pool, s));
+    printf("addr=%p\n", g);
+    cudaFreeAsync(g, s);
+    printf("end=%d\n", cudaStreamEndCapture(s, &graph));
+    cudaGraphExec_t ex;
+    printf("inst=%d\n", cudaGraphInstantiate(&ex, graph, 0));
+    for (int i = 0; i < 3; i++) printf("launch=%d\n", cudaGraphLaunch(ex, s));
+    printf("sync=%d\n", cudaStreamSynchronize(s));
+    cudaGraphExecDestroy(ex);
+    cudaGraphDestroy(graph);
+    return 0;
+}
+
 static int multi_mode(void)
 {
     int n = 0;
@@ -348,6 +377,7 @@ int main(int argc, char **argv)
 {
     const char *m = argc > 1 ? argv[1] : "";
     if (!strcmp(m, "pool")) return pool_mode();
+    if (!strcmp(m, "graph_pool")) return graph_pool_mode();
     if (!strcmp(m, "vmm")) return vmm_mode();
     if (!strcmp(m, "vmm_early")) return vmm_early_mode();
     if (!strcmp(m, "reset")) return reset_mode();

@@ -735,6 +735,8 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
     case VT_EV_RESET: return on_reset(p, ev);
     case VT_EV_UNMAP: return on_unmap(p, ev);
     case VT_EV_MEMINFO: return on_meminfo(p, ev);
+    case VT_EV_GRAPH_ALLOC: /* memory only while the graph runs (its launches' records); a failed one is a failed call */
+        return ev->res_null || !ev->res ? 0 : vt_an_add_error(p, ev);
     case VT_EV_SYNC: case VT_EV_POOL_TRIM: case VT_EV_POOL_ATTR: {
         if (ev->res_null || ev->res) return ev->res_null ? 0 : vt_an_add_error(p, ev);
         struct vt_device *d = device(p, ev->dev);
