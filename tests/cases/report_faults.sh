@@ -8,7 +8,10 @@
 # 2. Reports in every format end with nothing leaked (valgrind's memcheck; LeakSanitizer under
 #    make SAN=1 test).
 . "$ROOT/tests/lib.sh"
-D="$ROOT/tests/data/traces"
+# relative to the checkout (run.sh runs from there): the argument lists are split at spaces, and
+# the checkout's path may have one
+cd "$ROOT" || exit 1
+D=tests/data/traces
 SHIM="$ROOT/$BUILD/tests/libfailalloc.so"
 CASES="oom|$D/oom.jsonl
 json|--json $D/oom.jsonl
