@@ -72,12 +72,12 @@ FUZZ_SEEDS_cli ?= fuzz/seeds/cli
 # the parallel reader is fuzzed in 4 KiB chunks; inputs up to 256 KiB span dozens of them
 FUZZ_FLAGS_trace ?= -max_len=262144
 FUZZ_FLAGS_cli ?= -close_fd_mask=2 -timeout=20
-# `vramtrace report`'s command line: report.c and everything it calls
+# `vramtrace report`'s command line: report.c and everything it calls (cli.c: the shared option parsing)
 # (and the fatbin reader the report's SASS settling uses)
-$(BUILD)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(wildcard tools/report/*.c tools/report/*.h) $(FUZZ_RING_SRCS) src/trace/journal.c $(wildcard src/fatbin/*.c)
+$(BUILD)/fuzz/fuzz_cli: fuzz/fuzz_cli.c $(wildcard tools/report/*.c tools/report/*.h) tools/cli.c tools/cli.h $(FUZZ_RING_SRCS) src/trace/journal.c $(wildcard src/fatbin/*.c)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 $(SRC_INC) -Itools -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -o $@ fuzz/fuzz_cli.c $(sort $(wildcard tools/report/*.c) $(FUZZ_RING_SRCS) src/trace/journal.c $(wildcard src/fatbin/*.c)) \
+	    -fno-sanitize-recover=undefined -o $@ fuzz/fuzz_cli.c tools/cli.c $(sort $(wildcard tools/report/*.c) $(FUZZ_RING_SRCS) src/trace/journal.c $(wildcard src/fatbin/*.c)) \
 	    -ljson-c -ldw -lelf -lzstd -llz4 -lstdc++ -lm -lpthread
 # crash recovery: journal.c is included by the target (its ring layout is private)
 FUZZ_RING_SRCS := src/trace/records.c src/trace/api_names.c src/trace/trace_writer.c src/core/registry.c src/core/rangemap.c src/core/inflight.c src/platform/addrspace.c src/platform/tracer.c src/platform/safepath.c tools/report/escape.c
