@@ -6,6 +6,7 @@
 #   make demo            examples under the tracer (simulated device, or the real GPU if present)
 #   make test            full test suite (prints 'N passed, N failed')
 #   make SAN=1 test      the same under ASan+UBSan (build dir build-san)
+#   make mutants         plant N=20 mistakes (MODULE=, SEED=) and count those the tests catch
 #   make bench, make fuzz, make lint, make clean
 
 CC       ?= cc
@@ -46,7 +47,7 @@ LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 TOOL_SRCS := $(wildcard tools/*.c tools/report/*.c tools/bandwidth/*.c)
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 
-.PHONY: all deps lib cli examples test demo bench fuzz lint clean check-hooks check-layers sim
+.PHONY: all deps lib cli examples test test-deps demo bench fuzz lint clean check-hooks check-layers sim
 all: deps lib cli
 
 # NO_DEPS=1: the packages are known to be there (a Debian build's Build-Depends, the wheel's own check)
@@ -85,11 +86,14 @@ $(BUILD)/tests/unit/%: tests/unit/%.c tests/unit/vt_test.h $(BUILD)/libvtcore.a
 
 test: all $(UNIT_BINS) $(TEST_DEPS)
 	@BUILD=$(BUILD) NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" SAN="$(SAN)" sh tests/run.sh
+# everything `make test` runs, built but not run (make mutants rebuilds it for each mutant)
+test-deps: all $(UNIT_BINS) $(TEST_DEPS)
 # Here, not in mk/reliability.mk: a prerequisite list is expanded where it is read, and the mk
 # files that come after reliability.mk (sim, trace_tests) add to TEST_DEPS. (CI runs make test in
 # another clone, so tsan-test and test-frameworks must build the simulator and programs themselves.)
 tsan-test: $(TEST_DEPS)
 test-frameworks: all $(TEST_DEPS)
+mutants: test-deps
 test-packages: all $(TEST_DEPS)
 
 clean:

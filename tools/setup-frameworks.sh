@@ -8,6 +8,8 @@
 #   $VT_PY_CACHE/nvdisasm  the CUDA toolkit's nvdisasm (NVIDIA's nvidia-cuda-nvdisasm wheel, 4 MB),
 #                        for the report's SASS reader when the toolkit here has none:
 #                        $VT_PY_CACHE/nvdisasm/nvidia/cu13/bin/nvdisasm
+# `setup-frameworks.sh mutants` installs only $VT_PY_CACHE/mutants: universalmutator, for
+# `make mutants` (tools/mutants.py).
 # VT_PY_CACHE defaults to ${XDG_CACHE_HOME:-$HOME/.cache}/vramtrace/py. An environment that cannot
 # be installed (no network, no venv module) is reported in one loud line; the tests that need it
 # then count a skip, never a pass. Exit 0 either way: the tests say what ran.
@@ -35,6 +37,10 @@ install() { # NAME PIN MODULE [MORE-PINS]  (the interpreter: $PYTHON, else pytho
         echo "setup-frameworks: SKIPPED: could not install $2 ($(tail -1 "$cache/$1.log" 2>/dev/null)); its tests will count as skipped" >&2
     fi
 }
+if [ "${1:-}" = mutants ]; then
+    install mutants "${VT_UNIVERSALMUTATOR:-universalmutator==1.14.1}" universalmutator.mutator
+    exit 0
+fi
 install numba "$NUMBA_CUDA" numba.cuda
 # numba-cuda again under each CPython 3.10-3.13 installed here (the Python line is read per
 # version: tests/cases/fw_lines.sh); numpy below 2.5, which dropped what this numba-cuda uses

@@ -1,0 +1,38 @@
+#!/bin/sh
+# mutants_tool.sh - what `make mutants` (tools/mutants.py) relies on without running it (a run
+# takes minutes a mutant; docs/testing.md): every C source of src/ and tools/report/ is in exactly
+# one module, tests/mutants-equivalent.txt parses, and each record in it names a line its file
+# still has (a stale record would hide nothing, but says a review was done that no longer holds).
+. "$(dirname "$0")/../lib.sh"
+cd "$ROOT" || exit 1
+python3 - >"$TMP/out" 2>&1 <<'PY'
+import os, sys, glob
+sys.path.insert(0, "tools")
+import mutants as m
+owners = {}
+for mod in m.MODULES:
+    files = m.module_files(mod)
+    print(("ok" if files else "not ok") + f" - module {mod} has sources ({len(files)})")
+    for f in files:
+        owners.setdefault(f, []).append(mod)
+all_c = sorted(glob.glob("src/*/*.c") + glob.glob("tools/report/*.c"))
+bad = [f"{f}: {owners.get(f, 'no module')}" for f in all_c if len(owners.get(f, [])) != 1]
+print(("ok" if not bad else "not ok") + f" - each of {len(all_c)} sources in exactly one module" + (f" ({'; '.join(bad)})" if bad else ""))
+table = m.read_equivalents(m.EQUIVALENTS)
+stale = []
+for (f, orig, mut), why in table.items():
+    try:
+        lines = {m.normalize(l) for l in open(f, encoding="utf-8")}
+    except OSError:
+        lines = set()
+    if orig not in lines or not why:
+        stale.append(f"{f}: {orig}")
+print(("ok" if not stale else "not ok") + f" - {len(table)} listed equivalents each name a line their file has" + (f" (stale: {stale})" if stale else ""))
+PY
+cat "$TMP/out"
+grep -q '^\(not \)\?ok - ' "$TMP/out" || not_ok "mutants_tool: the checks did not run: $(tail -3 "$TMP/out")"
+# the parser rejects a record missing a line, naming the file and line
+printf 'file: src/core/registry.c\n- a\nwhy: x\n\n' >"$TMP/eq.txt"
+out=$(cd tools && python3 -c 'import mutants, sys; mutants.read_equivalents(sys.argv[1])' "$TMP/eq.txt" 2>&1)
+check_eq "an equivalents record without its '+' line is refused with its place" \
+    "$(printf '%s' "$out" | grep -c "eq.txt:4: an equivalent needs")" 1
