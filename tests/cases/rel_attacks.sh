@@ -70,6 +70,22 @@ check_eq "... and it is still root's, mode 644" "$(stat -c '%U %a' "$A/rootdir/t
 check "... the reports that found nobody's dead trace said it was not recovered through their link ($refused of $reports)" [ "$refused" -ge 1 ]
 check "... and left nobody's ring alone" test -e "$A/home/fake/t.jsonl.ring"
 
+# 1a. The same without the race: a trace reached through nobody's (still) link. A trace with no
+# ring is simply read, and nothing is said about recovery; one whose ring is there is read as it
+# is, and the report says once that the ring was not recovered through the link.
+as_nobody mkdir "$A/home/st" "$A/home/st2"
+as_nobody_traced "$A/home/st/t.jsonl" "$A/bin/rel_crash" exit 2 >/dev/null 2>&1
+VRAMTRACE_SYNC=defer as_nobody_traced "$A/home/st2/t.jsonl" "$A/bin/rel_crash" segv 2 >/dev/null 2>&1
+as_nobody ln -s "$A/home/st" "$A/home/sl"
+as_nobody ln -s "$A/home/st2" "$A/home/sl2"
+"$VT" report --json "$A/home/sl/t.jsonl" >"$TMP/sl.json" 2>"$TMP/sl.err"
+check_eq "a finished trace through nobody's link: read (complete, peak 2 x 1 MiB), nothing said about recovery" \
+    "$?:$(jq -c '.processes[0] | [.complete, .peak_bytes]' "$TMP/sl.json"):$(grep -c 'not recovered' "$TMP/sl.err")" "0:[true,2097152]:0"
+"$VT" report --json "$A/home/sl2/t.jsonl" >/dev/null 2>"$TMP/sl2.err"
+check_eq "a crashed trace with its ring through nobody's link: the report says once it was not recovered" \
+    "$(grep -c "^vramtrace report: warning: $A/home/sl2/t.jsonl.ring: not recovered: $A/home/sl2 is a link another user owns (not followed); the trace is read as it is" "$TMP/sl2.err")" 1
+check "... and left the ring" test -e "$A/home/st2/t.jsonl.ring"
+
 # 1b. The trace's own directory exchanged with nobody's link to rootdir (renameat2
 # RENAME_EXCHANGE, as fast as it goes) while root reports on home/rN/t.jsonl: each report either
 # finds the link (and reads as is) or nobody's directory, and then everything it cuts, appends

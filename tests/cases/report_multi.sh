@@ -42,3 +42,16 @@ check_eq "no wall clock in one header: not by time, why, the peaks' sum" \
     "[false,\"a trace has no wall-clock anchor in its header\",$((2*G))]"
 mkdir "$TMP/empty"
 "$VT" report "$TMP/empty" >/dev/null 2>&1; check_eq "empty directory: exit 2" "$?" 2
+
+# The rank is read from the launchers' variables, first to last (RANK, OMPI_COMM_WORLD_RANK,
+# PMI_RANK, SLURM_PROCID; LOCAL_RANK, OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID), and a value that
+# is not a whole number from 0 to 2^31-1 is passed over for the next: RANK "2x" (trailing text),
+# OMPI_COMM_WORLD_RANK "" (empty), PMI_RANK "2147483648" (too large) give way to SLURM_PROCID 5;
+# LOCAL_RANK "-1" (negative) to SLURM_LOCALID 0.
+sed 's/"rank":{[^}]*}/"rank":{"RANK":"2x","OMPI_COMM_WORLD_RANK":"","PMI_RANK":"2147483648","SLURM_PROCID":"5","LOCAL_RANK":"-1","SLURM_LOCALID":"0"}/' \
+    "$D/rank1.jsonl" >"$TMP/rankvars.jsonl"
+check_eq "rank variables: the first whole number in range of each list (rank 5, local rank 0)" \
+    "$("$VT" report --json "$TMP/rankvars.jsonl" | jq -c '.processes[0] | [.rank, .local_rank]')" "[5,0]"
+sed 's/"rank":{[^}]*}/"rank":{"RANK":"7 ","LOCAL_RANK":"0x1"}/' "$D/rank1.jsonl" >"$TMP/rankvars2.jsonl"
+check_eq "rank variables none of which is a number: no rank" \
+    "$("$VT" report --json "$TMP/rankvars2.jsonl" | jq -c '.processes[0] | [.rank, .local_rank]')" "[null,null]"
