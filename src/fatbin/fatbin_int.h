@@ -40,6 +40,11 @@ int vt_fb_add(vt_fb_builder *b, const char *name, size_t namelen, const vt_param
 /* The address uses of the layout added last (PTX): a copy of u[0..n). 0 or VT_FATBIN_ENOMEM. */
 int vt_fb_set_uses(vt_fb_builder *b, const vt_addr_use *u, uint32_t n);
 
+/* PTX white space as ptxas 13 takes it: space, tab, newline, carriage return and form feed (it
+ * assembles PTX with a form feed between tokens, and refuses a vertical tab or another control
+ * byte there). */
+static inline int vt_fb_ptx_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
+
 /* ---- fatbin_ptx_use.c ---- */
 typedef struct vt_fb_name { const char *s; size_t n; } vt_fb_name;   /* a name inside the text */
 /* Which parameter words the PTX kernel body BODY[0..n) uses as addresses (its parameters are

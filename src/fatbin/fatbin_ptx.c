@@ -28,7 +28,7 @@ static void next(lexer *lx)
     const char *s = lx->s;
     size_t n = lx->n, i = lx->pos;
     for (;;) {
-        while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+        while (i < n && vt_fb_ptx_space(s[i]))
             i++;
         if (i + 1 < n && s[i] == '/' && s[i + 1] == '/') {
             while (i < n && s[i] != '\n')

@@ -155,8 +155,8 @@ typedef struct span { const char *s; size_t n; } span;
 
 static span trim(const char *s, const char *e)
 {
-    while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r')) s++;
-    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r')) e--;
+    while (s < e && vt_fb_ptx_space(*s)) s++;
+    while (e > s && vt_fb_ptx_space(e[-1])) e--;
     return (span){ s, (size_t)(e - s) };
 }
 
@@ -198,15 +198,15 @@ static int address(span o, span *base, long *off)
 {
     if (o.n < 3 || o.s[0] != '[' || o.s[o.n - 1] != ']') return 0;
     const char *p = o.s + 1, *e = o.s + o.n - 1;
-    while (p < e && *p == ' ') p++;
+    while (p < e && vt_fb_ptx_space(*p)) p++;
     const char *b = p;
     while (p < e && ident_char(*p)) p++;
     *base = (span){ b, (size_t)(p - b) };
     *off = 0;
-    while (p < e && *p == ' ') p++;
+    while (p < e && vt_fb_ptx_space(*p)) p++;
     if (p < e && *p == '+') {
         p++;
-        while (p < e && *p == ' ') p++;
+        while (p < e && vt_fb_ptx_space(*p)) p++;
         int neg = 0;
         if (p < e && *p == '-') { neg = 1; p++; }
         long v = 0;
@@ -356,7 +356,7 @@ static void statement(state *st, span s)
         if (i && i < s.n && s.s[i] == ':') { s = trim(s.s + i + 1, s.s + s.n); continue; }
         if (s.n && s.s[0] == '@') {
             size_t j = 1;
-            while (j < s.n && s.s[j] != ' ' && s.s[j] != '\t') j++;
+            while (j < s.n && !vt_fb_ptx_space(s.s[j])) j++;
             s = trim(s.s + j, s.s + s.n);
             continue;
         }
@@ -364,7 +364,7 @@ static void statement(state *st, span s)
     }
     if (!s.n || s.s[0] == '.' || s.s[0] == '{' || s.s[0] == '}') return; /* directives, scopes */
     size_t i = 0;
-    while (i < s.n && s.s[i] != ' ' && s.s[i] != '\t') i++;
+    while (i < s.n && !vt_fb_ptx_space(s.s[i])) i++;
     span op = { s.s, i };
     span ops[8];
     int n = operands(trim(s.s + i, s.s + s.n), ops, 8);

@@ -486,6 +486,36 @@ static void test_image_extent(void)
     free(fb.p);
 }
 
+/* Address use through PTX whitespace: nvcc's own PTX for
+ *     __global__ void k(int *p, int *q) { *p = *q + 1; }
+ * (nvcc 13 -ptx -arch=sm_90), with the load's address written after a form feed, which ptxas 13
+ * takes as white space (it assembles this text; a vertical tab, another control byte or a byte
+ * above 0x7f there it refuses). Both parameters are addresses the kernel uses at their word 0. */
+static void test_ptx_use_whitespace(void)
+{
+    static const char text[] =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry _Z1kPiS_(\n\t.param .u64 _Z1kPiS__param_0,\n\t.param .u64 _Z1kPiS__param_1\n)\n{\n"
+        "\t.reg .b32 \t%r<3>;\n\t.reg .b64 \t%rd<5>;\n"
+        "\tld.param.u64 \t%rd1, [_Z1kPiS__param_0];\n\tld.param.u64 \t%rd2, [_Z1kPiS__param_1];\n"
+        "\tcvta.to.global.u64 \t%rd3, %rd1;\n\tcvta.to.global.u64 \t%rd4, %rd2;\n"
+        "\tld.global.u32 \t%r1, \f[%rd4];\n\tadd.s32 \t%r2, %r1, 1;\n\tst.global.u32 \t[%rd3], %r2;\n\tret;\n}\n";
+    blob b = copy(text, strlen(text));
+    vt_fatbin *fb;
+    int rc = parse(&b, 0, &fb);
+    VT_CHECK_EQ_INT(rc, 1, "PTX with a form feed before an operand parses (one kernel)");
+    if (rc >= 0) {
+        const vt_kernel_layout *k = vt_fatbin_find(fb, "_Z1kPiS_");
+        /* in either order: the order of uses is not part of the contract */
+        int both = k && k->nuses == 2 && k->uses[0].offset == 0 && k->uses[1].offset == 0 &&
+                   k->uses[0].param + k->uses[1].param == 1 && k->uses[0].param != k->uses[1].param;
+        VT_CHECK(both, "a form feed is white space: the load through q counts (uses 0:0 1:0, got %d)",
+                 k ? k->nuses : -9);
+        vt_fatbin_free(fb);
+    }
+    free(b.p);
+}
+
 int main(void)
 {
     check_fixture("sm90.cubin", 0, "expected_sm90.txt", VT_LAYOUT_ELF);
@@ -507,5 +537,6 @@ int main(void)
     test_kparam_v2_flags();
     test_edge_inputs();
     test_image_extent();
+    test_ptx_use_whitespace();
     return vt_test_finish();
 }
