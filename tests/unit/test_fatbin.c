@@ -516,6 +516,51 @@ static void test_ptx_use_whitespace(void)
     free(b.p);
 }
 
+/* vt_fatbin_each_cubin over nvcc's multi.fatbin (mk/fatbin.mk: sm_80 and sm_90 cubins and
+ * compute_90 PTX): the cubins a device of each compute capability runs, by CUDA's rule (a cubin
+ * runs on its own major architecture at the same or a later minor one), each an ELF image; PTX
+ * only, none; a bare cubin once, with SM 0. On success the message buffer is emptied, and
+ * nothing around it is written. */
+struct cubins { unsigned sm[8]; int n, elf; };
+static int on_cubin(void *ctx, unsigned sm, const uint8_t *elf, size_t len)
+{
+    struct cubins *c = ctx;
+    if (c->n < 8) c->sm[c->n++] = sm;
+    c->elf += len > 4 && memcmp(elf, "\177ELF", 4) == 0;
+    return 0;
+}
+static const char *cubin_list(const char *file, unsigned sm, int *rc_out, int *clean)
+{
+    static char out[64];
+    blob b = load(file);
+    struct { char before[8]; char err[64]; char after[8]; } e;
+    memset(&e, 'x', sizeof e);
+    memcpy(e.err, "stale", 6);
+    struct cubins c = { .n = 0 };
+    *rc_out = b.p ? vt_fatbin_each_cubin(b.p, b.n, sm, on_cubin, &c, e.err, sizeof e.err) : -999;
+    *clean = e.err[0] == '\0' && e.before[7] == 'x' && e.after[0] == 'x' && c.elf == c.n;
+    int at = 0;
+    for (int i = 0; i < c.n; i++) at += snprintf(out + at, sizeof out - (size_t)at, "%s%u", i ? "," : "", c.sm[i]);
+    if (!c.n) snprintf(out, sizeof out, "none");
+    free(b.p);
+    return out;
+}
+static void test_each_cubin(void)
+{
+    static const struct { const char *file; unsigned sm; const char *want; } cases[] = {
+        { "multi.fatbin", 0, "80,90" },  { "multi.fatbin", 90, "90" }, { "multi.fatbin", 86, "80" },
+        { "multi.fatbin", 80, "80" },    { "multi.fatbin", 75, "none" }, { "multi.fatbin", 100, "none" },
+        { "ptx_only.fatbin", 90, "none" }, { "sm90.cubin", 90, "0" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int rc, clean;
+        const char *got = cubin_list(cases[i].file, cases[i].sm, &rc, &clean);
+        VT_CHECK(rc == 0 && strcmp(got, cases[i].want) == 0 && clean,
+                 "each_cubin %s for sm_%u: %s (got rc %d, %s; ELF images, message emptied, nothing else written: %d)",
+                 cases[i].file, cases[i].sm, cases[i].want, rc, got, clean);
+    }
+}
+
 int main(void)
 {
     check_fixture("sm90.cubin", 0, "expected_sm90.txt", VT_LAYOUT_ELF);
@@ -538,5 +583,6 @@ int main(void)
     test_edge_inputs();
     test_image_extent();
     test_ptx_use_whitespace();
+    test_each_cubin();
     return vt_test_finish();
 }

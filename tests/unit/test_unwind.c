@@ -77,6 +77,29 @@ static void dump(const struct bt *b)
 }
 
 static volatile unsigned sink; /* kept small: the calls are what matters */
+/* A return address into this executable (the test's own calls) */
+static int ours_exe(uint64_t v)
+{
+    Dl_info self, di;
+    return dladdr((void *)(uintptr_t)ours_exe, &self) && dladdr((void *)(uintptr_t)v, &di) &&
+           di.dli_fbase == self.dli_fbase;
+}
+/* The walk alone: too small a body to save RBP (capture() saves it, and the walk then reads the
+ * caller's RBP from a stack word) */
+WITHOUT_FP static void walk_only(struct bt *b) { b->nf = vt_unwind(b->fast, b->max); }
+__attribute__((noinline)) static int alloca_walk(struct bt *b)
+{
+    volatile char *p = alloca(32);
+    p[0] = 1;
+    walk_only(b);
+    return p[0];
+}
+__attribute__((noinline)) static int plain_walk(struct bt *b)
+{
+    walk_only(b);
+    sink = (sink + 1) & 0xff;
+    return (int)sink;
+}
 
 __attribute__((noinline)) static int recurse(int n, struct bt *b)
 {
@@ -309,6 +332,20 @@ int main(void)
     VT_CHECK(same(&b, 1) && s1.memo_hits == s0.memo_hits && s1.misses == s0.misses && s1.hits > s0.hits,
              "a new stack of known functions: every rule from the cache (%llu hits, %llu misses)",
              (unsigned long long)(s1.hits - s0.hits), (unsigned long long)(s1.misses - s0.misses));
+    /* vt_unwind_checkable: one alloca frame (its CFA from RBP): the walk depends on an RBP value
+     * (the register's, or a stack word's that is no return address), so it is never vouched
+     * for. The same depth without it depends only on return addresses into this program. */
+    volatile char top = 0;
+    uint64_t above = (uint64_t)(uintptr_t)&top; /* main's frame: the words below are the test's calls */
+    b = (struct bt){ .max = 64 };
+    alloca_walk(&b);
+    int alloca_checkable = vt_unwind_checkable(vt_unwind_serial(), above, ours_exe);
+    b = (struct bt){ .max = 64 };
+    plain_walk(&b);
+    int plain_checkable = vt_unwind_checkable(vt_unwind_serial(), above, ours_exe);
+    VT_CHECK(alloca_checkable == 0 && plain_checkable == 1,
+             "a walk an RBP value steered is not checkable (%d), one from return addresses only is (%d)",
+             alloca_checkable, plain_checkable);
     vt_unwind_invalidate(); /* what the dlclose interposer does */
     b = (struct bt){ .max = 64 };
     recurse(3, &b);
