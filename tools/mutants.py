@@ -89,6 +89,33 @@ def module_files(module):
     return [os.path.relpath(f, ROOT) for f in files]
 
 
+def outside_strings(line):
+    """The line with each string literal's contents left out: universalmutator leaves mutants
+    that change only string literals out, but misses them in a line of several literals with
+    escaped quotes (an HTML template). Character constants are kept: they are code."""
+    out, i, n = [], 0, len(line)
+    while i < n:
+        c = line[i]
+        if c == "'":  # a character constant, kept whole
+            j = i + 1
+            while j < n and line[j] != "'":
+                j += 2 if line[j] == "\\" else 1
+            out.append(line[i:j + 1])
+            i = j + 1
+        elif c == '"':
+            j = i + 1
+            while j < n and line[j] != '"':
+                j += 2 if line[j] == "\\" else 1
+            out.append('""')
+            i = j + 1
+        elif line.startswith("//", i):
+            break
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
 def normalize(line):
     return " ".join(line.split())
 
@@ -140,7 +167,8 @@ class Candidates:
             with self._ctx.redirect_stdout(quiet):
                 found = self._mutator.mutants_regexp(source, ruleFiles=RULES, ignorePatterns=IGNORE,
                                                      ignoreStringOnly=True)
-            self._cache[path] = (source, [(n, text) for (n, text, _rule, _lr) in found])
+            self._cache[path] = (source, [(n, text) for (n, text, _rule, _lr) in found
+                                          if outside_strings(text) != outside_strings(source[n - 1])])
         return self._cache[path]
 
 

@@ -32,3 +32,27 @@ for spec in "1|staged_copy" "2|staged_copy" "1|small_copies" "2|wl_mem multi" "1
     check_eq "$prog on $devs device(s): nothing on stderr but the end-of-run lines" "$?:$(stderr_unexpected "$TMP/c.err" | head -3)" "0:"
     rm -f "$TMP/c.jsonl"
 done
+
+# A quiet program costs little: the drain thread polls every 1 ms while records flow and every
+# 10 ms after 20 empty polls (docs/performance.md), so over one quiet second it wakes about 100
+# times, never near the 1000 of a thread that kept polling at 1 ms. rel_crash sleep: 8 cudaMalloc
+# and a launch, then pause() until killed.
+"$VT" run --sim -q -o "$TMP/q.jsonl" -- "$PROGS/rel_crash" sleep >"$TMP/q.out" 2>&1 &
+runner=$!
+i=0; pid=
+while [ $i -lt 100 ] && [ -z "$pid" ]; do
+    pid=$(sed -n 's/^ready pid=\([0-9]*\)$/\1/p' "$TMP/q.out"); i=$((i + 1)); [ -n "$pid" ] || sleep 0.1
+done
+drain=
+for t in /proc/"$pid"/task/*; do [ "$(cat "$t/comm" 2>/dev/null)" = vramtrace ] && drain=$t; done
+wakeups() { sed -n 's/^voluntary_ctxt_switches:[[:space:]]*//p' "$drain/status"; }
+if [ -n "$drain" ]; then
+    sleep 0.5                                  # past the 20 quick polls after the last record
+    w0=$(wakeups); sleep 1; w1=$(wakeups)
+    n=$((w1 - w0))
+    check "a quiet second: the drain thread wakes 10 to 200 times (every 10 ms; $n)" test "$n" -ge 10 -a "$n" -le 200
+else
+    not_ok "a quiet second: no drain thread found in the traced program (pid '$pid')"
+fi
+[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+wait $runner 2>/dev/null || :   # killed: its status is 137
