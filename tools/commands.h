@@ -11,9 +11,11 @@ int vt_cmd_bandwidth(int argc, char **argv);
 
 /* The CI gates (report/gate.h), shared by `report` and `run`. */
 struct vt_gates;
-/* One gate option's value into G (WHICH: 'f' --fail-on, 'p' --max-peak, 'i' --max-increase, 'e'
- * --error-exitcode into *GATE_STATUS). 0, or 2 after a one-line message naming CMD. */
-int vt_report_gate_option(const char *cmd, int which, const char *v, struct vt_gates *g, int *gate_status);
+/* The gate options, and their getopt_long codes in both commands (above any other option's) */
+enum vt_gate_opt { VT_OPT_FAIL_ON = 512, VT_OPT_MAX_PEAK, VT_OPT_MAX_INCREASE, VT_OPT_ERROR_EXITCODE };
+/* One gate option's value V into G (--error-exitcode's into *GATE_STATUS). 0, or 2 after a
+ * one-line message naming CMD. */
+int vt_report_gate_option(const char *cmd, enum vt_gate_opt which, const char *v, struct vt_gates *g, int *gate_status);
 /* `run`'s gates: the traces at PATHS analysed as `report` reads them (nothing rendered), then G
  * checked; each tripped gate one line "vramtrace CMD: ..." on stderr. 0 none tripped, 1 tripped,
  * 2 a trace could not be analysed (said). */

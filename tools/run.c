@@ -378,13 +378,13 @@ int vt_cmd_run(int argc, char **argv)
     int sim = 0, no_bt = 0, bandwidth = 0, quiet = 0, torch = 0, c, gate_status = 3;
     struct vt_gates gates;
     vt_gates_init(&gates);
-    enum { O_SIM = 256, O_CHECK, O_NO_BT, O_BANDWIDTH, O_TORCH, O_FAIL_ON, O_MAX_PEAK, O_EXITCODE };
+    enum { O_SIM = 256, O_CHECK, O_NO_BT, O_BANDWIDTH, O_TORCH };
     static const struct option longs[] = {
         { "output", required_argument, NULL, 'o' }, { "sim", no_argument, NULL, O_SIM },
         { "check", required_argument, NULL, O_CHECK }, { "no-backtrace", no_argument, NULL, O_NO_BT },
         { "bandwidth", no_argument, NULL, O_BANDWIDTH }, { "torch-tensors", no_argument, NULL, O_TORCH },
-        { "fail-on", required_argument, NULL, O_FAIL_ON }, { "max-peak", required_argument, NULL, O_MAX_PEAK },
-        { "error-exitcode", required_argument, NULL, O_EXITCODE },
+        { "fail-on", required_argument, NULL, VT_OPT_FAIL_ON }, { "max-peak", required_argument, NULL, VT_OPT_MAX_PEAK },
+        { "error-exitcode", required_argument, NULL, VT_OPT_ERROR_EXITCODE },
         { "quiet", no_argument, NULL, 'q' }, { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
@@ -400,8 +400,8 @@ int vt_cmd_run(int argc, char **argv)
         case O_NO_BT: no_bt = 1; break;
         case O_BANDWIDTH: bandwidth = 1; break;
         case O_TORCH: torch = 1; break;
-        case O_FAIL_ON: case O_MAX_PEAK: case O_EXITCODE: {
-            int st = vt_report_gate_option("run", c == O_FAIL_ON ? 'f' : c == O_MAX_PEAK ? 'p' : 'e', optarg, &gates, &gate_status);
+        case VT_OPT_FAIL_ON: case VT_OPT_MAX_PEAK: case VT_OPT_ERROR_EXITCODE: {
+            int st = vt_report_gate_option("run", (enum vt_gate_opt)c, optarg, &gates, &gate_status);
             if (st) return st;
             break;
         }

@@ -66,15 +66,15 @@ static void say_gate(void *ctx, const char *msg)
     fprintf(stderr, "vramtrace %s: %s\n", me, msg);
 }
 
-int vt_report_gate_option(const char *cmd, int which, const char *v, struct vt_gates *g, int *gate_status)
+int vt_report_gate_option(const char *cmd, enum vt_gate_opt which, const char *v, struct vt_gates *g, int *gate_status)
 {
     char err[256];
     int rc = 0;
     switch (which) {
-    case 'f': rc = vt_gate_parse(v, g, err, sizeof err); break;
-    case 'p': rc = vt_gate_parse_peak(v, g, err, sizeof err); break;
-    case 'i': rc = vt_gate_parse_increase(v, g, err, sizeof err); break;
-    default: {
+    case VT_OPT_FAIL_ON: rc = vt_gate_parse(v, g, err, sizeof err); break;
+    case VT_OPT_MAX_PEAK: rc = vt_gate_parse_peak(v, g, err, sizeof err); break;
+    case VT_OPT_MAX_INCREASE: rc = vt_gate_parse_increase(v, g, err, sizeof err); break;
+    case VT_OPT_ERROR_EXITCODE: {
         char *end;
         long e = strtol(v, &end, 10);
         if (!*v || *end || e < 1 || e > 255) return vt_cli_bad(cmd, "--error-exitcode needs a number from 1 to 255, not '%s'", v);
@@ -281,15 +281,14 @@ int vt_cmd_report(int argc, char **argv)
     struct vt_gates gates;
     vt_gates_init(&gates);
     int gate_status = 3;
-    enum { O_JSON = 256, O_TEXT, O_HTML, O_PERFETTO, O_BANDWIDTH, O_TOP, O_DIFF, O_NO_SYMBOLS, O_FAIL_ON, O_EXITCODE,
-           O_MAX_PEAK, O_MAX_INCREASE };
+    enum { O_JSON = 256, O_TEXT, O_HTML, O_PERFETTO, O_BANDWIDTH, O_TOP, O_DIFF, O_NO_SYMBOLS };
     static const struct option longs[] = {
         { "json", no_argument, NULL, O_JSON }, { "text", no_argument, NULL, O_TEXT },
         { "html", required_argument, NULL, O_HTML }, { "perfetto", required_argument, NULL, O_PERFETTO },
         { "bandwidth", required_argument, NULL, O_BANDWIDTH }, { "top", required_argument, NULL, O_TOP },
         { "diff", no_argument, NULL, O_DIFF }, { "no-symbols", no_argument, NULL, O_NO_SYMBOLS },
-        { "fail-on", required_argument, NULL, O_FAIL_ON }, { "error-exitcode", required_argument, NULL, O_EXITCODE },
-        { "max-peak", required_argument, NULL, O_MAX_PEAK }, { "max-increase", required_argument, NULL, O_MAX_INCREASE },
+        { "fail-on", required_argument, NULL, VT_OPT_FAIL_ON }, { "error-exitcode", required_argument, NULL, VT_OPT_ERROR_EXITCODE },
+        { "max-peak", required_argument, NULL, VT_OPT_MAX_PEAK }, { "max-increase", required_argument, NULL, VT_OPT_MAX_INCREASE },
         { "help", no_argument, NULL, 'h' }, { "version", no_argument, NULL, 'V' }, { NULL, 0, NULL, 0 },
     };
     int c, want_text = 0;
@@ -313,9 +312,8 @@ int vt_cmd_report(int argc, char **argv)
             opts.top = (int)t;
             break;
         }
-        case O_FAIL_ON: case O_MAX_PEAK: case O_MAX_INCREASE: case O_EXITCODE:
-            if ((status = vt_report_gate_option(me, c == O_FAIL_ON ? 'f' : c == O_MAX_PEAK ? 'p' : c == O_MAX_INCREASE ? 'i' : 'e',
-                                                v, &gates, &gate_status)) != 0) goto out;
+        case VT_OPT_FAIL_ON: case VT_OPT_MAX_PEAK: case VT_OPT_MAX_INCREASE: case VT_OPT_ERROR_EXITCODE:
+            if ((status = vt_report_gate_option(me, (enum vt_gate_opt)c, v, &gates, &gate_status)) != 0) goto out;
             break;
         default: status = 2; goto out;
         }
