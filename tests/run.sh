@@ -86,10 +86,24 @@ done | sort -t "$(printf '\t')" -k1,1nr -s | cut -f2-)
 
 jobs=${VT_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
 # one test per line, handed to a worker (xargs -d: paths may hold spaces)
-printf '%s\n' "$list" | awk 'NF' | xargs -r -d '\n' -P "$jobs" -n 1 sh -c '
-    n=$(printf "%s" "$1" | cut -f1); kind=$(printf "%s" "$1" | cut -f2); path=$(printf "%s" "$1" | cut -f3-)
-    if [ "$kind" = unit ]; then exec sh tests/run.sh --one "$n" "$path"; else exec sh tests/run.sh --one "$n" sh "$path"; fi
-' worker
+workers() { # JOBS: the tests on stdin
+    xargs -r -d '\n' -P "$1" -n 1 sh -c '
+        n=$(printf "%s" "$1" | cut -f1); kind=$(printf "%s" "$1" | cut -f2); path=$(printf "%s" "$1" | cut -f3-)
+        if [ "$kind" = unit ]; then exec sh tests/run.sh --one "$n" "$path"; else exec sh tests/run.sh --one "$n" sh "$path"; fi
+    ' worker
+}
+# A case script with the line "# test: alone" checks what any other traced run may change (a
+# killed run's directories in /tmp, which the next run anywhere removes): it runs after the
+# others, with nothing beside it.
+alone() { # 1: the tests that run alone; 0: the others
+    while IFS= read -r line; do
+        path=$(printf '%s' "$line" | cut -f3-); is=0
+        case "$line" in *"$(printf '\t')case$(printf '\t')"*) grep -qx '# test: alone' "$path" && is=1 ;; esac
+        [ "$is" = "$1" ] && printf '%s\n' "$line"
+    done
+}
+printf '%s\n' "$list" | awk 'NF' | alone 0 | workers "$jobs"
+printf '%s\n' "$list" | awk 'NF' | alone 1 | workers 1
 
 passed=0; failed=0; skipped=0; ran=0; total=0
 while IFS="$(printf '\t')" read -r n _ _; do

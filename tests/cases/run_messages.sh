@@ -3,6 +3,8 @@
 # a template's missing directories made (or the program not started, with the reason), "never
 # used CUDA" only when the tracer was loaded and no process used CUDA, and why a process has no
 # trace, even with -q (docs/reliability.md "Messages").
+# A killed run's directories in /tmp are removed by the next run anywhere: checked with nothing beside it.
+# test: alone
 . tests/lib.sh
 need_sim
 P="$PROGS/rel_fork" # "alloc": two cudaMalloc, one cudaFree; prints pid=P
