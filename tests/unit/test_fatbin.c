@@ -226,6 +226,11 @@ static void test_ptx_syntax(void)
              2, (const uint32_t[]){0, 8, 8, 1}, "comments skipped");
     ptx_case(".version 9.0\n.file 1 \"/x/*odd*/.cu\"\n.entry k(.param .u64 .ptr .global .align 16 p,"
              " .param .u32 n) {}", 2, (const uint32_t[]){0, 8, 8, 4}, ".ptr .align is the pointee's");
+    /* a string longer than the text before it (a deep build path in .file), holding a comment opener: read
+     * whole as one token, never as the start of a comment */
+    ptx_case(".version 9.0\n.file 1 \"/build/a-directory-named/*/with/a/path/longer/than/its/offset/k.cu\"\n"
+             ".entry k(.param .u64 p, .param .u32 n) {}", 2, (const uint32_t[]){0, 8, 8, 4},
+             "a long string with /* in it");
     ptx_case(".version 9.0\n.entry k(.param .v2 .f32 v, .param .u32 a[3], .param .align 16 .b8 s[20],"
              " .param .f16 h) {}", 4, (const uint32_t[]){0, 8, 8, 12, 32, 20, 52, 2}, "vector, array, .align");
     /* Vectors after smaller parameters: a vector variable is aligned to its whole size (PTX ISA,
