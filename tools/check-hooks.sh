@@ -3,7 +3,10 @@
 # exports, and the real CUDA libraries agree:
 #   1. every table entry is exported by the library, and every exported cu*/cuda* symbol is in a table;
 #   2. with the toolkit present, every entry names a symbol the real libcudart / libcuda (stub) export;
-#   3. every cuGetProcAddress base name is a driver symbol (the base itself or a _vN of it).
+#   3. every cuGetProcAddress base name is a driver symbol (the base itself or a _vN of it);
+#   4. a driver entry is marked per-thread-default-stream exactly when its name is one of the
+#      driver's per-thread variants (_ptds, _ptsz): cuGetProcAddress hands it out only for that
+#      flag. Runtime entries (no base name: dlsym only) are never marked.
 # Usage: tools/check-hooks.sh BUILD_DIR [CUDA_HOME]. Prints ok/not ok lines (tests/run.sh format).
 BUILD=${1:-build}; CUDA_HOME=${2:-/usr/local/cuda}
 lib="$BUILD/libvramtrace.so"
@@ -30,5 +33,13 @@ if [ -f "$rt" ] && [ -f "$drv" ]; then
     if [ -z "$bad" ]; then echo "ok - every cuGetProcAddress base name is a driver symbol"; else echo "not ok - base names unknown to the driver:$bad"; fail=1; fi
 else
     echo "skip - CUDA toolkit libraries not found: real-symbol checks skipped"
+fi
+grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*, [^,]*, [01])' src/*/*.c |
+    sed 's/VT_HOOK_ENTRY(//; s/)$//; s/"//g' | awk -F ', ' '{ print $1, $2, $4 }' | sort -u >"$tmp/ptds"   # NAME BASE FLAG
+wrong=$(awk '{ per = ($2 != "NULL" && $1 ~ /_pt(ds|sz)$/); if (per != $3) print $1 "=" $3 }' "$tmp/ptds" | tr '\n' ' ')
+if [ "$(cut -d" " -f1 "$tmp/ptds" | sort -u | wc -l)" -eq "$(wc -l <"$tmp/names")" ] && [ -z "$wrong" ]; then
+    echo "ok - the per-thread-stream flag is set on the _ptds/_ptsz variants only ($(grep -c ' 1$' "$tmp/ptds") of them)"
+else
+    echo "not ok - per-thread-stream flags that do not match the name (or entries not read: $(wc -l <"$tmp/ptds") of $(wc -l <"$tmp/names")): $wrong"; fail=1
 fi
 exit $fail

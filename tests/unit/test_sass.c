@@ -41,8 +41,9 @@ int main(void)
         { "offset", "offset(Pair p): base + off both in the address", { 0, 16 }, 1, 16, "0 8" },
         { "unused", "unused(Slice s, int n, float *out): only out", { 0, 16, 16, 4, 24, 8 }, 3, 32, "24" },
         { "strided", "strided(float *p, Stride st): p; the stride only scales the index", { 0, 8, 8, 16 }, 2, 24, "0" },
+        { "tail_offset", "tail_offset(char *base, Pad pad, short off): base and off, not pad (258 bytes: the 65th 4-byte word half there)", { 0, 8, 8, 248, 256, 2 }, 3, 258, "0 256" },
     };
-    uint8_t used[64];
+    uint8_t used[512]; /* the largest case: 258 bytes */
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int rc = vt_sass_param_uses(text, len, cases[i].kernel, 0x210, cases[i].params, cases[i].nparams, used, cases[i].nbytes);
         VT_CHECK(rc == 0 && !strcmp(words(used, cases[i].nbytes), cases[i].want), "%s: words used %s (want %s)", cases[i].decl,

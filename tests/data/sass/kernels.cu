@@ -19,3 +19,7 @@ extern "C" __global__ void offset(Pair p) { p.base[p.off + threadIdx.x] = 1; }
 extern "C" __global__ void unused(Slice s, int n, float *out) { if (n > 0) out[threadIdx.x] = 0; }
 // p (0) is the address; st.stride (8) scales the index (a multiplicand, not an addend); st.pad (16) unread
 extern "C" __global__ void strided(float *p, Stride st) { p[threadIdx.x * st.stride] = 0; }
+// base (0) and off (256): both in the address, as offset's; the pad between is never read. The
+// argument buffer is 258 bytes: its last 4-byte word is only half there, and is the 65th
+struct Pad { long w[31]; };                         // 248 bytes
+extern "C" __global__ void tail_offset(char *base, Pad pad, short off) { base[off] = 1; }
