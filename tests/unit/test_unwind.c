@@ -343,9 +343,13 @@ int main(void)
     b = (struct bt){ .max = 64 };
     plain_walk(&b);
     int plain_checkable = vt_unwind_checkable(vt_unwind_serial(), above, ours_exe);
-    VT_CHECK(alloca_checkable == 0 && plain_checkable == 1,
-             "a walk an RBP value steered is not checkable (%d), one from return addresses only is (%d)",
-             alloca_checkable, plain_checkable);
+    VT_CHECK(alloca_checkable == 0, "a walk an RBP value steered is not checkable (%d)", alloca_checkable);
+#if defined(__SANITIZE_ADDRESS__)
+    /* every frame keeps RBP under ASan (main's too): no walk here is of return addresses only */
+    (void)plain_checkable;
+#else
+    VT_CHECK(plain_checkable == 1, "a walk of return addresses only is checkable (%d)", plain_checkable);
+#endif
     vt_unwind_invalidate(); /* what the dlclose interposer does */
     b = (struct bt){ .max = 64 };
     recurse(3, &b);
