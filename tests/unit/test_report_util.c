@@ -4,9 +4,30 @@
 
 #include "vt_test.h"
 #include "report/util.h"
+#include "report/escape.h"
+
+/* vt_text_filter: a UTF-8 character split across two writes reaches the output whole (its lead
+ * byte waits for the rest); a control byte is shown as \xNN */
+static void test_text_filter_split(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    FILE *f = out ? vt_text_filter(out) : NULL;
+    VT_CHECK(f != NULL, "the text filter opens");
+    if (!f) { if (out) fclose(out); free(buf); return; }
+    fputs("ab\xc3", f);
+    fflush(f);
+    fputs("\xa9z\x01\n", f);
+    fclose(f);
+    fclose(out);
+    VT_CHECK(buf && strcmp(buf, "ab\xc3\xa9z\\x01\n") == 0, "a character split across writes stays whole (got '%s')", buf ? buf : "");
+    free(buf);
+}
 
 int main(void)
 {
+    test_text_filter_split();
     struct vtr_hmap m = { 0 };
     enum { N = 20000 };
     static uint64_t ref[N];
