@@ -208,6 +208,7 @@ class Tree:
         self.path, self.timeout, self.jobs = path, timeout, jobs
         self.env = dict(os.environ, BUILD="build")
         self._objects = {}
+        self._commands = {}
 
     def make(self):
         return run(["make", "-s", f"-j{self.jobs}", "BUILD=build", "test-deps"], self.path,
@@ -236,7 +237,10 @@ class Tree:
         return keep
 
     def object_of(self, rel, out):
-        cmd = self.compile_cmd(rel)
+        # asked of make once per file: the original's and every mutant's compile are the same
+        if rel not in self._commands:
+            self._commands[rel] = self.compile_cmd(rel)
+        cmd = self._commands[rel]
         if cmd is None:
             return None
         status, msg = run(cmd + ["-o", out], self.path, timeout=300)
@@ -377,15 +381,10 @@ def summarize(seed, modules, results, results_path):
     log(f"mutants: seed {seed}")
     log(f"{'module':10} {'killed':>6} {'survived':>8} {'no-build':>8} {'same-code':>9} "
         f"{'equivalent':>10} {'score':>6}")
-    totals = [0] * 5
     for m in modules + ["all"]:
         rows = [r for r in results if m == "all" or r[0] == m]
         counts = [sum(1 for r in rows if r[5] == v)
                   for v in ("killed", "survived", "no-build", "same-code", "equivalent")]
-        if m != "all":
-            totals = [t + c for t, c in zip(totals, counts)]
-        else:
-            counts = totals
         judged = counts[0] + counts[1]
         score = f"{100 * counts[0] / judged:.0f}%" if judged else "-"
         log(f"{m:10} {counts[0]:>6} {counts[1]:>8} {counts[2]:>8} {counts[3]:>9} {counts[4]:>10} {score:>6}")
