@@ -7,6 +7,11 @@
 #   4. a driver entry is marked per-thread-default-stream exactly when its name is one of the
 #      driver's per-thread variants (_ptds, _ptsz): cuGetProcAddress hands it out only for that
 #      flag. Runtime entries (no base name: dlsym only) are never marked.
+#   5. with the toolkit's cudaTypedefs.h, every driver entry's version is one NVIDIA declares for
+#      it: a PFN_<base>_v<version> typedef (or PFN_<name>_v<version> where the base is an alias, as
+#      cuGraphInstantiate is of cuGraphInstantiateWithFlags), with the _ptds/_ptsz suffix of a
+#      per-thread variant. A version too low would hand our wrapper to a caller asking for an
+#      older ABI of the same name.
 # Usage: tools/check-hooks.sh BUILD_DIR [CUDA_HOME]. Prints ok/not ok lines (tests/run.sh format).
 BUILD=${1:-build}; CUDA_HOME=${2:-/usr/local/cuda}
 lib="$BUILD/libvramtrace.so"
@@ -41,5 +46,24 @@ if [ "$(cut -d" " -f1 "$tmp/ptds" | sort -u | wc -l)" -eq "$(wc -l <"$tmp/names"
     echo "ok - the per-thread-stream flag is set on the _ptds/_ptsz variants only ($(grep -c ' 1$' "$tmp/ptds") of them)"
 else
     echo "not ok - per-thread-stream flags that do not match the name (or entries not read: $(wc -l <"$tmp/ptds") of $(wc -l <"$tmp/names")): $wrong"; fail=1
+fi
+typedefs="$CUDA_HOME/include/cudaTypedefs.h"
+if [ -f "$typedefs" ]; then
+    grep -o 'PFN_[A-Za-z0-9_]*' "$typedefs" | sort -u >"$tmp/pfn"
+    grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, "[^"]*", [0-9]*, [01])' src/*/*.c |
+        sed 's/VT_HOOK_ENTRY(//; s/)$//; s/"//g; s/,//g' | sort -u >"$tmp/versions"   # NAME BASE VERSION FLAG
+    undeclared=""
+    while read -r name base version flag; do
+        case $name in *_ptds) suffix=_ptds ;; *_ptsz) suffix=_ptsz ;; *) suffix= ;; esac
+        grep -qx "PFN_${base}_v${version}${suffix}" "$tmp/pfn" || grep -qx "PFN_${name}_v${version}" "$tmp/pfn" ||
+            undeclared="$undeclared $name($base,$version)"
+    done <"$tmp/versions"
+    if [ -z "$undeclared" ] && [ -s "$tmp/versions" ]; then
+        echo "ok - every driver entry's version is one cudaTypedefs.h declares ($(wc -l <"$tmp/versions") entries)"
+    else
+        echo "not ok - versions cudaTypedefs.h does not declare for that name:$undeclared"; fail=1
+    fi
+else
+    echo "skip - $typedefs not found: version check skipped"
 fi
 exit $fail
