@@ -50,43 +50,43 @@ static struct slot cache[SLOTS];
 
 static inline size_t slot_of(uint64_t key) { return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 52) & (SLOTS - 1); }
 
-/* The cached rule for key, 0 when absent or stale. A slot's key never changes once claimed, and
- * its rule word is stored whole, so a nonzero rule always belongs to the key beside it. */
-static inline uint64_t cache_get(uint64_t key, uint32_t gen)
-{
-    size_t h = slot_of(key);
-    for (int i = 0; i < PROBES; i++) {
-        struct slot *s = &cache[(h + (size_t)i) & (SLOTS - 1)];
-        uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
-        if (k == key) {
-            uint64_t r = atomic_load_explicit(&s->rule, memory_order_acquire);
-            return R_GEN(r) == gen ? r : 0;
-        }
-        if (k == 0) return 0;
-    }
-    return 0;
-}
-
-/* Full neighbourhood: the rule is simply not cached. */
-static void cache_put(uint64_t key, uint64_t rule)
+/* The slot holding key within its neighbourhood of PROBES slots, or NULL. With CLAIM, an empty
+ * slot met first is claimed for key (NULL still when the neighbourhood is full: the rule is then
+ * simply not cached). One probe loop for lookups and stores, so the two can never disagree on
+ * where a key may live. A slot's key never changes once claimed. */
+static inline struct slot *cache_slot(uint64_t key, int claim)
 {
     size_t h = slot_of(key);
     for (int i = 0; i < PROBES; i++) {
         struct slot *s = &cache[(h + (size_t)i) & (SLOTS - 1)];
         uint64_t k = atomic_load_explicit(&s->key, memory_order_acquire);
         if (k == 0) {
+            if (!claim) return NULL;
             uint64_t zero = 0;
             if (atomic_compare_exchange_strong_explicit(&s->key, &zero, key, memory_order_acq_rel,
                                                         memory_order_acquire))
-                k = key;
-            else
-                k = zero;
+                return s;
+            k = zero; /* another thread claimed it first: maybe for this very key */
         }
-        if (k == key) {
-            atomic_store_explicit(&s->rule, rule, memory_order_release);
-            return;
-        }
+        if (k == key) return s;
     }
+    return NULL;
+}
+
+/* The cached rule for key, 0 when absent or stale. The rule word is stored whole, so a nonzero
+ * rule always belongs to the key beside it. */
+static inline uint64_t cache_get(uint64_t key, uint32_t gen)
+{
+    struct slot *s = cache_slot(key, 0);
+    if (!s) return 0;
+    uint64_t r = atomic_load_explicit(&s->rule, memory_order_acquire);
+    return R_GEN(r) == gen ? r : 0;
+}
+
+static void cache_put(uint64_t key, uint64_t rule)
+{
+    struct slot *s = cache_slot(key, 1);
+    if (s) atomic_store_explicit(&s->rule, rule, memory_order_release);
 }
 
 /* ---- reading .eh_frame_hdr / .eh_frame ------------------------------------------------------ */
