@@ -295,9 +295,11 @@ int vt_rm_next(struct vt_rm *m, uint64_t after, struct vt_rm_ent *out)
     return 0;
 }
 
+int vt_rm_lockfree_tries = 64;
+
 int vt_rm_floor_lockfree(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out)
 {
-    for (int tries = 0; tries < 64; tries++) {
+    for (int tries = 0; tries < vt_rm_lockfree_tries; tries++) {
         uint64_t s1 = atomic_load_explicit(&m->seq, memory_order_acquire);
         if (s1 & 1) continue;
         int rc = -1;

@@ -56,6 +56,10 @@ int vt_rm_lookup(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out);
 int vt_rm_get_lockfree(struct vt_rm *m, uint64_t base, uint32_t at, struct vt_rm_ent *out);
 /* vt_rm_floor without the lock: 0, -1, or -2 as vt_rm_lookup. */
 int vt_rm_floor_lockfree(struct vt_rm *m, uint64_t addr, struct vt_rm_ent *out);
+/* Seqlock reads a lock-free search tries before answering -2 (64). Only tests change it: 0 makes
+ * every search answer -2, so the callers' locked fallbacks, otherwise reached only when writers
+ * race, are checked deterministically. */
+extern int vt_rm_lockfree_tries;
 void vt_rm_foreach(struct vt_rm *m, void (*fn)(const struct vt_rm_ent *, void *), void *ctx);
 /* Fork child: empty (memory is reused, not freed). */
 void vt_rm_reset(struct vt_rm *m);

@@ -20,6 +20,9 @@ bad() {
 bad not_json "$H\n$A\nthis is not json\n" "3: not valid JSON"
 bad not_object "$H\n[1,2,3]\n" "2: record is not a JSON object"
 bad trailing_garbage "$H\n$A xyz\n" "2: not valid JSON"
+# a record whose '{' is another character: both parsers must refuse it, the fast one included
+bad brace_replaced "$H\nx${A#?}\n" "2: not valid JSON"
+bad brace_missing "$H\n${A#?}\n" "2: not valid JSON"
 bad wrong_version '{"ev":"header","format":"vramtrace-trace","version":2,"pid":7,"t":0}\n' "1: unsupported trace version 2"
 bad wrong_format '{"ev":"header","format":"other","version":1,"pid":7,"t":0}\n' "1: not a vramtrace trace"
 bad no_header "$A\n" "1: first record is not a header"

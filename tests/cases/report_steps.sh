@@ -37,6 +37,10 @@ check_eq "text: live at the start of the first and last step, the highest peak" 
 check_eq "text: a row per step (the default top 10 shows all 8): step, live at start, peak" \
     "$(sed -n '/^  *step  *start (trace)/,/^$/p' "$TMP/api.txt" | sed '1d;/^$/d' | awk '{print $1, $(NF-3) $(NF-2), $(NF-1) $NF}' | tr '\n' ';')" \
     "1 2.00MiB 7.00MiB;2 3.00MiB 8.00MiB;3 4.00MiB 9.00MiB;4 5.00MiB 10.00MiB;5 6.00MiB 11.00MiB;6 7.00MiB 12.00MiB;7 8.00MiB 13.00MiB;8 9.00MiB 14.00MiB;"
+# --top 4: the first two steps and the last two, the four between them said in one line
+check_eq "text --top 4: steps 1-2, '... 4 more steps', then steps 7-8" \
+    "$("$VT" report --top 4 "$TMP/api.jsonl" | sed -n '/^  *step  *start (trace)/,/^$/p' | sed '1d;/^$/d' | awk '/more steps/ { print; next } { print $1, $(NF-3) $(NF-2), $(NF-1) $NF }' | tr '\n' ';')" \
+    "1 2.00MiB 7.00MiB;2 3.00MiB 8.00MiB;  ... 4 more steps;7 8.00MiB 13.00MiB;8 9.00MiB 14.00MiB;"
 # the period is found in calls folding never hides: the same steps with folding off
 VRAMTRACE_FOLD=0 "$VT" run --sim -q -o "$TMP/plain0.jsonl" -- "$PROGS/steps" plain >/dev/null 2>&1
 check_eq "plain: the same steps with folding off (times, live, peaks)" \

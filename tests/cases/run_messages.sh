@@ -95,6 +95,10 @@ check_eq "RANK=../..: the trace stays in the template's directory, the rank's sl
     "$(ls "$W/tmpl/a"):$(ls "$W/tmpl" | tr '\n' ' ')" "r.._..-t.jsonl:a "
 RANK=.. "$VT" run --sim -q -o "$W/tmpl/%r/t.jsonl" -- "$P" alloc >/dev/null 2>&1
 check "RANK=..: a directory of underscores, not the template's parent" test -f "$W/tmpl/__/t.jsonl"
+# the characters a component keeps as they are: [A-Za-z0-9._+-] (one of each class here)
+mkdir -p "$W/tmpl/keep"
+RANK='zZ9.a_b+c-d' "$VT" run --sim -q -o "$W/tmpl/keep/r%r.jsonl" -- "$P" alloc >/dev/null 2>&1
+check_eq "RANK=zZ9.a_b+c-d: letters, digits, '.', '_', '+' and '-' are kept as they are" "$(ls "$W/tmpl/keep")" "rzZ9.a_b+c-d.jsonl"
 # a newline in the program's file name: one line in run's list, not a forged "trace written to"
 nl='
 '

@@ -21,6 +21,25 @@ q() { jqs "$TMP/$1.jsonl" "$2" | tr '\n' ';'; }              # trace query, one 
 rc_of() { sed -n "s/^rc $2 //p" "$TMP/$1.out" | head -1; }
 KNAMES='(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) | from_entries) as $k'
 
+# ---- 2D copies (cudaMemcpy2D, cudaMemcpy2DAsync): the rectangle and both pitches, as passed ----
+trace pitched "" "$PROGS/trace_rt" pitched
+check_eq "pitched: both calls succeed" "$(cat "$TMP/pitched.rc"):$(rc_of pitched mallocpitch):$(rc_of pitched memcpy2d):$(rc_of pitched memcpy2dasync)" "0:0:0:0"
+check_eq "pitched: each 2D copy once, with width*height bytes, width, height, dpitch, spitch" \
+    "$(q pitched '.[] | select(.ev=="copy") | "copy2d \(.dir) size \(.size) w \(.width) h \(.height) dpitch \(.dpitch) spitch \(.spitch) async \(.async)"')" \
+    "$(out pitched copy2d)"
+
+# ---- backtraces: VRAMTRACE_BT_DEPTH frames exactly (24 by default), glibc's own addresses ----
+# a cudaMalloc 30 calls deep (over 32 frames); from its second frame on the trace's backtrace is
+# the program's own backtrace() of that stack (its first frame is the cudaMalloc's return address)
+for d in 4 default; do
+    e=; want=24; [ $d = default ] || { e="VRAMTRACE_BT_DEPTH=$d"; want=$d; }
+    trace deep_$d "$e" "$PROGS/trace_rt" deep
+    check_eq "deep, depth $d: exit 0, the allocation recorded" "$(cat "$TMP/deep_$d.rc"):$(q deep_$d '.[] | select(.ev=="alloc") | "alloc \(.addr) \(.size)"')" "0:$(out deep_$d alloc)"
+    check_eq "deep, depth $d: $want frames, the 2nd to the last glibc's backtrace() frames 2 to $want" \
+        "$(q deep_$d '.[] | select(.ev=="alloc") | .bt | "\(length) \(.[1:] | join(" "))"')" \
+        "$(awk -v w="$want" '$1 == "frames" { s = w; for (i = 3; i <= w + 1; i++) s = s " " $i; print s ";" }' "$TMP/deep_$d.out")"
+done
+
 # ---- nvcc -cudart shared program: default <<<>>> path and the legacy cudaLaunchKernel stub ----
 for v in trace_rt trace_rt_legacy; do
     trace $v "" "$PROGS/$v" basic

@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <execinfo.h>
 #include <sys/mman.h>
 
 struct S { int n; float *p; };          // p at byte 8
@@ -56,6 +57,26 @@ static void launched(const char *name, cudaError_t e)
     fflush(stdout);
 }
 
+// mode deep: a cudaMalloc 30 calls below main. bottom() prints glibc's own backtrace() of the
+// same stack ("frames N A1 A2 ..."): from its second frame on (the callers' return addresses) the
+// trace's backtrace must be the same addresses.
+static __attribute__((noinline)) int bottom(void)
+{
+    void *p = NULL, *g[64];
+    int rc = (int)cudaMalloc(&p, 4096);
+    int n = backtrace(g, 64);
+    printf("rc deep %d\nalloc %p 4096\nframes %d", rc, p, n);
+    for (int i = 1; i < n; i++) printf(" %p", g[i]);
+    printf("\n");
+    return rc;
+}
+static __attribute__((noinline)) int deep(int k)
+{
+    int r = k ? deep(k - 1) : bottom();
+    __asm__ volatile("" ::: "memory"); // work after the call: no tail call, every level keeps its frame
+    return r;
+}
+
 static int mode(const char *m)
 {
     const size_t mib = 1 << 20;
@@ -79,6 +100,24 @@ static int mode(const char *m)
         printf("rc sync %d\n", (int)cudaDeviceSynchronize());
         dfree(a);
         dfree(b);
+        free(h);
+        return 0;
+    }
+    if (!strcmp(m, "deep")) return deep(30);
+    if (!strcmp(m, "pitched")) { // 2D copies: each record carries the rectangle and both pitches
+        void *d = NULL;
+        size_t pitch = 0;
+        printf("rc mallocpitch %d\n", (int)cudaMallocPitch(&d, &pitch, 100, 3));
+        unsigned char *h = (unsigned char *)calloc(3, 128);
+        printf("rc memcpy2d %d\n", (int)cudaMemcpy2D(d, pitch, h, 128, 100, 3, cudaMemcpyHostToDevice));
+        printf("copy2d h2d size 300 w 100 h 3 dpitch %zu spitch 128 async false\n", pitch);
+        cudaStream_t st;
+        cudaStreamCreate(&st);
+        printf("rc memcpy2dasync %d\n", (int)cudaMemcpy2DAsync(h, 100, d, pitch, 100, 2, cudaMemcpyDeviceToHost, st));
+        printf("copy2d d2h size 200 w 100 h 2 dpitch 100 spitch %zu async true\n", pitch);
+        cudaStreamSynchronize(st);
+        cudaStreamDestroy(st);
+        cudaFree(d);
         free(h);
         return 0;
     }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "inflight.h"
+#include "rangemap.h"
 #include "registry.h"
 #include "vt_test.h"
 
@@ -67,6 +68,17 @@ int main(void)
     VT_CHECK(vt_registry_lookup(0x10000000 + 4095, &a) == 0 && a.base == 0x10000000 && a.mem == VT_MEM_DEVICE && a.dev == 0,
              "interior pointer finds its range, kind and device");
     VT_CHECK(vt_registry_lookup(0x10000000 + 4096, &a) != 0, "one past the end is not inside");
+    { /* writers keeping every seqlock busy: the lock-free searches answer -2 and each caller asks
+       * again under the shard's lock (from a new thread: no recent-insert hint to short-cut it) */
+        struct announce_try t;
+        vt_rm_lockfree_tries = 0;
+        VT_CHECK(vt_registry_lookup(0x20000000 + 12345, &a) == 0 && a.base == 0x20000000 && a.size == 1 << 20 && a.mem == VT_MEM_PINNED,
+                 "seqlock always busy: a lookup still finds the pinned range under the lock");
+        VT_CHECK(announce_from_new_thread(0x10000000, &t) == 1 && t.a.base == 0x10000000 && t.a.size == 4096 && t.a.mem == VT_MEM_DEVICE,
+                 "seqlock always busy: a free's announcement still finds the device range under the lock");
+        VT_CHECK(announce_from_new_thread(0x10000000 + 64, &t) == 0, "seqlock always busy: an interior pointer is no range's base");
+        vt_rm_lockfree_tries = 64;
+    }
     VT_CHECK_EQ_INT(vt_registry_live_vram(0), 4096, "VRAM counts device memory only");
     int gs = -1, other_s = -1;
     uint64_t gen = 0, other_gen = 0;
