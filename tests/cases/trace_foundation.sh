@@ -30,14 +30,15 @@ check_eq "pitched: each 2D copy once, with width*height bytes, width, height, dp
 
 # ---- backtraces: VRAMTRACE_BT_DEPTH frames exactly (24 by default), glibc's own addresses ----
 # a cudaMalloc 30 calls deep (over 32 frames); from its second frame on the trace's backtrace is
-# the program's own backtrace() of that stack (its first frame is the cudaMalloc's return address)
+# the program's own backtrace() of that stack from its caller's return address on (the first is
+# the cudaMalloc's own return address)
 for d in 4 default; do
     e=; want=24; [ $d = default ] || { e="VRAMTRACE_BT_DEPTH=$d"; want=$d; }
     trace deep_$d "$e" "$PROGS/trace_rt" deep
     check_eq "deep, depth $d: exit 0, the allocation recorded" "$(cat "$TMP/deep_$d.rc"):$(q deep_$d '.[] | select(.ev=="alloc") | "alloc \(.addr) \(.size)"')" "0:$(out deep_$d alloc)"
     check_eq "deep, depth $d: $want frames, the 2nd to the last glibc's backtrace() frames 2 to $want" \
         "$(q deep_$d '.[] | select(.ev=="alloc") | .bt | "\(length) \(.[1:] | join(" "))"')" \
-        "$(awk -v w="$want" '$1 == "frames" { s = w; for (i = 3; i <= w + 1; i++) s = s " " $i; print s ";" }' "$TMP/deep_$d.out")"
+        "$(awk -v w="$want" '$1 == "callers" && NF > w { s = w; for (i = 2; i <= w; i++) s = s " " $i; print s ";" }' "$TMP/deep_$d.out")"
 done
 
 # ---- nvcc -cudart shared program: default <<<>>> path and the legacy cudaLaunchKernel stub ----
