@@ -489,9 +489,10 @@ static int trace_header_facts(int fd, struct trace_facts *f)
     f->pid = p ? strtol(p + 6, NULL, 10) : 0;
     if (t && strlen(t + 9) > VT_RING_TOKEN_LEN && t[9 + VT_RING_TOKEN_LEN] == '"')
         memcpy(f->token, t + 9, VT_RING_TOKEN_LEN);
-    /* written before "program", the first string a program controls */
-    const char *pl = strstr(buf, "\"pidns\":\""), *prog = strstr(buf, "\"program\":");
-    if (pl && (!prog || pl < prog)) {
+    /* the first "pidns" key is the header's own: the strings a program controls (its name, its
+     * arguments) are written escaped, and an escaped quote never reads as the key's */
+    const char *pl = strstr(buf, "\"pidns\":\"");
+    if (pl) {
         size_t len = strcspn(pl + 9, "\"\\");
         if (len < sizeof f->place) memcpy(f->place, pl + 9, len);
     }

@@ -100,3 +100,10 @@ check "missing file: one line with the reason" sh -c '[ "$(wc -l <"$1")" -eq 1 ]
 "$VT" report --top 0 "$D/oom.jsonl" >/dev/null 2>"$TMP/err"; check_eq "--top 0: exit 2" "$?" 2
 "$VT" report --html >/dev/null 2>"$TMP/err"; check_eq "--html without FILE: exit 2" "$?" 2
 "$VT" report --help | grep -q -- "--perfetto FILE"; check_eq "--help lists options" "$?" 0
+# several traces, every one of them empty (each process killed as the tracer started): nothing to
+# report is an error, said once after each trace is named
+: >"$TMP/empty1.jsonl"; : >"$TMP/empty2.jsonl"
+"$VT" report "$TMP/empty1.jsonl" "$TMP/empty2.jsonl" >"$TMP/out" 2>"$TMP/err"
+check_eq "two empty traces: exit 2, both named as empty, then 'none of the 2 traces could be read'" \
+    "$?:$(grep -c ': empty (the process was killed as the tracer started: nothing was recorded); skipped$' "$TMP/err"):$(tail -1 "$TMP/err")" \
+    "2:2:vramtrace report: none of the 2 traces could be read"

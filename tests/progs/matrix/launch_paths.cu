@@ -91,10 +91,13 @@
 //   cnodes_drv     the same through cuGraphAddMemcpyNode, cuGraphAddMemsetNode, cuGraphUpload,
 //                  cuGraphExecMemcpyNodeSetParams, cuGraphMemsetNodeSetParams, cuMemcpyHtoDAsync
 //   cond_rt        the generic node calls (cudaGraphAddNode) for a memcpy node (pinned -> Q), a
-//                  memset node (Q) and an IF conditional node (its handle's default 1) whose body
-//                  holds a kernel node on buffer P; P freed, launched twice: the body's kernel
-//                  checked at each launch (a use after free), not counted as a launch (the device
-//                  decides whether a body runs); the copy and memset counted; the exec's memcpy
+//                  memset node (Q) and an IF/ELSE conditional node (size 2, CUDA 12.8: its
+//                  handle's default 1) whose if body holds a kernel node on buffer P and whose
+//                  else body one on a malloc'd host buffer H; P freed, launched twice: both bodies'
+//                  kernels checked at each launch (the device decides which body runs: a use
+//                  after free and a host pointer, which is also checked when its node is added),
+//                  not counted as launches; the copy and memset
+//                  counted; the exec's memcpy
 //                  node given Q + 2048 (cudaGraphExecNodeSetParams): out of bounds when set and
 //                  at the third launch
 //   cond_drv       the same with cuGraphConditionalHandleCreate, cuGraphAddNode, cuGraphExecNodeSetParams
@@ -895,7 +898,7 @@ static void set_generic_copy(int drv, void *np, void *dst, void *src, CUcontext 
 
 static int conditional(int drv)
 {
-    float *p;
+    float *p, *h = (float *)malloc(4096);
     char *q;
     void *hp;
     int n = 1;
@@ -906,9 +909,9 @@ static int conditional(int drv)
     cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
     CUcontext ctx = NULL;
     cuCtxGetCurrent(&ctx);
-    cudaGraph_t g, body = NULL;
+    cudaGraph_t g, body = NULL, orelse = NULL;
     cudaGraphExec_t e;
-    cudaGraphNode_t mn, sn, cn, kn;
+    cudaGraphNode_t mn, sn, cn, kn, kn2;
     cudaGraphCreate(&g, 0);
     void *np = generic_params(drv, drv ? (int)CU_GRAPH_NODE_TYPE_MEMCPY : (int)cudaGraphNodeTypeMemcpy);
     set_generic_copy(drv, np, q, hp, ctx);
@@ -924,19 +927,23 @@ static int conditional(int drv)
         CUgraphConditionalHandle h;
         printf("rc handle %d\n", (int)cuGraphConditionalHandleCreate(&h, (CUgraph)g, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
         CUDA_CONDITIONAL_NODE_PARAMS *c = &((CUgraphNodeParams *)cp)->conditional;
-        c->handle = h; c->type = CU_GRAPH_COND_TYPE_IF; c->size = 1; c->ctx = ctx;
+        c->handle = h; c->type = CU_GRAPH_COND_TYPE_IF; c->size = 2; c->ctx = ctx;
         printf("rc addcond %d\n", (int)cuGraphAddNode((CUgraphNode *)&cn, (CUgraph)g, NULL, NULL, 0, (CUgraphNodeParams *)cp));
         body = c->phGraph_out ? (cudaGraph_t)c->phGraph_out[0] : NULL;
+        orelse = c->phGraph_out ? (cudaGraph_t)c->phGraph_out[1] : NULL;
     } else {
         cudaGraphConditionalHandle h;
         printf("rc handle %d\n", (int)cudaGraphConditionalHandleCreate(&h, g, 1, cudaGraphCondAssignDefault));
         cudaConditionalNodeParams *c = &((cudaGraphNodeParams *)cp)->conditional;
-        c->handle = h; c->type = cudaGraphCondTypeIf; c->size = 1;
+        c->handle = h; c->type = cudaGraphCondTypeIf; c->size = 2;
         printf("rc addcond %d\n", (int)cudaGraphAddNode(&cn, g, NULL, NULL, 0, (cudaGraphNodeParams *)cp));
         body = c->phGraph_out ? c->phGraph_out[0] : NULL;
+        orelse = c->phGraph_out ? c->phGraph_out[1] : NULL;
     }
-    printf("rc body %d\n", body == NULL);
+    printf("rc body %d\n", body == NULL || orelse == NULL);
     printf("rc add %d\n", add_node(drv, &kn, body, &p, &n));
+    expect("host_pointer", h, NULL, 0, 0); // when the else body's node is added, and at each launch
+    printf("rc add %d\n", add_node(drv, &kn2, orelse, &h, &n));
     printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
     cudaFree(p);
     expect("use_after_free", p, p, 4096, 0);
@@ -951,11 +958,11 @@ static int conditional(int drv)
     LAUNCH(1)
 #undef LAUNCH
     int rc = (int)cudaStreamSynchronize(s);
-    printf("count use_after_free 3\ncount oob_copy 1\ncount oob_copy 1\n");
+    printf("count host_pointer 4\ncount use_after_free 3\ncount oob_copy 1\ncount oob_copy 1\n");
     // 3 launches of a copy and a memset; captured: the 2 nodes made and the copy's change
     printf("report launches 0\nreport graph_launches 0\nreport graph_copies 3\nreport graph_sets 3\n"
            "report captured 3\nreport h2d_count 3\nreport set_count 3\n");
-    free(np); free(sp); free(cp);
+    free(np); free(sp); free(cp); free(h);
     return rc;
 }
 
