@@ -40,7 +40,8 @@ else
     echo "skip - CUDA toolkit libraries not found: real-symbol checks skipped"
 fi
 grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*, [^,]*, [01])' src/*/*.c |
-    sed 's/VT_HOOK_ENTRY(//; s/)$//; s/"//g' | awk -F ', ' '{ print $1, $2, $4 }' | sort -u >"$tmp/ptds"   # NAME BASE FLAG
+    sed 's/VT_HOOK_ENTRY(//; s/)$//; s/[",]//g' | sort -u >"$tmp/entries"   # NAME BASE VERSION FLAG (BASE NULL: dlsym only)
+awk '{ print $1, $2, $4 }' "$tmp/entries" >"$tmp/ptds"   # NAME BASE FLAG
 wrong=$(awk '{ per = ($2 != "NULL" && $1 ~ /_pt(ds|sz)$/); if (per != $3) print $1 "=" $3 }' "$tmp/ptds" | tr '\n' ' ')
 if [ "$(cut -d" " -f1 "$tmp/ptds" | sort -u | wc -l)" -eq "$(wc -l <"$tmp/names")" ] && [ -z "$wrong" ]; then
     echo "ok - the per-thread-stream flag is set on the _ptds/_ptsz variants only ($(grep -c ' 1$' "$tmp/ptds") of them)"
@@ -50,8 +51,7 @@ fi
 typedefs="$CUDA_HOME/include/cudaTypedefs.h"
 if [ -f "$typedefs" ]; then
     grep -o 'PFN_[A-Za-z0-9_]*' "$typedefs" | sort -u >"$tmp/pfn"
-    grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, "[^"]*", [0-9]*, [01])' src/*/*.c |
-        sed 's/VT_HOOK_ENTRY(//; s/)$//; s/"//g; s/,//g' | sort -u >"$tmp/versions"   # NAME BASE VERSION FLAG
+    awk '$2 != "NULL"' "$tmp/entries" >"$tmp/versions"   # the driver entries
     undeclared=""
     while read -r name base version flag; do
         case $name in *_ptds) suffix=_ptds ;; *_ptsz) suffix=_ptsz ;; *) suffix= ;; esac

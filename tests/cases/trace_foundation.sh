@@ -36,7 +36,7 @@ for d in 4 default; do
     e=; want=24; [ $d = default ] || { e="VRAMTRACE_BT_DEPTH=$d"; want=$d; }
     trace deep_$d "$e" "$PROGS/trace_rt" deep
     check_eq "deep, depth $d: exit 0, the allocation recorded" "$(cat "$TMP/deep_$d.rc"):$(q deep_$d '.[] | select(.ev=="alloc") | "alloc \(.addr) \(.size)"')" "0:$(out deep_$d alloc)"
-    check_eq "deep, depth $d: $want frames, the 2nd to the last glibc's backtrace() frames 2 to $want" \
+    check_eq "deep, depth $d: $want frames, the 2nd on those of the program's own backtrace() from its caller's return address" \
         "$(q deep_$d '.[] | select(.ev=="alloc") | .bt | "\(length) \(.[1:] | join(" "))"')" \
         "$(awk -v w="$want" '$1 == "callers" && NF > w { s = w; for (i = 2; i <= w; i++) s = s " " $i; print s ";" }' "$TMP/deep_$d.out")"
 done

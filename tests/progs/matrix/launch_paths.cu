@@ -93,11 +93,10 @@
 //   cond_rt        the generic node calls (cudaGraphAddNode) for a memcpy node (pinned -> Q), a
 //                  memset node (Q) and an IF/ELSE conditional node (size 2, CUDA 12.8: its
 //                  handle's default 1) whose if body holds a kernel node on buffer P and whose
-//                  else body one on a malloc'd host buffer H; P freed, launched twice: both bodies'
-//                  kernels checked at each launch (the device decides which body runs: a use
-//                  after free and a host pointer, which is also checked when its node is added),
-//                  not counted as launches; the copy and memset
-//                  counted; the exec's memcpy
+//                  else body one on a malloc'd host buffer HB; P freed, launched twice: both
+//                  bodies' kernels checked at each launch (the device decides which body runs: a
+//                  use after free and a host pointer, which is also checked when its node is
+//                  added), not counted as launches; the copy and memset counted; the exec's memcpy
 //                  node given Q + 2048 (cudaGraphExecNodeSetParams): out of bounds when set and
 //                  at the third launch
 //   cond_drv       the same with cuGraphConditionalHandleCreate, cuGraphAddNode, cuGraphExecNodeSetParams
@@ -898,7 +897,7 @@ static void set_generic_copy(int drv, void *np, void *dst, void *src, CUcontext 
 
 static int conditional(int drv)
 {
-    float *p, *h = (float *)malloc(4096);
+    float *p, *hb = (float *)malloc(4096);
     char *q;
     void *hp;
     int n = 1;
@@ -942,8 +941,8 @@ static int conditional(int drv)
     }
     printf("rc body %d\n", body == NULL || orelse == NULL);
     printf("rc add %d\n", add_node(drv, &kn, body, &p, &n));
-    expect("host_pointer", h, NULL, 0, 0); // when the else body's node is added, and at each launch
-    printf("rc add %d\n", add_node(drv, &kn2, orelse, &h, &n));
+    expect("host_pointer", hb, NULL, 0, 0); // when the else body's node is added, and at each launch
+    printf("rc add %d\n", add_node(drv, &kn2, orelse, &hb, &n));
     printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
     cudaFree(p);
     expect("use_after_free", p, p, 4096, 0);
@@ -962,7 +961,7 @@ static int conditional(int drv)
     // 3 launches of a copy and a memset; captured: the 2 nodes made and the copy's change
     printf("report launches 0\nreport graph_launches 0\nreport graph_copies 3\nreport graph_sets 3\n"
            "report captured 3\nreport h2d_count 3\nreport set_count 3\n");
-    free(np); free(sp); free(cp); free(h);
+    free(np); free(sp); free(cp); free(hb);
     return rc;
 }
 
