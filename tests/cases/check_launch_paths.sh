@@ -22,9 +22,10 @@ cells=0 misses=0
 for build in sm90 sm80 none rdc; do
     P="$PROGS/launch_paths_$build"
     [ -x "$P" ] || { skip "launch_paths_$build: not built"; continue; }
-    for mode in chevron rt_launch rt_pending rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv gnodes_rt gnodes_drv child_rt child_drv capset_rt capset_drv clone_rt clone_drv withparams_rt withparams_drv tograph_rt tograph_drv cnodes_rt cnodes_drv cond_rt cond_drv fcopies_rt fcopies_drv galloc_rt galloc_drv; do
-        n=$build.$mode
-        env VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_DEVICES=2 \
+    for mode in chevron rt_launch rt_pending rt_coop rt_coop_tmpl rt_ex_coop drv_coop drv_ex_coop drv_multi drv_multi64 drv_extra graph_rt graph_drv graph_join nodes_rt nodes_drv gnodes_rt gnodes_drv child_rt child_drv capset_rt capset_drv clone_rt clone_drv withparams_rt withparams_drv tograph_rt tograph_drv cnodes_rt cnodes_drv cond_rt cond_drv fcopies_rt fcopies_drv galloc_rt galloc_drv; do
+        n=$build.$mode devs=2
+        case $mode in drv_multi64) devs=64 ;; esac   # one entry per device, up to the tracer's 64
+        env VRAMTRACE_SIM_DEREF="$TMP/deref" VRAMTRACE_SIM_DEVICES=$devs \
             "$VT" run --sim -o "$TMP/$n.jsonl" -- "$P" "$mode" >"$TMP/$n.out" 2>"$TMP/$n.err"
         rc=$?
         cells=$((cells + 1))

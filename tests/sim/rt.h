@@ -14,7 +14,7 @@
 
 #pragma GCC visibility push(hidden)
 
-#define RT_MAX_DEV 8
+#define RT_MAX_DEV 64
 #define RT_VERSION 13000
 
 /* every driver function the runtime calls, by the base name cudart asks cuGetProcAddress for */

@@ -17,7 +17,7 @@
  * above, keep default visibility). */
 #pragma GCC visibility push(hidden)
 
-#define SIM_MAX_DEV 8
+#define SIM_MAX_DEV 64
 #define SIM_DRIVER_VERSION 13000
 
 enum sim_kind {

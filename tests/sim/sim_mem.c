@@ -18,7 +18,7 @@
 
 #define SIM_DEV_BASE   0x200000000000ull
 #define SIM_DEV_STRIDE 0x10000000000ull   /* 1 TiB per device */
-#define SIM_MANAGED_BASE 0x300000000000ull
+#define SIM_MANAGED_BASE 0x600000000000ull   /* above 64 devices at 1 TiB each */
 #define SIM_VA_MAX     (SIM_DEV_STRIDE / 2)
 
 typedef struct extent { uintptr_t addr; size_t size; } extent;

@@ -114,6 +114,8 @@
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
+//   drv_multi64    the same over 64 devices (VRAMTRACE_SIM_DEVICES=64, the most devices the tracer
+//                  follows): every entry is a launch; the 64th entry's host buffer is reported
 #include <cooperative_groups.h>
 #include <cstdint>
 #include <cstdio>
@@ -203,13 +205,17 @@ static int launch_one(const char *m, float *p)
 
 // Two devices, one entry each on its own device's stream: p0 goes to device 0's entry, p1 to
 // device 1's.
-static int launch_multi(CUfunction f[2], cudaStream_t s[2], float *p0, float *p1)
+enum { MULTI_MAX = 64 };
+
+// One cooperative launch of coop_scale over devices 0..nd-1, entry d given p[d] on device d's stream.
+static int launch_multi(int nd, CUfunction *f, cudaStream_t *s, float **p)
 {
     int n = 1;
-    float *p[2] = { p0, p1 };
-    void *args[2][2] = { { &p[0], &n }, { &p[1], &n } };
-    CUDA_LAUNCH_PARAMS e[2];
-    for (int d = 0; d < 2; d++) {
+    void *args[MULTI_MAX][2];
+    CUDA_LAUNCH_PARAMS e[MULTI_MAX];
+    for (int d = 0; d < nd; d++) {
+        args[d][0] = &p[d];
+        args[d][1] = &n;
         e[d].function = f[d];
         e[d].gridDimX = 2; e[d].gridDimY = 1; e[d].gridDimZ = 1;
         e[d].blockDimX = 32; e[d].blockDimY = 1; e[d].blockDimZ = 1;
@@ -218,15 +224,17 @@ static int launch_multi(CUfunction f[2], cudaStream_t s[2], float *p0, float *p1
         e[d].kernelParams = args[d];
         printf("launch cuLaunchCooperativeKernelMultiDevice %d -\n", d);
     }
-    return (int)cuLaunchCooperativeKernelMultiDevice(e, 2, 0);
+    return (int)cuLaunchCooperativeKernelMultiDevice(e, (unsigned)nd, 0);
 }
 
-static int multi(void)
+// nd devices (VRAMTRACE_SIM_DEVICES=nd): all live, a host buffer in the last entry, a freed
+// buffer in the first, entries 0 and 1 given each other's buffers.
+static int multi(int nd)
 {
-    CUfunction f[2];
-    cudaStream_t s[2];
-    float *live[2], *freed;
-    for (int d = 0; d < 2; d++) {
+    CUfunction f[MULTI_MAX];
+    cudaStream_t s[MULTI_MAX];
+    float *live[MULTI_MAX], *p[MULTI_MAX], *freed;
+    for (int d = 0; d < nd; d++) {
         cudaSetDevice(d);
         cudaStreamCreateWithFlags(&s[d], cudaStreamNonBlocking);
         cudaMalloc(&live[d], 4096);
@@ -238,15 +246,22 @@ static int multi(void)
     cudaMalloc(&freed, 4096);
     cudaFree(freed);
     float *h = (float *)malloc(4096);
-    printf("rc live %d\n", launch_multi(f, s, live[0], live[1]));
-    expect("host_pointer", h, NULL, 0, 1);              // device 1's entry
-    printf("rc host %d\n", launch_multi(f, s, live[0], h));
+    printf("rc live %d\n", launch_multi(nd, f, s, live));
+    memcpy(p, live, sizeof live);
+    p[nd - 1] = h;
+    expect("host_pointer", h, NULL, 0, nd - 1);         // the last device's entry
+    printf("rc host %d\n", launch_multi(nd, f, s, p));
+    memcpy(p, live, sizeof live);
+    p[0] = freed;
     expect("use_after_free", freed, freed, 4096, 0);    // device 0's entry
-    printf("rc freed %d\n", launch_multi(f, s, freed, live[1]));
+    printf("rc freed %d\n", launch_multi(nd, f, s, p));
     // Each buffer in the other device's entry: both are another device's memory (no peer access)
+    memcpy(p, live, sizeof live);
+    p[0] = live[1];
+    p[1] = live[0];
     expect("wrong_device", live[1], live[1], 4096, 0);
     expect("wrong_device", live[0], live[0], 4096, 1);
-    printf("rc swapped %d\n", launch_multi(f, s, live[1], live[0]));
+    printf("rc swapped %d\n", launch_multi(nd, f, s, p));
     int rc = (int)cudaDeviceSynchronize();
     free(h);
     return rc;
@@ -1054,7 +1069,9 @@ int main(int argc, char **argv)
     const char *m = argc > 1 ? argv[1] : "chevron";
     int rc;
     if (!strcmp(m, "drv_multi")) {
-        rc = multi();
+        rc = multi(2);
+    } else if (!strcmp(m, "drv_multi64")) {
+        rc = multi(64);
     } else if (!strcmp(m, "rt_pending")) {
         rc = pending();
     } else if (!strncmp(m, "child_", 6)) {
