@@ -126,6 +126,18 @@ PY
 else skip "zombie writer: python3 missing"; fi
 check "live writer: the warning says how much waits in the ring" grep -q "still writing it ([0-9]* ring slots not yet in the trace)" "$TMP/live.err"
 
+# the ring's name already taken (a file made there first): the program's threads format the
+# events instead, saying so once with why; the file at the name is left exactly as it was
+printf 'not ours' >"$TMP/taken.jsonl.ring"
+env LD_LIBRARY_PATH="$SIM" LD_PRELOAD="$(preload "$ROOT/$BUILD/libvramtrace.so")" VRAMTRACE_OUTPUT="$TMP/taken.jsonl" \
+    "$P" exit 3 >/dev/null 2>"$TMP/taken.err"
+check_eq "ring name taken: the program's exit status (0)" "$?" 0
+check_eq "ring name taken: one line saying why, and what is done instead" \
+    "$(grep -c "^vramtrace: cannot create $TMP/taken.jsonl.ring: File exists; formatting events in the program's threads instead$" "$TMP/taken.err")" 1
+check_eq "ring name taken: the file there untouched" "$(cat "$TMP/taken.jsonl.ring")" "not ours"
+check_eq "ring name taken: every allocation (3) and the footer still in the trace" \
+    "$(jqs "$TMP/taken.jsonl" '[([.[]|select(.ev=="alloc")]|length), ([.[]|select(.ev=="footer")]|length)]|map(tostring)|join(" ")')" "3 1"
+
 # a damaged ring: a warning naming the file, the trace still read
 run_sim VRAMTRACE_OUTPUT="$TMP/d.jsonl" "$P" exit 2 >/dev/null
 printf 'not a ring' >"$TMP/d.jsonl.ring"

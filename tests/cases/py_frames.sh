@@ -35,5 +35,20 @@ while read -r minor py <&3; do
         "$(grep -c 'a Python frame whose code record is missing' "$TMP/py$minor.txt")" 0
     check "3.$minor: one pycode record per code object (file alloc.py, distinct ids)" sh -c \
         'n=$(grep -c "\"ev\":\"pycode\"" "$1"); u=$(grep "\"ev\":\"pycode\"" "$1" | jq -r .id | sort -u | wc -l); [ "$n" -ge 4 ] && [ "$n" -eq "$u" ]' _ "$T"
+    # How many Python frames a stack keeps: with 4 native frames (VRAMTRACE_BT_DEPTH=4), every one
+    # of a recursion 5 deep (5 + 2, deep.py's docstring), and 32 of one 40 deep (the most a stack
+    # takes: VT_BT_MAX 64 leaves room for more, the Python part stops at 32), innermost first.
+    for depth in 5 40; do
+        D="$TMP/deep$minor-$depth.jsonl" want=$((depth + 2))
+        [ $want -gt 32 ] && want=32
+        VRAMTRACE_BT_DEPTH=4 "$VT" run --sim -q -o "$D" -- "$py" "$ROOT/tests/pylayout/deep.py" $depth >/dev/null 2>&1
+        check_eq "3.$minor: recursion $depth deep: 4 native frames, then $want Python frames" \
+            "$(jq -r 'select(.ev=="alloc") | [.bt[] | if test("^0x[89a-f][0-9a-f]{15}$") then "p" else "c" end] | join("")' "$D")" \
+            "cccc$(printf "%${want}s" | tr ' ' p)"
+        "$VT" report --json "$D" >"$D.json" 2>/dev/null
+        ml=$(grep -n "# at:malloc" "$ROOT/tests/pylayout/deep.py" | cut -d: -f1)
+        check_eq "3.$minor: recursion $depth deep: the one site is the innermost frame's line (no caller needed to tell it apart)" \
+            "$(jq -r '[.peak_sites[].site] | join(";")' "$D.json")" "down (deep.py:$ml)"
+    done
 done 3<"$TMP/pythons"
 [ $found -gt 0 ] || skip "py_frames: NOT TESTED - no CPython 3.10-3.13 here"

@@ -131,6 +131,17 @@ for v in trace_drv trace_drv_dl; do
     check_eq "$v: nothing recorded under a runtime name" "$(q $v '[.[] | select(.api? and (.api | startswith("cuda")))] | length')" "0;"
 done
 
+# ---- each device the program used, as the driver describes it to the program --------------------
+# One record per device (3 here, pageable memory access on), its fields what the program's own
+# cuDeviceGetName, cuDeviceTotalMem, cuDeviceGetAttribute and cuDeviceGetPCIBusId answered.
+trace devices "VRAMTRACE_SIM_DEVICES=3 VRAMTRACE_SIM_PAGEABLE=1" "$PROGS/trace_drv_dl" devices
+check_eq "devices: exit status, 3 devices, each cuMemAlloc succeeded" \
+    "$(cat "$TMP/devices.rc") $(grep -c '^device ' "$TMP/devices.out") $(grep -c '^rc alloc[0-9]* 0$' "$TMP/devices.out")" "0 3 3"
+check_eq "devices: one record per device, each field as the driver gave it to the program" \
+    "$(jqs "$TMP/devices.jsonl" '[.[] | select(.ev=="device")] | sort_by(.dev) | .[] | "device \(.dev)|\(.name)|\(.total_bytes)|\(.cc)|\(.mem_clock_khz)|\(.bus_width_bits)|\(.pageable_access)|\(.pci)"' | tr '\n' ';')" \
+    "$(out devices device)"
+check_eq "devices: each is the simulated one (its name says so)" "$(q devices '[.[] | select(.ev=="device") | .sim] | unique | .[]')" "true;"
+
 # ---- launch geometry at CUDA's limits and past them -------------------------------------------
 # Every launch is recorded with the geometry and shmem it was given, whatever the device says of
 # it: values near the 16- and 32-bit limits of the launch record's fields come through whole.

@@ -9,6 +9,10 @@
  *                                Launches drv_ptr/drv_struct with device pointers (no finding), then
  *                                drv_struct with a host pointer in the struct and drv_ptr with a host
  *                                pointer, printing "expect ..." lines as trace_rt does.
+ *   devices                      on each device: its primary context, one cuMemAlloc; prints what
+ *                                the driver says of it, "device D|NAME|TOTAL|CC|MEM_CLOCK_KHZ|
+ *                                BUS_WIDTH_BITS|PAGEABLE_ACCESS|PCI_BUS_ID", which the trace's device
+ *                                record must say too
  *   reset                        a block allocated, the primary context reset (which frees it),
  *                                then launched: "expect ..." lines as tests/progs/verdicts.cu
  *                                prints them; a block allocated after the reset: nothing. */
@@ -26,7 +30,8 @@ extern const unsigned char trace_fatbin[], trace_fatbin_end[], trace_ptx[];
 #define DRV_FNS(X) X(cuInit) X(cuDeviceGet) X(cuDevicePrimaryCtxRetain) X(cuCtxSetCurrent) X(cuMemAlloc) \
     X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD32) X(cuModuleLoadData) \
     X(cuModuleGetFunction) X(cuLaunchKernel) X(cuCtxSynchronize) X(cuMemAllocHost) X(cuMemFreeHost) \
-    X(cuDevicePrimaryCtxReset)
+    X(cuDevicePrimaryCtxReset) X(cuDeviceGetCount) X(cuDeviceGetName) X(cuDeviceTotalMem) \
+    X(cuDeviceGetAttribute) X(cuDeviceGetPCIBusId)
 #define DECL(f) static __typeof__(&f) p_##f;
 DRV_FNS(DECL)
 
@@ -95,6 +100,32 @@ int main(int argc, char **argv)
     p_cuDeviceGet(&dev, 0);
     p_cuDevicePrimaryCtxRetain(&ctx, dev);
     p_cuCtxSetCurrent(ctx);
+    if (!strcmp(mode, "devices")) {
+        int count = 0;
+        p_cuDeviceGetCount(&count);
+        for (int i = 0; i < count; i++) {
+            CUdevice d;
+            CUcontext c;
+            CUdeviceptr a;
+            char name[256] = "", bus[64] = "";
+            size_t total = 0;
+            int clock = 0, width = 0, pageable = 0, major = 0, minor = 0;
+            p_cuDeviceGet(&d, i);
+            p_cuDeviceGetName(name, sizeof name, d);
+            p_cuDeviceTotalMem(&total, d);
+            p_cuDeviceGetAttribute(&clock, CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, d);
+            p_cuDeviceGetAttribute(&width, CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, d);
+            p_cuDeviceGetAttribute(&pageable, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, d);
+            p_cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, d);
+            p_cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, d);
+            p_cuDeviceGetPCIBusId(bus, (int)sizeof bus, d);
+            p_cuDevicePrimaryCtxRetain(&c, d);
+            p_cuCtxSetCurrent(c);
+            printf("rc alloc%d %d\n", i, (int)p_cuMemAlloc(&a, 4096));
+            printf("device %d|%s|%zu|%d.%d|%d|%d|%d|%s\n", i, name, total, major, minor, clock, width, pageable, bus);
+        }
+        return 0;
+    }
     if (!strcmp(mode, "mem")) {
         size_t n = 1 << 20;
         unsigned char *h = malloc(n);

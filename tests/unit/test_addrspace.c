@@ -2,7 +2,11 @@
  * process's own layout (x86-64 4-level: 2^47; aarch64 Grace hosts: 2^48; 5-level x86: higher), so
  * vt_looks_scalar does not skip real pointers above 2^47. The samples are /proc/self/maps lines
  * as those kernels print them. */
+#include <fcntl.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "addrspace.h"
 #include "check.h"
@@ -20,8 +24,47 @@ static const char arm_maps[] =
     "ffff8a3c0000-ffff8a3e1000 rw-p 00000000 00:00 0 \n"
     "ffffd1230000-ffffd1251000 rw-p 00000000 00:00 0                          [stack]";
 
+/* vt_read_maps returns the whole of /proc/self/maps, which the kernel hands out about a page per
+ * read(): 300 extra mappings (alternate protections, so none merge) make it ~30 KiB. The truth is
+ * the same file read here to its end: the same lines (addresses may move as the heap grows, the
+ * count and the last line do not). */
+static void test_read_maps(void)
+{
+    enum { EXTRA = 300 };
+    long page = sysconf(_SC_PAGESIZE);
+    char *area = mmap(NULL, (size_t)page * 2 * EXTRA, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED) { printf("skip - no room for the extra mappings\n"); return; }
+    for (int i = 0; i < EXTRA; i++) mprotect(area + (size_t)page * 2 * i, (size_t)page, PROT_READ);
+    static char ref[1 << 20];
+    size_t len = 0;
+    static void *volatile heap;   /* volatile: the compiler may not drop the pair of calls */
+    heap = malloc(1 << 16);       /* the heap exists before the reference read: its line is counted */
+    int fd = open("/proc/self/maps", O_RDONLY);
+    for (ssize_t n; fd >= 0 && len < sizeof ref - 1 && (n = read(fd, ref + len, sizeof ref - 1 - len)) > 0;) len += (size_t)n;
+    if (fd >= 0) close(fd);
+    ref[len] = 0;
+    char *maps = vt_read_maps();
+    size_t ref_lines = 0, lines = 0;
+    for (const char *c = ref; *c; c++) ref_lines += *c == '\n';
+    for (const char *c = maps ? maps : ""; *c; c++) lines += *c == '\n';
+    const char *ref_last = len > 1 ? ref + len - 1 : ref, *last = NULL;
+    while (ref_last > ref && ref_last[-1] != '\n') ref_last--;
+    if (maps) {
+        size_t ml = strlen(maps);
+        last = ml > 1 ? maps + ml - 1 : maps;
+        while (last > maps && last[-1] != '\n') last--;
+    }
+    VT_CHECK(ref_lines > EXTRA * 2 && len > 16384, "the layout read here spans many reads (%zu lines, %zu bytes)", ref_lines, len);
+    VT_CHECK(maps && lines == ref_lines, "vt_read_maps: every line (%zu, want %zu)", lines, ref_lines);
+    VT_CHECK(last && !strcmp(last, ref_last), "vt_read_maps: up to the last one (%.60s)", ref_last);
+    free(maps);
+    free(heap);
+    munmap(area, (size_t)page * 2 * EXTRA);
+}
+
 int main(void)
 {
+    test_read_maps();
     VT_CHECK(vt_va_highest_end(x86_maps) == 0x7ffd2e7fe000ull, "x86: highest user end, [vsyscall] (kernel half) left out");
     VT_CHECK(vt_va_highest_end(arm_maps) == 0xffffd1251000ull, "aarch64: highest end, last line without a newline");
     VT_CHECK(vt_va_highest_end("") == 0 && vt_va_highest_end("garbage\n") == 0, "nothing to read: 0");
