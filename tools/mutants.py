@@ -44,15 +44,15 @@ EQUIVALENTS = "tests/mutants-equivalent.txt"
 # module: (its sources, the test-name patterns that run first for it). The patterns only order
 # the run; every verdict of "survived" is the whole suite's.
 MODULES = {
-    "hooks": (["src/hooks/*.c"], ["trace_", "wl_", "check_", "graph_", "fold_", "sim_"]),
+    "hooks": (["src/hooks/*.c"], ["hooks_table", "trace_", "wl_", "check_", "graph_", "fold_", "sim_"]),
     "core": (["src/core/*.c"], ["unit-test_registry", "unit-test_rangemap", "unit-test_param",
                                 "unit-test_findings", "check_", "fold_", "trace_", "wl_"]),
-    "trace": (["src/trace/*.c"], ["unit-test_writer", "unit-test_records", "unit-test_jsonl", "journal", "trace_",
-                                  "rel_crash", "report_basic"]),
+    "trace": (["src/trace/*.c"], ["unit-test_writer", "unit-test_records", "unit-test_jsonl", "journal",
+                                  "trace_", "rel_crash", "report_basic"]),
     "fatbin": (["src/fatbin/*.c"], ["unit-test_fatbin", "fatbin_", "check_", "fw_sass"]),
-    "platform": (["src/platform/*.c"], ["unit-test_config", "unit-test_resolve", "unit-test_addrspace", "unit-test_safepath",
-                                        "unit-test_unwind", "unit-test_pyframes", "py_", "rel_",
-                                        "trace_names"]),
+    "platform": (["src/platform/*.c"], ["unit-test_config", "unit-test_resolve", "unit-test_addrspace",
+                                        "unit-test_safepath", "unit-test_unwind", "unit-test_pyframes",
+                                        "py_", "rel_", "trace_names"]),
     "reader": (["tools/report/reader*.c", "tools/report/inputs.c"],
                ["unit-test_report_reader", "report_malformed", "report_hostile", "report_parallel",
                 "report_basic", "cli_conventions", "report_"]),

@@ -60,6 +60,8 @@ for build in sm90 sm80 none rdc; do
             check_eq "$n: the report counts each replay's launches, copies and memsets, not the captured ones" \
                 "$(jq -r '"report launches \(.launches);report graph_launches \(.graph.launches);report graph_copies \(.graph.copies);report graph_sets \(.graph.sets);report captured \(.graph.captured);report h2d_count \(.transfers.h2d.count);report set_count \(.sets.count);"' "$TMP/$n.json")" \
                 "$(want $n report | tr '\n' ';')"
+            grep -q '^report_bytes ' "$TMP/$n.out" && check_eq "$n: the bytes the replays copied and set" \
+                "$(jq -r '"report_bytes h2d \(.transfers.h2d.bytes) set \(.sets.bytes)"' "$TMP/$n.json")" "$(want $n report_bytes)"
         esac
     done
 done

@@ -108,6 +108,17 @@ printf 'not a trace' >"$TMP/dir/t.jsonl.old"
 check_eq "report DIR: t.jsonl, t.jsonl.1, t.jsonl.10 (ranks 0,1,2 in that order); .ring and .old not read" \
     "$rc:$(jq -c '[.traces, [.processes[].rank]]' "$TMP/o"):$(wc -c <"$TMP/e" | tr -d ' ')" "0:[3,[0,1,2]]:0"
 
+# the edges of the names: N from 1 to 99 without a leading 0, ordered as numbers (9 before 10, 10
+# before 99); a file named otherwise is not read (each holds no trace: one read would say so)
+mkdir "$TMP/dir2"
+cp "$D/ranks/rank0.jsonl" "$TMP/dir2/t.jsonl.9"
+cp "$D/ranks/rank1.jsonl" "$TMP/dir2/t.jsonl.10"
+cp "$D/ranks/rank2.jsonl" "$TMP/dir2/t.jsonl.99"
+for bad in t.jsonl.0 t.jsonl.05 t.jsonl.100 t.jsonl.1a .jsonl t.jsonlx t.json t.jsonl. ; do printf 'not a trace' >"$TMP/dir2/$bad"; done
+"$VT" report --json "$TMP/dir2" >"$TMP/o" 2>"$TMP/e"; rc=$?
+check_eq "report DIR: t.jsonl.9, .10, .99 in that order (ranks 0,1,2); .0, .05, .100, .1a, .jsonl, .jsonlx, .json, '.jsonl.' not read" \
+    "$rc:$(jq -c '[.traces, [.processes[].rank]]' "$TMP/o"):$(wc -c <"$TMP/e" | tr -d ' ')" "0:[3,[0,1,2]]:0"
+
 # ---- the same file twice is one process ---------------------------------------------------------------
 "$VT" report --json "$D/oom.jsonl" "$D/oom.jsonl" >"$TMP/o" 2>"$TMP/e"; rc=$?
 check_eq "the same trace twice: one process, peak 3.50 GiB, said once" \

@@ -34,3 +34,57 @@ if [ -f "$SIM/libcudart.so.13" ] && [ -x "$PROGS/item_loop" ]; then
     check_eq "OOM instants say whether the program recovered" \
         "$(jq -c '[.traceEvents[] | select(.cat=="oom") | .args.recovered]' "$TMP/or.json")" "[true,true,false]"
 else skip "perfetto stream/recovered: simulated device or test programs not built"; fi
+
+# Every kind of event a timeline shows, each from what a program did (tests/progs/nvtx_ranges.c
+# and fold_mix.cu), so that a count, a byte total or a name moved between them is seen.
+if [ -f "$SIM/libcudart.so.13" ] && [ -x "$PROGS/nvtx_ranges" ] && [ -x "$PROGS/fold_mix" ]; then
+    "$VT" run --sim -q -o "$TMP/nv.jsonl" -- "$PROGS/nvtx_ranges" >/dev/null 2>&1
+    "$VT" report --perfetto "$TMP/nv.json" "$TMP/nv.jsonl" >/dev/null
+    nv() { jq -r "$1" "$TMP/nv.json"; }
+    check_eq "nvtx_ranges: the ranges in order: pushes B, pops E, start/end b/e, the mark an instant, the domain's and the wide one by name" \
+        "$(nv '[.traceEvents[] | select(.cat=="nvtx") | "\(.ph)\(if .ph == "B" or .ph == "b" or .ph == "i" then " " + .name else "" end)"] | join(";")')" \
+        "B step 1;B forward;E;B backward;E;E;b optimizer;i checkpoint;e;B domain range;E;B wide;E"
+    check_eq "nvtx_ranges: the start and the end of \"optimizer\" share their id" \
+        "$(nv '[.traceEvents[] | select(.ph=="b" or .ph=="e") | .id] | unique | length')" 1
+    check_eq "nvtx_ranges: each allocation and free as a call with its bytes (64, 32 MiB; free 64; 16; free 32, 16)" \
+        "$(nv '[.traceEvents[] | select(.cat=="memory") | "\(.name) \(.args.bytes) \(.args.mem) dev\(.args.dev) res\(.args.res)"] | join(";")')" \
+        "cudaMalloc 67108864 device dev0 res0;cudaMalloc 33554432 device dev0 res0;cudaFree 67108864 device dev0 res0;cudaMalloc 16777216 device dev0 res0;cudaFree 33554432 device dev0 res0;cudaFree 16777216 device dev0 res0"
+    check_eq "nvtx_ranges: the device's live bytes after each (64, 96, 32, 48, 16, 0 MiB)" \
+        "$(nv '[.traceEvents[] | select(.ph=="C" and .name=="VRAM dev 0") | .args.bytes] | map(tostring) | join(";")')" \
+        "67108864;100663296;33554432;50331648;16777216;0"
+    check_eq "nvtx_ranges: each counter value at the moment its call returned (ts + dur)" \
+        "$(nv '[.traceEvents[] | select(.cat=="memory" or .ph=="C")] as $e | [range(0; $e | length; 2) as $i | (($e[$i].ts + $e[$i].dur) * 1000 | round) == ($e[$i + 1].ts * 1000 | round)] | all')" true
+    check_eq "nvtx_ranges: the peak instant names 96 MiB; one process, named by its program; one thread, its pid" \
+        "$(nv '[([.traceEvents[] | select(.cat=="peak") | .name] | join(",")), ([.traceEvents[] | select(.name=="process_name") | .args.name] | join(",")), ([.traceEvents[] | select(.name=="thread_name") | (.tid == .pid)] | map(tostring) | join(","))] | join(" / ")')" \
+        "peak 96.00 MiB / nvtx_ranges / true"
+
+    "$VT" run --sim -q -o "$TMP/fm.jsonl" -- "$PROGS/fold_mix" >/dev/null 2>&1
+    "$VT" report --perfetto "$TMP/fm.json" "$TMP/fm.jsonl" >/dev/null
+    fm() { jq -r "$1" "$TMP/fm.json"; }
+    # 2 threads x 40 steps: scale twice and add once, a 4 KiB copy each way, a 2 KiB memset
+    check_eq "fold_mix: launches, each one a slice or counted in a folded instant: scale 160, add 80" \
+        "$(fm '[.traceEvents[] | select(.cat=="launch" or .cat=="launches") | {name, n: (if .cat == "launch" then 1 else .args.launches end)}] | group_by(.name) | map("\(.[0].name) \(map(.n) | add)") | join(";")')" \
+        "add(float*, float const*) 80;scale(float*, float) 160"
+    check_eq "fold_mix: copies, slices and folded: 160 of 655360 bytes" \
+        "$(fm '[.traceEvents[] | select(.cat=="copy" or .cat=="copies") | if .cat == "copy" then [1, .args.bytes] else [.args.count, .args.bytes] end] | "\(map(.[0]) | add) \(map(.[1]) | add)"')" \
+        "160 655360"
+    check_eq "fold_mix: memsets, slices and folded: 80 of 163840 bytes" \
+        "$(fm '[.traceEvents[] | select(.name=="cudaMemsetAsync") | if .ph == "X" then [1, .args.bytes] else [.args.count, .args.bytes] end] | "\(map(.[0]) | add) \(map(.[1]) | add)"')" \
+        "80 163840"
+    check_eq "fold_mix: 80 step ranges on the two threads, each closed" \
+        "$(fm '[([.traceEvents[] | select(.ph=="B" and .name=="step")] | length), ([.traceEvents[] | select(.ph=="E")] | length)] | map(tostring) | join(" ")')" "80 80"
+    check_eq "fold_mix: the snapshots thread 0 took, by label, each with 8 or 16 KiB live (its buffers; the other thread's if alive)" \
+        "$(fm '[.traceEvents[] | select(.cat=="snapshot") | "\(.name) \(.args.live_bytes == 8192 or .args.live_bytes == 16384)"] | join(";")')" \
+        "step 10 true;step 20 true;step 30 true;step 40 true"
+    check_eq "fold_mix: the one finding: host_pointer, error, in scale, once" \
+        "$(fm '[.traceEvents[] | select(.cat=="finding") | "\(.name) \(.args.severity) \(.args.kernel) \(.args.count)"] | join(";")')" \
+        "host_pointer error scale(float*, float) 1"
+    # (thread 0's host pointer faults the shared context: the calls after it, on either thread,
+    # may fail with 700 and free nothing, so what stays live depends on the order; the counter
+    # must follow the calls that succeeded)
+    check_eq "fold_mix: pinned host memory counted: 4 KiB a thread, at the end what the successful calls left" \
+        "$(fm '[.traceEvents[] | select(.ph=="C" and .name=="pinned host") | .args.bytes] as $c | [.traceEvents[] | select(.cat=="memory" and .args.mem=="pinned" and .args.res==0) | if .name == "cudaFreeHost" then -4096 else 4096 end] as $d
+               | "\($c | all(. == 4096 or . == 8192 or . == 0)) \($c[-1] == ($d | add)) \($c | length)"')" "true true 4"
+    check_eq "fold_mix: a thread_name for each thread that made a call, and no other" \
+        "$(fm '([.traceEvents[] | select(.name=="thread_name") | .tid] | sort) == ([.traceEvents[] | select(.ph != "M" and .tid != null) | .tid] | unique)')" true
+else skip "perfetto timeline kinds: simulated device or test programs not built"; fi

@@ -131,6 +131,34 @@ for v in trace_drv trace_drv_dl; do
     check_eq "$v: nothing recorded under a runtime name" "$(q $v '[.[] | select(.api? and (.api | startswith("cuda")))] | length')" "0;"
 done
 
+# ---- the header: who ran, where, when, with which settings (each from the system itself) ------
+# rel_fork alloc prints its pid; an extra argument it ignores carries a space, quotes, a backslash
+# and UTF-8, which the header's argv must give back as they were.
+arg='a "b" \c é'
+before=$(date +%s)
+trace header "" "$PROGS/rel_fork" alloc "$arg"
+after=$(date +%s)
+h() { jqs "$TMP/header.jsonl" ".[0] | $1"; }
+check_eq "header: the program's pid, its path, its argv as given" \
+    "$(h '"\(.pid) \(.program)"') $(h '.argv | join("|")')" \
+    "$(sed -n 's/^pid=//p' "$TMP/header.out") $(cd "$(dirname "$PROGS/rel_fork")" && pwd -P)/rel_fork $PROGS/rel_fork|alloc|$arg"
+check_eq "header: this host's name and page size" "$(h '"\(.hostname) \(.page_size)"')" "$(hostname) $(getconf PAGESIZE)"
+check_eq "header: the wall clock of the run (between $before and $after), to the second and the nanosecond" \
+    "$(h "(.wall_time >= $before and .wall_time <= $after) and ((.wall_time_ns / 1000000000 | floor) == .wall_time)")" true
+check_eq "header: the default settings, backtraces on and checks recording" "$(h '"\(.backtraces) \(.checks)"')" "true record"
+for c in off abort; do
+    trace header_$c "VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=$c" "$PROGS/rel_fork" alloc
+    check_eq "header: VRAMTRACE_BACKTRACE=0 VRAMTRACE_CHECK=$c as set" \
+        "$(jqs "$TMP/header_$c.jsonl" '.[0] | "\(.backtraces) \(.checks)"') $(jqs "$TMP/header_$c.jsonl" '[.[] | select(.ev=="alloc" and has("bt"))] | length')" "false $c 0"
+done
+
+# ---- the launcher's rank variables, every one set: each in the header's "rank" object as given -
+trace ranks "RANK=3 LOCAL_RANK=1 WORLD_SIZE=8 OMPI_COMM_WORLD_RANK=13 OMPI_COMM_WORLD_LOCAL_RANK=5 PMI_RANK=23 SLURM_PROCID=33 SLURM_LOCALID=7" "$PROGS/trace_drv" mem
+check_eq "ranks: the header names all 8 variables with their values" \
+    "$(jqs "$TMP/ranks.jsonl" '.[0].rank | to_entries | sort_by(.key) | map("\(.key)=\(.value)") | join(",")')" \
+    "LOCAL_RANK=1,OMPI_COMM_WORLD_LOCAL_RANK=5,OMPI_COMM_WORLD_RANK=13,PMI_RANK=23,RANK=3,SLURM_LOCALID=7,SLURM_PROCID=33,WORLD_SIZE=8"
+check_eq "ranks: the report takes RANK (3)" "$("$VT" report --json "$TMP/ranks.jsonl" 2>/dev/null | jq -r '.processes[0].rank')" 3
+
 # ---- each device the program used, as the driver describes it to the program --------------------
 # One record per device (3 here, pageable memory access on), its fields what the program's own
 # cuDeviceGetName, cuDeviceTotalMem, cuDeviceGetAttribute and cuDeviceGetPCIBusId answered.

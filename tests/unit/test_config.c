@@ -130,59 +130,45 @@ static void test_flags(void)
     rejected("VRAMTRACE_CHECK", "abrot", "record, abort, off");
 }
 
+/* The numeric knobs: each value read, what it sets (NULL-terminated table), and for a value not
+ * taken, README's line saying what the knob takes. */
+struct numcase { const char *v; unsigned long long want; int ok; };
+static unsigned long long field_of(const char *knob)
+{
+    if (!strcmp(knob, "VRAMTRACE_BT_DEPTH")) return (unsigned long long)vt_cfg.bt_depth;
+    if (!strcmp(knob, "VRAMTRACE_FREED_HISTORY")) return (unsigned long long)vt_cfg.freed_history;
+    if (!strcmp(knob, "VRAMTRACE_MEMINFO_INTERVAL_MS")) return vt_cfg.meminfo_interval_ns;
+    return vt_cfg.fold_interval_ns;
+}
+static void numbers(const char *knob, const char *takes, const struct numcase *c)
+{
+    for (; c->v; c++) {
+        read_with(knob, c->v);
+        char name[128];
+        snprintf(name, sizeof name, "%s=%s: %llu", knob, c->v, c->want);
+        VT_CHECK_EQ_INT(field_of(knob), c->want, name);
+        if (c->ok) VT_CHECK_EQ_STR(err, "", name);
+        else rejected(knob, c->v, takes);
+    }
+}
+
 static void test_numbers(void)
 {
-    /* VRAMTRACE_BT_DEPTH: frames above 0, capped at 64 (VT_BT_MAX). */
-    static const struct { const char *v; int want; int ok; } depth[] = {
+    /* frames above 0, capped at 64 (VT_BT_MAX) */
+    numbers("VRAMTRACE_BT_DEPTH", "a number of frames above 0", (const struct numcase[]){
         { "1", 1, 1 }, { "4", 4, 1 }, { "63", 63, 1 }, { "64", 64, 1 }, { "65", 64, 1 }, { "1000", 64, 1 },
-        { "0", 24, 0 }, { "-3", 24, 0 }, { "ten", 24, 0 }, { "10x", 24, 0 },
-    };
-    for (size_t i = 0; i < sizeof depth / sizeof *depth; i++) {
-        read_with("VRAMTRACE_BT_DEPTH", depth[i].v);
-        char name[96];
-        snprintf(name, sizeof name, "VRAMTRACE_BT_DEPTH=%s: %d frames", depth[i].v, depth[i].want);
-        VT_CHECK_EQ_INT(vt_cfg.bt_depth, depth[i].want, name);
-        if (depth[i].ok) VT_CHECK_EQ_STR(err, "", name);
-        else rejected("VRAMTRACE_BT_DEPTH", depth[i].v, "a number of frames above 0");
-    }
-    /* VRAMTRACE_FREED_HISTORY: 1 to 32768. */
-    static const struct { const char *v; int want; int ok; } hist[] = {
+        { "0", 24, 0 }, { "-3", 24, 0 }, { "ten", 24, 0 }, { "10x", 24, 0 }, { NULL, 0, 0 } });
+    numbers("VRAMTRACE_FREED_HISTORY", "a number of freed ranges from 1 to 32768", (const struct numcase[]){
         { "1", 1, 1 }, { "64", 64, 1 }, { "32768", 32768, 1 }, { "32769", 0, 0 }, { "0", 0, 0 }, { "lots", 0, 0 },
-    };
-    for (size_t i = 0; i < sizeof hist / sizeof *hist; i++) {
-        read_with("VRAMTRACE_FREED_HISTORY", hist[i].v);
-        char name[96];
-        snprintf(name, sizeof name, "VRAMTRACE_FREED_HISTORY=%s: %d", hist[i].v, hist[i].want);
-        VT_CHECK_EQ_INT(vt_cfg.freed_history, hist[i].want, name);
-        if (hist[i].ok) VT_CHECK_EQ_STR(err, "", name);
-        else rejected("VRAMTRACE_FREED_HISTORY", hist[i].v, "a number of freed ranges from 1 to 32768");
-    }
-    /* VRAMTRACE_MEMINFO_INTERVAL_MS: 0 (none) or more. */
-    static const struct { const char *v; unsigned long long ns; int ok; } mi[] = {
+        { NULL, 0, 0 } });
+    /* milliseconds, 0 for none: kept in ns */
+    numbers("VRAMTRACE_MEMINFO_INTERVAL_MS", "milliseconds between driver memory samples, 0 for none", (const struct numcase[]){
         { "0", 0, 1 }, { "1", 1000000ull, 1 }, { "2500", 2500000000ull, 1 }, { "-1", 1000000000ull, 0 },
-        { "often", 1000000000ull, 0 },
-    };
-    for (size_t i = 0; i < sizeof mi / sizeof *mi; i++) {
-        read_with("VRAMTRACE_MEMINFO_INTERVAL_MS", mi[i].v);
-        char name[96];
-        snprintf(name, sizeof name, "VRAMTRACE_MEMINFO_INTERVAL_MS=%s: %llu ns", mi[i].v, mi[i].ns);
-        VT_CHECK_EQ_INT(vt_cfg.meminfo_interval_ns, mi[i].ns, name);
-        if (mi[i].ok) VT_CHECK_EQ_STR(err, "", name);
-        else rejected("VRAMTRACE_MEMINFO_INTERVAL_MS", mi[i].v, "milliseconds between driver memory samples, 0 for none");
-    }
-    /* VRAMTRACE_FOLD_INTERVAL_MS: 1 to 3600000. */
-    static const struct { const char *v; unsigned long long ns; int ok; } fi[] = {
-        { "1", 1000000ull, 1 }, { "250", 250000000ull, 1 }, { "3600000", 3600000000000ull, 1 },
-        { "3600001", 1000000000ull, 0 }, { "0", 1000000000ull, 0 }, { "5s", 1000000000ull, 0 },
-    };
-    for (size_t i = 0; i < sizeof fi / sizeof *fi; i++) {
-        read_with("VRAMTRACE_FOLD_INTERVAL_MS", fi[i].v);
-        char name[96];
-        snprintf(name, sizeof name, "VRAMTRACE_FOLD_INTERVAL_MS=%s: %llu ns", fi[i].v, fi[i].ns);
-        VT_CHECK_EQ_INT(vt_cfg.fold_interval_ns, fi[i].ns, name);
-        if (fi[i].ok) VT_CHECK_EQ_STR(err, "", name);
-        else rejected("VRAMTRACE_FOLD_INTERVAL_MS", fi[i].v, "milliseconds from 1 to 3600000 between writes of folded launch counts");
-    }
+        { "often", 1000000000ull, 0 }, { NULL, 0, 0 } });
+    numbers("VRAMTRACE_FOLD_INTERVAL_MS", "milliseconds from 1 to 3600000 between writes of folded launch counts",
+            (const struct numcase[]){ { "1", 1000000ull, 1 }, { "250", 250000000ull, 1 }, { "3600000", 3600000000000ull, 1 },
+                                      { "3600001", 1000000000ull, 0 }, { "0", 1000000000ull, 0 }, { "5s", 1000000000ull, 0 },
+                                      { NULL, 0, 0 } });
 }
 
 static void test_words(void)

@@ -232,6 +232,18 @@ int main(void)
     vt_registry_remove(H + 0x800, &a);
     VT_CHECK(vt_registry_freed_lookup(H + 0x1008, &a, &forgot) == 0 && a.base == H + 0x800 && a.mem == VT_MEM_PINNED,
              "a newer free over part of an older one replaces it");
+    /* A fork child starts from nothing (vt_registry_reset), the history's order too. Before the
+     * reset a history of 2 has forgotten its first of three frees (its oldest is now the second);
+     * after it, of three new frees the first is the one forgotten, the two newest remembered. */
+    vt_registry_set_freed_history(2);
+    for (int round = 0; round < 2; round++) {
+        if (round) vt_registry_reset();
+        for (uint64_t i = 0; i < 3; i++) { vt_registry_insert(H + i * 0x1000, 0x1000, VT_MEM_DEVICE, 0); vt_registry_remove(H + i * 0x1000, &a); }
+    }
+    int kept = 1;
+    for (uint64_t i = 1; i < 3; i++) kept &= vt_registry_freed_lookup(H + i * 0x1000 + 8, &a, &forgot) == 0 && a.base == H + i * 0x1000;
+    VT_CHECK(kept && vt_registry_freed_lookup(H + 8, &a, &forgot) != 0 && forgot == 1,
+             "after a reset: of three frees with a history of two, the first is forgotten (once), the others kept");
     vt_registry_set_freed_history(16384);
 
     enum { T = 8 };

@@ -131,20 +131,18 @@ static void test_lines_and_footer(void)
     free(b);
     vt_writer_forget();
 
-    /* The name is taken: the next trace is made beside it, not over it. */
-    open_at("t.jsonl", used, sizeof used);
-    snprintf(want_path, sizeof want_path, "%s/t.jsonl.1", dir);
-    VT_CHECK_EQ_STR(used, want_path, "a taken name: NAME.1");
-    vt_writer_close(NULL, 0);
-    b = slurp(used, &len);
-    VT_CHECK(b && len == 0, "closed with no line and no footer: an empty file (%zu bytes)", b ? len : 1);
-    free(b);
-    vt_writer_forget();
-    open_at("t.jsonl", used, sizeof used);
-    snprintf(want_path, sizeof want_path, "%s/t.jsonl.2", dir);
-    VT_CHECK_EQ_STR(used, want_path, "taken twice: NAME.2");
-    vt_writer_close(NULL, 0);
-    vt_writer_forget();
+    /* The name is taken: each next trace is made beside it, not over it; closed with no line and
+     * no footer, a trace is an empty file. */
+    for (int k = 1; k <= 2; k++) {
+        open_at("t.jsonl", used, sizeof used);
+        snprintf(want_path, sizeof want_path, "%s/t.jsonl.%d", dir, k);
+        VT_CHECK_EQ_STR(used, want_path, "the name taken: the next free NAME.k");
+        vt_writer_close(NULL, 0);
+        b = slurp(used, &len);
+        VT_CHECK(b && len == 0, "closed with no line and no footer: an empty file (%zu bytes)", b ? len : 1);
+        free(b);
+        vt_writer_forget();
+    }
 }
 
 /* RLIMIT_FSIZE: lines stop where the next would leave less than the footer's 4096 bytes under the

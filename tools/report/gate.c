@@ -35,7 +35,8 @@ int vt_gate_parse_size(const char *s, uint64_t *out)
         { "", 1 }, { "b", 1 }, { "k", 0x1p10 }, { "kib", 0x1p10 }, { "m", 0x1p20 }, { "mib", 0x1p20 }, { "g", 0x1p30 },
         { "gib", 0x1p30 }, { "t", 0x1p40 }, { "tib", 0x1p40 }, { "kb", 1e3 }, { "mb", 1e6 }, { "gb", 1e9 }, { "tb", 1e12 },
     };
-    if (!isdigit((unsigned char)*s)) return -1;   /* no sign, no space, no hex, no "inf" */
+    /* no sign, no space, no "inf"; no hex either, which strtod would take after a leading 0 */
+    if (!isdigit((unsigned char)*s) || (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))) return -1;
     errno = 0;
     char *end;
     double v = strtod(s, &end);

@@ -880,6 +880,9 @@ static int copy_nodes(int drv)
     // 2 changes, the captured copy and its change
     printf("report launches 0\nreport graph_launches 0\nreport graph_copies 5\nreport graph_sets 4\n"
            "report captured 6\nreport h2d_count 5\nreport set_count 4\n");
+    // bytes: 5 copies of 4096; memsets of 1024 words (4096 bytes) at the first 3 replays, of 200
+    // bytes once the graph's node was changed and the exec updated
+    printf("report_bytes h2d 20480 set 12488\n");
     cudaGraphExecDestroy(e2);
     cudaGraphExecDestroy(e);
     cudaFree(q);
@@ -976,6 +979,7 @@ static int conditional(int drv)
     // 3 launches of a copy and a memset; captured: the 2 nodes made and the copy's change
     printf("report launches 0\nreport graph_launches 0\nreport graph_copies 3\nreport graph_sets 3\n"
            "report captured 3\nreport h2d_count 3\nreport set_count 3\n");
+    printf("report_bytes h2d 12288 set 12288\n");   // 3 replays of a 4096-byte copy and a 1024-word memset
     free(np); free(sp); free(cp); free(hb);
     return rc;
 }
