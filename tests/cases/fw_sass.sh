@@ -45,6 +45,29 @@ for b in _sass _rdc; do
         "$(grep -c '^  findings      1 error, 0 warnings$' "$TMP/$b.none") $(grep -c "nvdisasm settles them from the kernels' SASS" "$TMP/$b.none")" "1 1"
 done
 
+# settling with memory running out: each allocation the report makes while it reads the _sass
+# trace, disassembles and settles is made to fail in turn (tests/shim/failalloc.c, as
+# report_faults.sh does for the other paths): the report survives it (0), or says why in one line
+# (1); never a signal
+SHIM="$ROOT/$BUILD/tests/libfailalloc.so"
+if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ]; then
+    skip "settling without memory: not under the sanitizer build (its runtime owns malloc)"
+elif [ -f "$SHIM" ]; then
+    SHIM_PRELOAD=$(preload "$SHIM") n=1 bad=""
+    while [ "$n" -lt 2000 ]; do
+        VT_FAIL_ALLOC_AT=$n LD_PRELOAD="$SHIM_PRELOAD" VRAMTRACE_NVDISASM="$NVD" "$VT" report --json "$TMP/_sass.jsonl" >/dev/null 2>"$TMP/oom.err"
+        rc=$?
+        grep -q 'not reached' "$TMP/oom.err" && break
+        lines=$(grep -vc '^vt-failalloc: ' "$TMP/oom.err")
+        if [ "$rc" -ge 128 ] || { [ "$rc" != 0 ] && { [ "$rc" != 1 ] || [ "$lines" != 1 ]; }; }; then
+            bad="allocation $n: status $rc, $(grep -v '^vt-failalloc: ' "$TMP/oom.err" | head -2 | tr '\n' ' ')"; break
+        fi
+        n=$((n + 1))
+    done
+    check "settling: each of the report's $((n - 1)) allocations failed in turn: survived, or status 1 with one line${bad:+ ($bad)}" \
+        sh -c '[ -z "$1" ] && [ "$2" -gt 50 ]' _ "$bad" "$n"
+else not_ok "settling without memory: $SHIM not built"; fi
+
 # the corpus, -rdc=true (no PTX kept): 53 of its 143 planted pointers are inside structs, notes
 # until the SASS settles them; its 2208 garbage words too
 C="$PROGS/corpus_rdc"
@@ -60,6 +83,12 @@ if [ -x "$C" ]; then
     check_eq "corpus rdc: every noted word settled; those found are the planted struct pointers (the 53 marked struct)" \
         "$(jq -c '[(.notes|length), .processes[0].sass.unsettled_kernels, .processes[0].sass.findings]' "$TMP/corpus.json")" \
         "[0,0,$(grep -c '^expect .* struct$' "$TMP/corpus.out")]"
+    # the parallel reader (small chunks force it) hands the kernels' layouts on whole: the same
+    # findings, every word settled
+    VRAMTRACE_REPORT_CHUNK=4096 VRAMTRACE_NVDISASM="$NVD" "$VT" report --json "$TMP/corpus.jsonl" >"$TMP/corpus_mt.json" 2>/dev/null
+    check_eq "corpus rdc: read in parallel chunks, the same findings and settlement" \
+        "$(jq -c '[.findings | length, (.notes|length), .processes[0].sass]' "$TMP/corpus_mt.json") $(jq -r '.findings[] | "\(.kind) \(.severity) \(.kernel) \(.arg_index) \(.offset) \(.address)"' "$TMP/corpus_mt.json" | sort | cmp -s - "$TMP/corpus.got" && echo same)" \
+        "$(jq -c '[.findings | length, (.notes|length), .processes[0].sass]' "$TMP/corpus.json") same"
 else
     skip "fw_sass: corpus not built"
 fi

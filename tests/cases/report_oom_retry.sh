@@ -81,3 +81,9 @@ check_eq "one GPU: the device's peak sites are the process's, and no per-device 
     "$("$VT" report --json "$TMP/o.jsonl" | jq -c '(.processes[0].devices[0].peak_sites) == (.peak_sites|map(del(.stack)))') $("$VT" report "$TMP/o.jsonl" | grep -c '^Peak on dev')" "true 0"
 "$VT" report --html "$TMP/tg.html" "$TMP/tg.jsonl" >/dev/null
 check_eq "two peaks: the page has a table per device" "$(grep -o '<h3>Peak on dev [01]: [0-9.]* MiB' "$TMP/tg.html" | tr '\n' ';')" "<h3>Peak on dev 0: 800.00 MiB;<h3>Peak on dev 1: 600.00 MiB;"
+# each device's table: its sites' bytes, their share of that device's peak, allocations, the site
+# alone (the stacks are the process table's)
+rows() { sed 's/<h3>/\n<h3>/g' "$TMP/tg.html" | grep "^<h3>Peak on dev $1:" | sed 's|</table>.*||; s|<tr>|\n|g' | grep '^<td' \
+    | sed 's|<[^>]*>| |g; s/  */ /g; s/^ //; s/ $//' | tr '\n' ';'; }
+check_eq "two peaks: dev 0's table: A0 600 MiB (75%), B0 200 MiB (25%)" "$(rows 0)" "600.00 MiB 75.0% 1 $(l3 A0);200.00 MiB 25.0% 1 $(l3 B0);"
+check_eq "two peaks: dev 1's table: C1 500 MiB (83.3%), D1 100 MiB (16.7%)" "$(rows 1)" "500.00 MiB 83.3% 1 $(l3 C1);100.00 MiB 16.7% 1 $(l3 D1);"

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fatbin.h"
+#include "fatbin_int.h"   /* vt_fb_elf_extent */
 #include "vt_test.h"
 
 typedef struct blob {
@@ -521,6 +522,89 @@ static void test_ptx_use_whitespace(void)
     free(b.p);
 }
 
+/* nvcc 13 -ptx -arch=sm_90 of
+ *     struct __align__(16) P { int *a; int *b; };
+ *     __global__ void k(int *x, int *y, P *out) { out[0] = P{x, y}; }
+ * stores both pointers with one vector store, x in its first lane. A pointer stored to memory may
+ * be dereferenced by whoever reads it (docs/detection.md): x and y are used, and out is the
+ * store's address. Every lane counts, the first included. */
+static void test_ptx_use_vector_store(void)
+{
+    static const char text[] =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry _Z1kPiS_P1P(\n\t.param .u64 _Z1kPiS_P1P_param_0,\n\t.param .u64 _Z1kPiS_P1P_param_1,\n"
+        "\t.param .u64 _Z1kPiS_P1P_param_2\n)\n{\n\t.reg .b64 \t%rd<5>;\n"
+        "\tld.param.u64 \t%rd1, [_Z1kPiS_P1P_param_2];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+        "\tld.param.u64 \t%rd3, [_Z1kPiS_P1P_param_1];\n\tld.param.u64 \t%rd4, [_Z1kPiS_P1P_param_0];\n"
+        "\tst.global.v2.u64 \t[%rd2], {%rd4, %rd3};\n\tret;\n}\n";
+    blob b = copy(text, strlen(text));
+    vt_fatbin *fb;
+    int rc = parse(&b, 0, &fb);
+    VT_CHECK_EQ_INT(rc, 1, "PTX with a vector store parses (one kernel)");
+    if (rc >= 0) {
+        const vt_kernel_layout *k = vt_fatbin_find(fb, "_Z1kPiS_P1P");
+        unsigned seen = 0;
+        for (int32_t i = 0; k && i < k->nuses; i++)
+            if (k->uses[i].offset == 0 && k->uses[i].param < 3) seen |= 1u << k->uses[i].param;
+        VT_CHECK(k && k->nuses == 3 && seen == 7, "both stored pointers (lanes 0 and 1) and the store's address are used (%d uses, params %x)",
+                 k ? k->nuses : -9, seen);
+        vt_fatbin_free(fb);
+    }
+    free(b.p);
+}
+
+/* A load through a __grid_constant__ parameter's address (nvcc 13's `mov.b64 %rd1, param`) before
+ * the parameter's start, [%rd1+-1]: not a known place in it, so whatever it loads is "some word of
+ * it" (docs/detection.md): a dereference of either lane uses the whole parameter, never a word
+ * computed from the wrapped offset (lane 1 would read as byte 7). */
+static void test_ptx_use_before_param(void)
+{
+    static const char text[] =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry _Z1k1Si(\n\t.param .align 8 .b8 _Z1k1Si_param_0[16],\n\t.param .u32 _Z1k1Si_param_1\n)\n{\n"
+        "\t.reg .b32 \t%r<3>;\n\t.reg .b64 \t%rd<7>;\n"
+        "\tmov.b64 \t%rd1, _Z1k1Si_param_0;\n\tld.param.v2.u64 \t{%rd4, %rd5}, [%rd1+-1];\n"
+        "\tcvta.to.global.u64 \t%rd6, %rd5;\n\tmov.u32 \t%r2, 1;\n\tst.global.u32 \t[%rd6], %r2;\n\tret;\n}\n";
+    blob b = copy(text, strlen(text));
+    vt_fatbin *fb;
+    int rc = parse(&b, 0, &fb);
+    VT_CHECK_EQ_INT(rc, 1, "PTX loading before a parameter's start parses (one kernel)");
+    if (rc >= 0) {
+        const vt_kernel_layout *k = vt_fatbin_find(fb, "_Z1k1Si");
+        VT_CHECK(k && k->nuses == 1 && k->uses[0].param == 0 && k->uses[0].offset == VT_USE_WHOLE,
+                 "a load at param_0 - 1: the whole parameter is used (%d uses, the first at %u)", k ? k->nuses : -9,
+                 k && k->nuses ? k->uses[0].offset : 0);
+        vt_fatbin_free(fb);
+    }
+    free(b.p);
+}
+
+/* An ELF image's extent (a cubin handed over by address, its size not given): by the ELF-64 layout,
+ * the furthest of the section header table's end and each section's data end, except SHT_NOBITS
+ * sections, which take no file bytes. Here the header table comes first (64 + 3 * 64 bytes) and
+ * the last section's data ends at 0x1234. */
+static void put16(uint8_t *p, uint16_t v) { memcpy(p, &v, 2); }
+static void put32(uint8_t *p, uint32_t v) { memcpy(p, &v, 4); }
+static void put64(uint8_t *p, uint64_t v) { memcpy(p, &v, 8); }
+static void test_elf_extent(void)
+{
+    static uint8_t elf[64 + 4 * 64];
+    memset(elf, 0, sizeof elf);
+    memcpy(elf, "\177ELF", 4);
+    elf[4] = 2;   /* ELFCLASS64 */
+    elf[5] = 1;   /* little-endian */
+    put64(elf + 40, 64);       /* e_shoff: right after the header */
+    put16(elf + 58, 64);       /* e_shentsize */
+    put16(elf + 60, 4);        /* e_shnum: null, PROGBITS, PROGBITS, NOBITS */
+    uint8_t *sh = elf + 64;
+    put32(sh + 64 + 4, 1);     put64(sh + 64 + 24, 0x400);  put64(sh + 64 + 32, 0x100);
+    put32(sh + 128 + 4, 1);    put64(sh + 128 + 24, 0x1000); put64(sh + 128 + 32, 0x234);
+    put32(sh + 192 + 4, 8);    put64(sh + 192 + 24, 0x8000); put64(sh + 192 + 32, 0x10000);
+    VT_CHECK_EQ_INT(vt_fb_elf_extent(elf), 0x1234, "ELF extent: the furthest section data end, NOBITS left out");
+    put64(sh + 128 + 32, 0x10);
+    VT_CHECK_EQ_INT(vt_fb_elf_extent(elf), 0x1010, "ELF extent: the last section's data, wherever it lies");
+}
+
 /* vt_fatbin_each_cubin over nvcc's multi.fatbin (mk/fatbin.mk: sm_80 and sm_90 cubins and
  * compute_90 PTX): the cubins a device of each compute capability runs, by CUDA's rule (a cubin
  * runs on its own major architecture at the same or a later minor one), each an ELF image; PTX
@@ -588,6 +672,9 @@ int main(void)
     test_edge_inputs();
     test_image_extent();
     test_ptx_use_whitespace();
+    test_ptx_use_vector_store();
+    test_ptx_use_before_param();
+    test_elf_extent();
     test_each_cubin();
     return vt_test_finish();
 }

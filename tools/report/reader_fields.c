@@ -143,12 +143,11 @@ static int64_t rank_var(json_object *o, const char *const *names)
 {
     for (; *names; names++) {
         json_object *x;
-        if (json_object_object_get_ex(o, *names, &x)) {
-            const char *s = json_object_get_string(x);
-            char *end;
-            long long v = s ? strtoll(s, &end, 10) : 0;
-            if (s && *s && !*end && v >= 0 && v < (1ll << 31)) return v;
-        }
+        if (!json_object_object_get_ex(o, *names, &x)) continue;
+        const char *s = json_object_get_string(x);
+        char *end;
+        long long v = s ? strtoll(s, &end, 10) : 0;
+        if (s && *s && !*end && v >= 0 && v < (1ll << 31)) return v;
     }
     return -1;
 }

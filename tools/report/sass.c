@@ -318,19 +318,15 @@ int vt_sass_param_uses(const char *listing, size_t len, const char *kernel, uint
     s.taint = calloc((size_t)NSLOTS * s.w, sizeof *s.taint);
     s.used = calloc(s.w, sizeof *s.used);
     s.tmp = calloc(s.w, sizeof *s.tmp);
-    size_t cap = 64, n = 0;
-    struct insn *code = malloc(cap * sizeof *code);
+    /* at most one instruction a line: the lines counted first, one allocation */
+    size_t lines = 1, n = 0;
+    for (const char *p = from; (p = memchr(p, '\n', (size_t)(to - p))) != NULL; p++) lines++;
+    struct insn *code = malloc(lines * sizeof *code);
     int rc = -1;
     if (!s.taint || !s.used || !s.tmp || !code) goto out;
-    for (const char *p = from; p < to;) {
+    for (const char *p = from; p < to && n < lines;) {
         const char *nl = memchr(p, '\n', (size_t)(to - p));
         const char *le = nl ? nl : to;
-        if (n == cap) {
-            struct insn *nc = realloc(code, 2 * cap * sizeof *code);
-            if (!nc) goto out;
-            code = nc;
-            cap *= 2;
-        }
         if (parse_line(p, (size_t)(le - p), &code[n])) n++;
         p = nl ? nl + 1 : to;
     }
