@@ -18,7 +18,9 @@
 
 #define SIM_DEV_BASE   0x200000000000ull
 #define SIM_DEV_STRIDE 0x10000000000ull   /* 1 TiB per device */
-#define SIM_MANAGED_BASE 0x600000000000ull   /* above 64 devices at 1 TiB each */
+/* above 64 devices at 1 TiB each, and above ASan's allocator (0x600000000000, 4 TiB): a taken
+ * address makes the reservation fall back elsewhere, and cuInit then leaked its EEXIST */
+#define SIM_MANAGED_BASE 0x640000000000ull
 #define SIM_VA_MAX     (SIM_DEV_STRIDE / 2)
 
 typedef struct extent { uintptr_t addr; size_t size; } extent;
@@ -41,6 +43,7 @@ static int under_tsan(void) { return dlsym(RTLD_DEFAULT, "__tsan_init") != NULL;
  * sim_va_alloc opens its pages, sim_va_free closes the ones no allocation holds any more. */
 static uintptr_t reserve(uintptr_t want, size_t size)
 {
+    int saved = errno;   /* a driver call leaves the program's errno alone (a taken hint sets EEXIST) */
     void *p = under_tsan() ? MAP_FAILED : mmap((void *)want, size, PROT_NONE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
     if (p != MAP_FAILED && (uintptr_t)p != want) { /* old kernel: hint only */
@@ -53,6 +56,7 @@ static uintptr_t reserve(uintptr_t want, size_t size)
         fprintf(stderr, "vramtrace-sim: cannot reserve %zu bytes: %s\n", size, strerror(errno));
         abort();
     }
+    errno = saved;
     return (uintptr_t)p;
 }
 

@@ -492,6 +492,21 @@ static void test_image_extent(void)
     free(fb.p);
 }
 
+/* TEXT (one kernel's PTX) parsed: 1 kernel, or a failed check naming WHAT; *fb and *b for
+ * ptx_done. */
+static const vt_kernel_layout *ptx_kernel(const char *text, const char *name, const char *what, vt_fatbin **fb, blob *b)
+{
+    *b = copy(text, strlen(text));
+    int rc = parse(b, 0, fb);
+    VT_CHECK(rc == 1, "%s parses (one kernel; got %d)", what, rc);
+    return rc >= 0 ? vt_fatbin_find(*fb, name) : (*fb = NULL, NULL);
+}
+static void ptx_done(vt_fatbin *fb, blob *b)
+{
+    if (fb) vt_fatbin_free(fb);
+    free(b->p);
+}
+
 /* Address use through PTX whitespace: nvcc's own PTX for
  *     __global__ void k(int *p, int *q) { *p = *q + 1; }
  * (nvcc 13 -ptx -arch=sm_90), with the load's address written after a form feed, which ptxas 13
@@ -506,20 +521,14 @@ static void test_ptx_use_whitespace(void)
         "\tld.param.u64 \t%rd1, [_Z1kPiS__param_0];\n\tld.param.u64 \t%rd2, [_Z1kPiS__param_1];\n"
         "\tcvta.to.global.u64 \t%rd3, %rd1;\n\tcvta.to.global.u64 \t%rd4, %rd2;\n"
         "\tld.global.u32 \t%r1, \f[%rd4];\n\tadd.s32 \t%r2, %r1, 1;\n\tst.global.u32 \t[%rd3], %r2;\n\tret;\n}\n";
-    blob b = copy(text, strlen(text));
+    blob b;
     vt_fatbin *fb;
-    int rc = parse(&b, 0, &fb);
-    VT_CHECK_EQ_INT(rc, 1, "PTX with a form feed before an operand parses (one kernel)");
-    if (rc >= 0) {
-        const vt_kernel_layout *k = vt_fatbin_find(fb, "_Z1kPiS_");
-        /* in either order: the order of uses is not part of the contract */
-        int both = k && k->nuses == 2 && k->uses[0].offset == 0 && k->uses[1].offset == 0 &&
-                   k->uses[0].param + k->uses[1].param == 1 && k->uses[0].param != k->uses[1].param;
-        VT_CHECK(both, "a form feed is white space: the load through q counts (uses 0:0 1:0, got %d)",
-                 k ? k->nuses : -9);
-        vt_fatbin_free(fb);
-    }
-    free(b.p);
+    const vt_kernel_layout *k = ptx_kernel(text, "_Z1kPiS_", "PTX with a form feed before an operand", &fb, &b);
+    /* in either order: the order of uses is not part of the contract */
+    int both = k && k->nuses == 2 && k->uses[0].offset == 0 && k->uses[1].offset == 0 &&
+               k->uses[0].param + k->uses[1].param == 1 && k->uses[0].param != k->uses[1].param;
+    VT_CHECK(both, "a form feed is white space: the load through q counts (uses 0:0 1:0, got %d)", k ? k->nuses : -9);
+    ptx_done(fb, &b);
 }
 
 /* nvcc 13 -ptx -arch=sm_90 of
@@ -537,20 +546,15 @@ static void test_ptx_use_vector_store(void)
         "\tld.param.u64 \t%rd1, [_Z1kPiS_P1P_param_2];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
         "\tld.param.u64 \t%rd3, [_Z1kPiS_P1P_param_1];\n\tld.param.u64 \t%rd4, [_Z1kPiS_P1P_param_0];\n"
         "\tst.global.v2.u64 \t[%rd2], {%rd4, %rd3};\n\tret;\n}\n";
-    blob b = copy(text, strlen(text));
+    blob b;
     vt_fatbin *fb;
-    int rc = parse(&b, 0, &fb);
-    VT_CHECK_EQ_INT(rc, 1, "PTX with a vector store parses (one kernel)");
-    if (rc >= 0) {
-        const vt_kernel_layout *k = vt_fatbin_find(fb, "_Z1kPiS_P1P");
-        unsigned seen = 0;
-        for (int32_t i = 0; k && i < k->nuses; i++)
-            if (k->uses[i].offset == 0 && k->uses[i].param < 3) seen |= 1u << k->uses[i].param;
-        VT_CHECK(k && k->nuses == 3 && seen == 7, "both stored pointers (lanes 0 and 1) and the store's address are used (%d uses, params %x)",
-                 k ? k->nuses : -9, seen);
-        vt_fatbin_free(fb);
-    }
-    free(b.p);
+    const vt_kernel_layout *k = ptx_kernel(text, "_Z1kPiS_P1P", "PTX with a vector store", &fb, &b);
+    unsigned seen = 0;
+    for (int32_t i = 0; k && i < k->nuses; i++)
+        if (k->uses[i].offset == 0 && k->uses[i].param < 3) seen |= 1u << k->uses[i].param;
+    VT_CHECK(k && k->nuses == 3 && seen == 7, "both stored pointers (lanes 0 and 1) and the store's address are used (%d uses, params %x)",
+             k ? k->nuses : -9, seen);
+    ptx_done(fb, &b);
 }
 
 /* A load through a __grid_constant__ parameter's address (nvcc 13's `mov.b64 %rd1, param`) before
@@ -565,18 +569,13 @@ static void test_ptx_use_before_param(void)
         "\t.reg .b32 \t%r<3>;\n\t.reg .b64 \t%rd<7>;\n"
         "\tmov.b64 \t%rd1, _Z1k1Si_param_0;\n\tld.param.v2.u64 \t{%rd4, %rd5}, [%rd1+-1];\n"
         "\tcvta.to.global.u64 \t%rd6, %rd5;\n\tmov.u32 \t%r2, 1;\n\tst.global.u32 \t[%rd6], %r2;\n\tret;\n}\n";
-    blob b = copy(text, strlen(text));
+    blob b;
     vt_fatbin *fb;
-    int rc = parse(&b, 0, &fb);
-    VT_CHECK_EQ_INT(rc, 1, "PTX loading before a parameter's start parses (one kernel)");
-    if (rc >= 0) {
-        const vt_kernel_layout *k = vt_fatbin_find(fb, "_Z1k1Si");
-        VT_CHECK(k && k->nuses == 1 && k->uses[0].param == 0 && k->uses[0].offset == VT_USE_WHOLE,
-                 "a load at param_0 - 1: the whole parameter is used (%d uses, the first at %u)", k ? k->nuses : -9,
-                 k && k->nuses ? k->uses[0].offset : 0);
-        vt_fatbin_free(fb);
-    }
-    free(b.p);
+    const vt_kernel_layout *k = ptx_kernel(text, "_Z1k1Si", "PTX loading before a parameter's start", &fb, &b);
+    VT_CHECK(k && k->nuses == 1 && k->uses[0].param == 0 && k->uses[0].offset == VT_USE_WHOLE,
+             "a load at param_0 - 1: the whole parameter is used (%d uses, the first at %u)", k ? k->nuses : -9,
+             k && k->nuses ? k->uses[0].offset : 0);
+    ptx_done(fb, &b);
 }
 
 /* An ELF image's extent (a cubin handed over by address, its size not given): by the ELF-64 layout,
