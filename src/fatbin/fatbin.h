@@ -62,6 +62,8 @@ size_t vt_fatbin_count(const vt_fatbin *fb);
 const vt_kernel_layout *vt_fatbin_at(const vt_fatbin *fb, size_t i);
 /* Lookup by mangled name; NULL when absent. */
 const vt_kernel_layout *vt_fatbin_find(const vt_fatbin *fb, const char *name);
+/* NULL is nothing to free, as with free(): kernels.c keeps a failed parse as NULL and frees it
+ * with the module. */
 void vt_fatbin_free(vt_fatbin *fb);
 
 #endif

@@ -141,7 +141,6 @@ static int decode_nvinfo(const uint8_t *d, uint64_t size, vt_param *params, uint
             return vt_fb_fail(err, errlen, VT_FATBIN_ECORRUPT, "truncated .nv.info record");
         uint8_t fmt = d[pos], attr = d[pos + 1];
         const uint8_t *pl = d + pos + 4;
-        uint32_t plsz = 0;
         if (fmt == EIFMT_NVAL || fmt == EIFMT_BVAL || fmt == EIFMT_HVAL) {
             if (attr == EIATTR_CBANK_PARAM_SIZE) {
                 cbank_size = vt_fb_le16(d + pos + 2);
@@ -156,7 +155,7 @@ static int decode_nvinfo(const uint8_t *d, uint64_t size, vt_param *params, uint
         if (fmt != EIFMT_SVAL)
             return vt_fb_failn(err, errlen, VT_FATBIN_ECORRUPT, "unknown .nv.info record format",
                                fmt);
-        plsz = vt_fb_le16(d + pos + 2);
+        uint32_t plsz = vt_fb_le16(d + pos + 2);
         if (!vt_fb_fits(pos + 4, plsz, size))
             return vt_fb_fail(err, errlen, VT_FATBIN_ECORRUPT, ".nv.info record past section end");
         pos += 4 + (uint64_t)plsz;

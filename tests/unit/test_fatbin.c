@@ -462,6 +462,33 @@ static void test_edge_inputs(void)
     }
 }
 
+/* The PTX parser keeps at most VT_FATBIN_MAX_PARAMS (1024) parameters a kernel: 1024 one-byte
+ * parameters (offsets 0..1023) parse, 1025 refuse the image as corrupt with that reason. */
+static void test_param_limit(void)
+{
+    for (int np = 1024; np <= 1025; np++) {
+        size_t cap = 64 + (size_t)np * 24, at = 0;
+        char *text = malloc(cap);
+        at += (size_t)snprintf(text + at, cap - at, ".version 9.0\n.target sm_90\n.entry k(");
+        for (int i = 0; i < np; i++) at += (size_t)snprintf(text + at, cap - at, "%s.param .u8 a%d", i ? ", " : "", i);
+        at += (size_t)snprintf(text + at, cap - at, ")\n{\nret;\n}\n");
+        char err[128] = "";
+        vt_fatbin *fb = NULL;
+        int rc = vt_fatbin_parse_arch(text, at, 0, &fb, err, sizeof err);
+        if (np == 1024) {
+            const vt_kernel_layout *k = rc == 1 ? vt_fatbin_find(fb, "k") : NULL;
+            VT_CHECK(k && k->nparams == 1024 && k->params[1023].offset == 1023 && k->params[1023].size == 1,
+                     "1024 parameters: all kept, the last at byte 1023 (rc %d, %u)", rc, k ? k->nparams : 0);
+        } else
+            VT_CHECK(rc == VT_FATBIN_ECORRUPT && !fb && strcmp(err, "PTX .entry has too many params") == 0,
+                     "1025 parameters: corrupt, 'PTX .entry has too many params' (rc %d, '%s')", rc, err);
+        if (rc >= 0) vt_fatbin_free(fb);
+        free(text);
+    }
+    vt_fatbin_free(NULL); /* a failed parse's NULL (kernels.c frees it with its module): nothing */
+    VT_CHECK(1, "vt_fatbin_free(NULL) returns");
+}
+
 /* vt_fatbin_image_extent: what a copy of a module image must hold (kernels.c copies images at
  * load time). Each fixture file is exactly one image; PTX text counts its NUL. */
 static void test_image_extent(void)
@@ -602,6 +629,19 @@ static void test_elf_extent(void)
     VT_CHECK_EQ_INT(vt_fb_elf_extent(elf), 0x1234, "ELF extent: the furthest section data end, NOBITS left out");
     put64(sh + 128 + 32, 0x10);
     VT_CHECK_EQ_INT(vt_fb_elf_extent(elf), 0x1010, "ELF extent: the last section's data, wherever it lies");
+    /* an image may claim at most VT_FATBIN_MAX_IMAGE (2 GiB) bytes: a section reaching exactly
+     * there is whole; one past, by its offset, its size or their sum, gives no extent at all */
+    const uint64_t max = (uint64_t)1 << 31;
+    put64(sh + 128 + 24, max - 0x10);
+    VT_CHECK_EQ_INT(vt_fb_elf_extent(elf), max, "ELF extent: a section ending at 2 GiB");
+    put64(sh + 128 + 32, 0x11);
+    VT_CHECK_EQ_INT(vt_fb_elf_extent(elf), 0, "ELF extent: a section ending a byte past 2 GiB: none");
+    put64(sh + 128 + 24, max + 1);
+    put64(sh + 128 + 32, 0);
+    VT_CHECK_EQ_INT(vt_fb_elf_extent(elf), 0, "ELF extent: a section starting past 2 GiB: none");
+    put64(sh + 128 + 24, 0x1000);
+    put64(sh + 128 + 32, max + 1);
+    VT_CHECK_EQ_INT(vt_fb_elf_extent(elf), 0, "ELF extent: a section larger than 2 GiB: none");
 }
 
 /* vt_fatbin_each_cubin over nvcc's multi.fatbin (mk/fatbin.mk: sm_80 and sm_90 cubins and
@@ -669,6 +709,7 @@ int main(void)
     test_malformed();
     test_kparam_v2_flags();
     test_edge_inputs();
+    test_param_limit();
     test_image_extent();
     test_ptx_use_whitespace();
     test_ptx_use_vector_store();
