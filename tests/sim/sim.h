@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* exported by libcuda for programs built before CUDA 12.5; CUDA 13's cuda.h no longer declares it */
+CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
+
 /* Everything declared below is internal to libcuda.so.1 (cuda.h's cu* prototypes, included
  * above, keep default visibility). */
 #pragma GCC visibility push(hidden)

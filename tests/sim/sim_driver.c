@@ -355,6 +355,12 @@ CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int
     return CUDA_SUCCESS;
 }
 
+/* before CUDA 12.5 (what cudaTypedefs.h calls PFN_cuCtxCreate_v3020): no parameters */
+CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    return cuCtxCreate_v4(pctx, NULL, flags, dev);
+}
+
 CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
     sim_ctx *c = ctx_of(ctx);

@@ -232,6 +232,9 @@ static void test_ptx_syntax(void)
     ptx_case(".version 9.0\n.file 1 \"/build/a-directory-named/*/with/a/path/longer/than/its/offset/k.cu\"\n"
              ".entry k(.param .u64 p, .param .u32 n) {}", 2, (const uint32_t[]){0, 8, 8, 4},
              "a long string with /* in it");
+    /* a string whose first character is '*' (a file named "*scratch.cu"): a string, not a comment */
+    ptx_case(".version 9.0\n.file 1 \"*scratch.cu\"\n.entry k(.param .u64 p, .param .u32 n) {}", 2,
+             (const uint32_t[]){0, 8, 8, 4}, "a string starting with *");
     ptx_case(".version 9.0\n.entry k(.param .v2 .f32 v, .param .u32 a[3], .param .align 16 .b8 s[20],"
              " .param .f16 h) {}", 4, (const uint32_t[]){0, 8, 8, 12, 32, 20, 52, 2}, "vector, array, .align");
     /* Vectors after smaller parameters: a vector variable is aligned to its whole size (PTX ISA,
@@ -258,6 +261,15 @@ static void test_ptx_syntax(void)
     VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry (", UINT32_MAX, NULL, ""), VT_FATBIN_ECORRUPT,
                     ".entry without name");
     VT_CHECK_EQ_INT(ptx_case("hello world", UINT32_MAX, NULL, ""), VT_FATBIN_EINVAL, "plain text");
+    /* a whole kernel commented out (PTX takes C's comments): only the one after it is there */
+    static const char commented[] = ".version 9.0\n/* .entry fake(.param .u64 q) { ret; } */ .entry k(.param .u64 p) { ret; }\n";
+    blob b = copy(commented, sizeof commented - 1);
+    vt_fatbin *fb = NULL;
+    int rc = parse(&b, 0, &fb);
+    VT_CHECK(rc == 1 && vt_fatbin_find(fb, "k") && !vt_fatbin_find(fb, "fake"),
+             "a kernel inside /* */ is not a kernel (rc %d: 1 kernel, k)", rc);
+    if (rc >= 0) vt_fatbin_free(fb);
+    free(b.p);
 }
 
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
