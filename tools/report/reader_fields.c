@@ -175,6 +175,18 @@ static void remember_skipped(struct vt_reader *r, const char *k, size_t kn, uint
     memcpy(r->skip[i].k, k, kn);
 }
 
+/* "MAJOR.MINOR" (what the tracer writes: "9.0", "12.1") as MAJOR * 10 + MINOR, read from the
+ * value's own bytes; 0 (unknown) unless a major below 100 and one minor digit lead it. */
+static int compute_capability(const char *s, size_t n)
+{
+    size_t i = 0;
+    unsigned maj = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9' && maj < 100) maj = maj * 10 + (unsigned)(s[i++] - '0');
+    if (i == 0 || maj >= 100 || i + 1 >= n || s[i] != '.' || s[i + 1] < '0' || s[i + 1] > '9') return 0;
+    if (i + 2 < n && s[i + 2] >= '0' && s[i + 2] <= '9') return 0; /* a minor of two digits */
+    return (int)(maj * 10 + (unsigned)(s[i + 1] - '0'));
+}
+
 int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t kn,
                  const struct jval *v, char *err, size_t errlen)
 {
@@ -265,13 +277,7 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("linetable")) STR(ev->linetable);
     else if (KEY("line")) I64(ev->pyline, 1, 0);
     else if (KEY("pyver")) { int64_t pv = 0; I64(pv, 0, 0); ev->pyver = (int)pv; }
-    else if (KEY("cc")) { /* "9.0" */
-        WANT(v->type == JV_STR, "a string");
-        unsigned maj = 0, min = 0;
-        char cc[16];
-        snprintf(cc, sizeof cc, "%.*s", (int)(v->n < 15 ? v->n : 15), v->s);
-        if (sscanf(cc, "%u.%u", &maj, &min) == 2 && maj < 100 && min < 10) ev->cc = (int)(maj * 10 + min);
-    } else if (KEY("params")) { /* [[offset, size], ...] */
+    else if (KEY("cc")) { WANT(v->type == JV_STR, "a string"); ev->cc = compute_capability(v->s, v->n); } else if (KEY("params")) { /* [[offset, size], ...] */
         WANT(v->type == JV_ARR, "an array");
         size_t n = 0;
         if (v->jo) {
