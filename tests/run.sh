@@ -115,6 +115,19 @@ while IFS="$(printf '\t')" read -r n _ _; do
 done <<EOF
 $list
 EOF
+# the failures again, at the end where a log's tail (CI prints the last lines) shows them
+if [ "$failed" -gt 0 ]; then
+    echo "failed:"
+    while IFS="$(printf '\t')" read -r n _ _; do
+        [ -n "$n" ] && [ -f "$log_dir/$n.res" ] || continue
+        read -r _ f _ _ <"$log_dir/$n.res"
+        [ "$f" -gt 0 ] || continue
+        echo "  $n - log: $log_dir/$n.log"
+        grep '^not ok - ' "$log_dir/$n.log" | head -5 | sed 's/^/    /'
+    done <<EOF
+$list
+EOF
+fi
 [ "$total" -eq 0 ] && echo "no test's name contains: $*"
 [ "$ran" -lt "$total" ] && echo "($((total - ran)) of $total tests not started after the first failure)"
 echo "$passed passed, $failed failed, $skipped skipped"

@@ -7,6 +7,8 @@
 // 10 steps, a snapshot (thread 0); before the kernels, a 2 KiB memset of b on the stream and a
 // 4 KiB copy of pinned host memory into a (each thread's own buffers, the same every step). At step 25, thread 0 hands scale a host buffer (one finding;
 // that launch keeps its line). Prints "launches=N" (every launch made: 2 x 40 x 3 = 240).
+// The threads meet at a barrier after their allocations and again before their frees, so that
+// every snapshot sees both threads' buffers (16 KiB), whatever the scheduler does.
 #include <cstdio>
 #include <cstdlib>
 #include <pthread.h>
@@ -18,6 +20,7 @@ __global__ void add(float *a, const float *b) { if (a && b) a[threadIdx.x] += b[
 
 enum { STEPS = 40 };
 static float host_buf[1024];
+static pthread_barrier_t allocated, done;
 
 static void *worker(void *arg)
 {
@@ -29,6 +32,7 @@ static void *worker(void *arg)
     cudaMalloc(&b, 4096);
     cudaMallocHost(&pin, 4096);
     h = (float *)malloc(4096);
+    pthread_barrier_wait(&allocated);
     for (int step = 0; step < STEPS; step++) {
         nvtxRangePushA("step");
         cudaMemsetAsync(b, 0, 2048, s);
@@ -45,6 +49,7 @@ static void *worker(void *arg)
         }
         nvtxRangePop();
     }
+    pthread_barrier_wait(&done);
     cudaFree(a);
     cudaFree(b);
     cudaFreeHost(pin);
@@ -56,6 +61,8 @@ static void *worker(void *arg)
 int main(void)
 {
     pthread_t t[2];
+    pthread_barrier_init(&allocated, NULL, 2);
+    pthread_barrier_init(&done, NULL, 2);
     for (long i = 0; i < 2; i++) pthread_create(&t[i], NULL, worker, (void *)i);
     for (int i = 0; i < 2; i++) pthread_join(t[i], NULL);
     printf("launches=%d\n", 2 * STEPS * 3);
