@@ -60,6 +60,13 @@ check "moved: the text says so" sh -c '"$1" report "$2" | grep -q "^  warning: $
 check_eq "moved: found by build-id, the lines again and no warning" \
     "$(VRAMTRACE_DEBUGINFO_DIR="$TMP/dbg" "$VT" report --json "$TMP/app.jsonl" | jq -r '[(.largest[]|select(.bytes==4194304)|.site), (.processes[0].missing_modules|tostring)]|join(" / ")' | sed 's/make_buffer(unsigned long)/make_buffer/')" \
     "make_buffer (typed_sites.cu:$H) <- main (typed_sites.cu:$A) / null"
+# a FIFO where the debug file would be (a directory another user controls): not opened (a
+# read-only open of a FIFO waits for a writer forever), the module still missing, the report done
+mkdir -p "$TMP/fifo/.build-id/$(printf %.2s "$BID")"
+mkfifo "$TMP/fifo/.build-id/$(printf %.2s "$BID")/${BID#??}.debug"
+VRAMTRACE_DEBUGINFO_DIR="$TMP/fifo" timeout 30 "$VT" report --json "$TMP/app.jsonl" >"$TMP/fifo.json"
+check_eq "moved, a FIFO at the build-id path: the report ends (exit 0), the file still missing" \
+    "$?:$(jq -r '.processes[0].missing_modules' "$TMP/fifo.json")" "0:$TMP/app/prog"
 # the warning names only files whose frames matter: one a recorded stack goes through, not the
 # tracer's or CUDA's own (never sites) and not one no stack touched. A trace from another machine:
 # none of its three files is here; its one allocation's stack is libcudart -> prog.
@@ -216,6 +223,38 @@ if cc -shared -fPIC -g -O0 -I"$CH/include" -o "$TMP/c10/libc10_cuda.so" "$TMP/c1
         "$("$VT" report --json "$TMP/c10.jsonl" | jq -r '.peak_sites[0].stack[0:2]|join(" | ")')" "c10_raw_alloc (c10.c:$SG) | main (app.c:$CA)"
     check_eq "framework allocator: named as a caching allocator" "$("$VT" report --json "$TMP/c10.jsonl" | jq -r '.processes[0].caching_allocator')" "PyTorch (c10 CUDACachingAllocator)"
 else not_ok "framework allocator: could not build the test library: $(head -1 "$TMP/c10/cc.err")"; fi
+
+# ---- a user's file named like CUDA's headers is the user's --------------------------------------
+# CUDA's own headers are never a site (cuda_runtime.h's cudaMalloc<T> above); a helper file of the
+# program's named cuda_runtime_utils.c is not one of them: its line is the site.
+mkdir -p "$TMP/cu"
+cat >"$TMP/cu/cuda_runtime_utils.c" <<'C'
+#include <cuda_runtime_api.h>
+#include <stddef.h>
+__attribute__((noinline)) void *alloc_scratch(size_t n)
+{
+    void *p = NULL;
+    cudaMalloc(&p, n); /* UTIL_SITE */
+    return p;
+}
+C
+cat >"$TMP/cu/app.c" <<'C'
+#include <stdio.h>
+#include <stddef.h>
+void *alloc_scratch(size_t n);
+int main(void)
+{
+    printf("%d\n", alloc_scratch(3u << 20) != NULL); /* UTIL_CALLER */
+    return 0;
+}
+C
+if cc -g -O0 -I"$CH/include" -o "$TMP/cu/app" "$TMP/cu/app.c" "$TMP/cu/cuda_runtime_utils.c" -L"$CH/lib64" -lcudart 2>"$TMP/cu/cc.err"; then
+    rm -f "$TMP/cu.jsonl"
+    "$VT" run --sim -o "$TMP/cu.jsonl" -- "$TMP/cu/app" >"$TMP/cu/out" 2>&1
+    US=$(grep -n 'UTIL_SITE' "$TMP/cu/cuda_runtime_utils.c" | cut -d: -f1)
+    check_eq "a user's cuda_runtime_utils.c: its line is the 3 MiB allocation's site (one caller: not appended)" \
+        "$("$VT" report --json "$TMP/cu.jsonl" | jq -r '.largest[0]|"\(.bytes) \(.site)"')" "3145728 alloc_scratch (cuda_runtime_utils.c:$US)"
+else not_ok "a user's cuda_runtime_utils.c: could not build the test program: $(head -1 "$TMP/cu/cc.err")"; fi
 
 # ---- inside NVIDIA's libraries: the entry point the program called, and its line ----------------
 # Stand-ins named like NCCL and cuBLAS (the real ones need a GPU): libnccl's ncclCommInitRank

@@ -6,11 +6,7 @@
 #include "fatbin.h"
 #include "fatbin_int.h"   /* vt_fb_elf_extent */
 #include "vt_test.h"
-
-typedef struct blob {
-    unsigned char *p;
-    size_t n;
-} blob;
+#include "fatbin_test_util.h"
 
 static blob load(const char *name)
 {
@@ -36,14 +32,6 @@ static blob load(const char *name)
     return b;
 }
 
-static blob copy(const void *p, size_t n)
-{
-    blob b = {malloc(n ? n : 1), n};
-    if (b.p)
-        memcpy(b.p, p, n);
-    return b;
-}
-
 /* "name src n off:size ..." per kernel, as tests/unit/fatbin_dump prints */
 static char *render(const vt_fatbin *fb, int with_source)
 {
@@ -60,16 +48,6 @@ static char *render(const vt_fatbin *fb, int with_source)
         at += (size_t)snprintf(s + at, cap - at, "\n");
     }
     return s;
-}
-
-static int parse(const blob *b, unsigned sm, vt_fatbin **fb)
-{
-    char err[128];
-    *fb = (vt_fatbin *)1;
-    int rc = vt_fatbin_parse_arch(b->p, b->n, sm, fb, err, sizeof err);
-    if (rc < 0 && (*fb != NULL || !err[0]))
-        return -1000; /* contract: *out NULL and a message */
-    return rc;
 }
 
 /* Parse a fixture and compare with the expected rendering (source column ignored when !strict). */
@@ -113,16 +91,6 @@ static void check_fixture(const char *file, unsigned sm, const char *expected_fi
     }
     free(b.p);
     free(e.p);
-}
-
-static void check_layout(const vt_fatbin *fb, const char *name, uint32_t n, const uint32_t *offsz,
-                         const char *what)
-{
-    const vt_kernel_layout *k = vt_fatbin_find(fb, name);
-    int good = k && k->nparams == n;
-    for (uint32_t i = 0; good && i < n; i++)
-        good = k->params[i].offset == offsz[2 * i] && k->params[i].size == offsz[2 * i + 1];
-    VT_CHECK(good, "%s: %s layout", what, name);
 }
 
 static void test_exact_layouts(void)
@@ -204,72 +172,6 @@ static void test_exact_layouts(void)
     if (rc >= 0)
         vt_fatbin_free(fb);
     free(t.p);
-}
-
-static int ptx_case(const char *text, uint32_t n, const uint32_t *offsz, const char *what)
-{
-    blob b = copy(text, strlen(text));
-    vt_fatbin *fb;
-    int rc = parse(&b, 0, &fb);
-    if (rc >= 0) {
-        if (n != UINT32_MAX)
-            check_layout(fb, "k", n, offsz, what);
-        vt_fatbin_free(fb);
-    }
-    free(b.p);
-    return rc;
-}
-
-static void test_ptx_syntax(void)
-{
-    ptx_case(".version 9.0\n.target sm_90\n/* .entry fake( */ .visible .entry k(\n"
-             "  .param .u64 p, // comment ,\n  .param .u8 c)\n{ ret; }\n",
-             2, (const uint32_t[]){0, 8, 8, 1}, "comments skipped");
-    ptx_case(".version 9.0\n.file 1 \"/x/*odd*/.cu\"\n.entry k(.param .u64 .ptr .global .align 16 p,"
-             " .param .u32 n) {}", 2, (const uint32_t[]){0, 8, 8, 4}, ".ptr .align is the pointee's");
-    /* a string longer than the text before it (a deep build path in .file), holding a comment opener: read
-     * whole as one token, never as the start of a comment */
-    ptx_case(".version 9.0\n.file 1 \"/build/a-directory-named/*/with/a/path/longer/than/its/offset/k.cu\"\n"
-             ".entry k(.param .u64 p, .param .u32 n) {}", 2, (const uint32_t[]){0, 8, 8, 4},
-             "a long string with /* in it");
-    /* a string whose first character is '*' (a file named "*scratch.cu"): a string, not a comment */
-    ptx_case(".version 9.0\n.file 1 \"*scratch.cu\"\n.entry k(.param .u64 p, .param .u32 n) {}", 2,
-             (const uint32_t[]){0, 8, 8, 4}, "a string starting with *");
-    ptx_case(".version 9.0\n.entry k(.param .v2 .f32 v, .param .u32 a[3], .param .align 16 .b8 s[20],"
-             " .param .f16 h) {}", 4, (const uint32_t[]){0, 8, 8, 12, 32, 20, 52, 2}, "vector, array, .align");
-    /* Vectors after smaller parameters: a vector variable is aligned to its whole size (PTX ISA,
-     * vector types), so a .v4 .f32 after a .u8 sits at 16, a .v2 .b16 after a .u16 at 4. ptxas 13
-     * refuses vector-typed .entry parameters ("cannot be allocated in .param state space"), so no
-     * kernel the driver loads depends on this; the rule is kept for other producers' PTX. */
-    ptx_case(".version 9.0\n.entry k(.param .u8 c, .param .v4 .f32 v, .param .u32 n, .param .v2 .u64 w,"
-             " .param .u16 h, .param .v2 .b16 x, .param .v4 .u8 y, .param .u8 z, .param .v4 .u16 q) {}", 9,
-             (const uint32_t[]){0, 1, 16, 16, 32, 4, 48, 16, 64, 2, 68, 4, 72, 4, 76, 1, 80, 8},
-             "vectors at non-zero offsets (aligned to elem * count)");
-    ptx_case(".version 9.0\n.target sm_80\n.entry k(.param .u8 c, .param .align 64 .b8 s[64]) {}", 2,
-             (const uint32_t[]){0, 1, 32, 64}, "align 64 on sm_80 (bank at 0x160)");
-    ptx_case(".version 9.0\n.target sm_100\n.entry k(.param .u8 c, .param .align 64 .b8 s[64]) {}", 2,
-             (const uint32_t[]){0, 1, 64, 64}, "align 64 on sm_100 (bank at 0x380)");
-    ptx_case(".version 9.0\n.entry k {}", 0, NULL, ".entry without a parameter list");
-    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .e9m9 x) {}", UINT32_MAX, NULL, ""), 0,
-                    "unknown param type: kernel left out");
-    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .u32 a, .param", UINT32_MAX, NULL, ""),
-                    VT_FATBIN_ECORRUPT, "unterminated param list");
-    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .align 3 .b8 x[4]) {}", UINT32_MAX, NULL,
-                             ""), VT_FATBIN_ECORRUPT, "non-power-of-two .align");
-    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .b8 x[99999999999]) {}", UINT32_MAX, NULL,
-                             ""), VT_FATBIN_ECORRUPT, "absurd array size");
-    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry (", UINT32_MAX, NULL, ""), VT_FATBIN_ECORRUPT,
-                    ".entry without name");
-    VT_CHECK_EQ_INT(ptx_case("hello world", UINT32_MAX, NULL, ""), VT_FATBIN_EINVAL, "plain text");
-    /* a whole kernel commented out (PTX takes C's comments): only the one after it is there */
-    static const char commented[] = ".version 9.0\n/* .entry fake(.param .u64 q) { ret; } */ .entry k(.param .u64 p) { ret; }\n";
-    blob b = copy(commented, sizeof commented - 1);
-    vt_fatbin *fb = NULL;
-    int rc = parse(&b, 0, &fb);
-    VT_CHECK(rc == 1 && vt_fatbin_find(fb, "k") && !vt_fatbin_find(fb, "fake"),
-             "a kernel inside /* */ is not a kernel (rc %d: 1 kernel, k)", rc);
-    if (rc >= 0) vt_fatbin_free(fb);
-    free(b.p);
 }
 
 static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
@@ -474,33 +376,6 @@ static void test_edge_inputs(void)
     }
 }
 
-/* The PTX parser keeps at most VT_FATBIN_MAX_PARAMS (1024) parameters a kernel: 1024 one-byte
- * parameters (offsets 0..1023) parse, 1025 refuse the image as corrupt with that reason. */
-static void test_param_limit(void)
-{
-    for (int np = 1024; np <= 1025; np++) {
-        size_t cap = 64 + (size_t)np * 24, at = 0;
-        char *text = malloc(cap);
-        at += (size_t)snprintf(text + at, cap - at, ".version 9.0\n.target sm_90\n.entry k(");
-        for (int i = 0; i < np; i++) at += (size_t)snprintf(text + at, cap - at, "%s.param .u8 a%d", i ? ", " : "", i);
-        at += (size_t)snprintf(text + at, cap - at, ")\n{\nret;\n}\n");
-        char err[128] = "";
-        vt_fatbin *fb = NULL;
-        int rc = vt_fatbin_parse_arch(text, at, 0, &fb, err, sizeof err);
-        if (np == 1024) {
-            const vt_kernel_layout *k = rc == 1 ? vt_fatbin_find(fb, "k") : NULL;
-            VT_CHECK(k && k->nparams == 1024 && k->params[1023].offset == 1023 && k->params[1023].size == 1,
-                     "1024 parameters: all kept, the last at byte 1023 (rc %d, %u)", rc, k ? k->nparams : 0);
-        } else
-            VT_CHECK(rc == VT_FATBIN_ECORRUPT && !fb && strcmp(err, "PTX .entry has too many params") == 0,
-                     "1025 parameters: corrupt, 'PTX .entry has too many params' (rc %d, '%s')", rc, err);
-        if (rc >= 0) vt_fatbin_free(fb);
-        free(text);
-    }
-    vt_fatbin_free(NULL); /* a failed parse's NULL (kernels.c frees it with its module): nothing */
-    VT_CHECK(1, "vt_fatbin_free(NULL) returns");
-}
-
 /* vt_fatbin_image_extent: what a copy of a module image must hold (kernels.c copies images at
  * load time). Each fixture file is exactly one image; PTX text counts its NUL. */
 static void test_image_extent(void)
@@ -529,92 +404,6 @@ static void test_image_extent(void)
     VT_CHECK(vt_fatbin_image_extent(NULL, &len) == NULL && len == 0, "extent of NULL: none");
     free(ptx.p);
     free(fb.p);
-}
-
-/* TEXT (one kernel's PTX) parsed: 1 kernel, or a failed check naming WHAT; *fb and *b for
- * ptx_done. */
-static const vt_kernel_layout *ptx_kernel(const char *text, const char *name, const char *what, vt_fatbin **fb, blob *b)
-{
-    *b = copy(text, strlen(text));
-    int rc = parse(b, 0, fb);
-    VT_CHECK(rc == 1, "%s parses (one kernel; got %d)", what, rc);
-    return rc >= 0 ? vt_fatbin_find(*fb, name) : (*fb = NULL, NULL);
-}
-static void ptx_done(vt_fatbin *fb, blob *b)
-{
-    if (fb) vt_fatbin_free(fb);
-    free(b->p);
-}
-
-/* Address use through PTX whitespace: nvcc's own PTX for
- *     __global__ void k(int *p, int *q) { *p = *q + 1; }
- * (nvcc 13 -ptx -arch=sm_90), with the load's address written after a form feed, which ptxas 13
- * takes as white space (it assembles this text; a vertical tab, another control byte or a byte
- * above 0x7f there it refuses). Both parameters are addresses the kernel uses at their word 0. */
-static void test_ptx_use_whitespace(void)
-{
-    static const char text[] =
-        ".version 9.0\n.target sm_90\n.address_size 64\n"
-        ".visible .entry _Z1kPiS_(\n\t.param .u64 _Z1kPiS__param_0,\n\t.param .u64 _Z1kPiS__param_1\n)\n{\n"
-        "\t.reg .b32 \t%r<3>;\n\t.reg .b64 \t%rd<5>;\n"
-        "\tld.param.u64 \t%rd1, [_Z1kPiS__param_0];\n\tld.param.u64 \t%rd2, [_Z1kPiS__param_1];\n"
-        "\tcvta.to.global.u64 \t%rd3, %rd1;\n\tcvta.to.global.u64 \t%rd4, %rd2;\n"
-        "\tld.global.u32 \t%r1, \f[%rd4];\n\tadd.s32 \t%r2, %r1, 1;\n\tst.global.u32 \t[%rd3], %r2;\n\tret;\n}\n";
-    blob b;
-    vt_fatbin *fb;
-    const vt_kernel_layout *k = ptx_kernel(text, "_Z1kPiS_", "PTX with a form feed before an operand", &fb, &b);
-    /* in either order: the order of uses is not part of the contract */
-    int both = k && k->nuses == 2 && k->uses[0].offset == 0 && k->uses[1].offset == 0 &&
-               k->uses[0].param + k->uses[1].param == 1 && k->uses[0].param != k->uses[1].param;
-    VT_CHECK(both, "a form feed is white space: the load through q counts (uses 0:0 1:0, got %d)", k ? k->nuses : -9);
-    ptx_done(fb, &b);
-}
-
-/* nvcc 13 -ptx -arch=sm_90 of
- *     struct __align__(16) P { int *a; int *b; };
- *     __global__ void k(int *x, int *y, P *out) { out[0] = P{x, y}; }
- * stores both pointers with one vector store, x in its first lane. A pointer stored to memory may
- * be dereferenced by whoever reads it (docs/detection.md): x and y are used, and out is the
- * store's address. Every lane counts, the first included. */
-static void test_ptx_use_vector_store(void)
-{
-    static const char text[] =
-        ".version 9.0\n.target sm_90\n.address_size 64\n"
-        ".visible .entry _Z1kPiS_P1P(\n\t.param .u64 _Z1kPiS_P1P_param_0,\n\t.param .u64 _Z1kPiS_P1P_param_1,\n"
-        "\t.param .u64 _Z1kPiS_P1P_param_2\n)\n{\n\t.reg .b64 \t%rd<5>;\n"
-        "\tld.param.u64 \t%rd1, [_Z1kPiS_P1P_param_2];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
-        "\tld.param.u64 \t%rd3, [_Z1kPiS_P1P_param_1];\n\tld.param.u64 \t%rd4, [_Z1kPiS_P1P_param_0];\n"
-        "\tst.global.v2.u64 \t[%rd2], {%rd4, %rd3};\n\tret;\n}\n";
-    blob b;
-    vt_fatbin *fb;
-    const vt_kernel_layout *k = ptx_kernel(text, "_Z1kPiS_P1P", "PTX with a vector store", &fb, &b);
-    unsigned seen = 0;
-    for (int32_t i = 0; k && i < k->nuses; i++)
-        if (k->uses[i].offset == 0 && k->uses[i].param < 3) seen |= 1u << k->uses[i].param;
-    VT_CHECK(k && k->nuses == 3 && seen == 7, "both stored pointers (lanes 0 and 1) and the store's address are used (%d uses, params %x)",
-             k ? k->nuses : -9, seen);
-    ptx_done(fb, &b);
-}
-
-/* A load through a __grid_constant__ parameter's address (nvcc 13's `mov.b64 %rd1, param`) before
- * the parameter's start, [%rd1+-1]: not a known place in it, so whatever it loads is "some word of
- * it" (docs/detection.md): a dereference of either lane uses the whole parameter, never a word
- * computed from the wrapped offset (lane 1 would read as byte 7). */
-static void test_ptx_use_before_param(void)
-{
-    static const char text[] =
-        ".version 9.0\n.target sm_90\n.address_size 64\n"
-        ".visible .entry _Z1k1Si(\n\t.param .align 8 .b8 _Z1k1Si_param_0[16],\n\t.param .u32 _Z1k1Si_param_1\n)\n{\n"
-        "\t.reg .b32 \t%r<3>;\n\t.reg .b64 \t%rd<7>;\n"
-        "\tmov.b64 \t%rd1, _Z1k1Si_param_0;\n\tld.param.v2.u64 \t{%rd4, %rd5}, [%rd1+-1];\n"
-        "\tcvta.to.global.u64 \t%rd6, %rd5;\n\tmov.u32 \t%r2, 1;\n\tst.global.u32 \t[%rd6], %r2;\n\tret;\n}\n";
-    blob b;
-    vt_fatbin *fb;
-    const vt_kernel_layout *k = ptx_kernel(text, "_Z1k1Si", "PTX loading before a parameter's start", &fb, &b);
-    VT_CHECK(k && k->nuses == 1 && k->uses[0].param == 0 && k->uses[0].offset == VT_USE_WHOLE,
-             "a load at param_0 - 1: the whole parameter is used (%d uses, the first at %u)", k ? k->nuses : -9,
-             k && k->nuses ? k->uses[0].offset : 0);
-    ptx_done(fb, &b);
 }
 
 /* An ELF image's extent (a cubin handed over by address, its size not given): by the ELF-64 layout,
@@ -717,15 +506,10 @@ int main(void)
     check_fixture("multi.fatbin", 86, "expected_sm80.txt", VT_LAYOUT_ELF);
     check_fixture("multi.fatbin", 100, "expected_sm90.txt", VT_LAYOUT_PTX); /* JIT from compute_90 */
     test_exact_layouts();
-    test_ptx_syntax();
     test_malformed();
     test_kparam_v2_flags();
     test_edge_inputs();
-    test_param_limit();
     test_image_extent();
-    test_ptx_use_whitespace();
-    test_ptx_use_vector_store();
-    test_ptx_use_before_param();
     test_elf_extent();
     test_each_cubin();
     return vt_test_finish();

@@ -131,6 +131,18 @@ static void modules_and_marks(void)
          "pool_attr: release_threshold (pass %d)", pass_);
 }
 
+/* "res" given twice: the last value wins, a null one with res 0 (the analysis takes res_null
+ * alone as "the call never returned" and res alone as its code) */
+static void result_twice(void)
+{
+    BOTH("{\"ev\":\"free\",\"t\":2,\"dur\":1,\"tid\":5,\"api\":\"cudaFree\",\"res\":null,\"dev\":0,\"addr\":\"0x7e0000000000\",\"res\":1}", 0,
+         e.type == VT_EV_FREE && !e.res_null && e.res == 1, "res null, then 1: failed with 1 (pass %d; res_null %d res %lld)",
+         pass_, e.res_null, (long long)e.res);
+    BOTH("{\"ev\":\"free\",\"t\":2,\"dur\":1,\"tid\":5,\"api\":\"cudaFree\",\"res\":1,\"dev\":0,\"addr\":\"0x7e0000000000\",\"res\":null}", 0,
+         e.type == VT_EV_FREE && e.res_null && e.res == 0, "res 1, then null: never returned, res 0 (pass %d; res_null %d res %lld)",
+         pass_, e.res_null, (long long)e.res);
+}
+
 int main(void)
 {
     rd = vt_reader_new_mem("mem");
@@ -138,6 +150,7 @@ int main(void)
     device_records();
     findings_and_folds();
     modules_and_marks();
+    result_twice();
     vt_reader_close(rd);
     return vt_test_finish();
 }

@@ -1,5 +1,5 @@
 /* test_sass.c - the parameter bytes a kernel's SASS uses as addresses (tools/report/sass.c), on
- * nvdisasm's listing of tests/data/sass/kernels.cu (kernels.sm_90.sass). The expected bytes are
+ * nvdisasm's listings of tests/data/sass/kernels.cu (kernels.sm_90.sass) and grid_constant.cu. The expected bytes are
  * written in kernels.cu from its source; the layouts are its structs' (8-byte words). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,5 +57,22 @@ int main(void)
     /* the wrong bank base: nothing is a parameter */
     vt_sass_param_uses(text, len, "gather", 0x160, (const uint32_t[]){ 0, 16, 16, 8 }, 2, used, 24);
     VT_CHECK_EQ_STR(words(used, 24), "", "another arch's bank base (0x160) reads none of sm_90's parameters");
+
+    /* a __grid_constant__ read at a computed index (grid_constant.cu): the loaded value is the
+     * parameter's bytes; the index register (i << 3) only says where, so i is no address */
+    f = fopen(VT_SASS_DIR "/grid_constant.sm_90.sass", "rb");
+    VT_CHECK(f != NULL, "the grid_constant listing opens");
+    if (!f) return vt_test_finish();
+    len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = 0;
+    static const struct { const char *kernel, *decl; } gc[] = {
+        { "pick_const", "pick_const(const __grid_constant__ Table t, int i, float *out): t.ptrs[i] (any of the 4), out; not i" },
+        { "at_offset", "at_offset(const __grid_constant__ Table t, int off, float *out): the pointer at byte off of t (any of the 4), out; not off" },
+    };
+    for (size_t i = 0; i < sizeof gc / sizeof gc[0]; i++) {
+        int rc = vt_sass_param_uses(text, len, gc[i].kernel, 0x210, (const uint32_t[]){ 0, 32, 32, 4, 40, 8 }, 3, used, 48);
+        VT_CHECK(rc == 0 && !strcmp(words(used, 48), "0 8 16 24 40"), "%s (got %s)", gc[i].decl, rc ? "(not found)" : words(used, 48));
+    }
     return vt_test_finish();
 }

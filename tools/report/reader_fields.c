@@ -203,8 +203,10 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("api")) { STR(ev->api); ev->has |= VT_F_API; }
     else if (KEY("res")) {
         ev->has |= VT_F_RES;
-        if (v->type == JV_NULL) ev->res_null = 1;
-        else rc = get_i64(r, k, kn, v, &ev->res, 0, err, errlen);
+        /* a key given twice (JSON leaves it open): the last value wins, so a null result is
+         * always res 0 and a number clears an earlier null (the analysis reads either alone) */
+        if (v->type == JV_NULL) { ev->res_null = 1; ev->res = 0; }
+        else { ev->res_null = 0; rc = get_i64(r, k, kn, v, &ev->res, 0, err, errlen); }
     } else if (KEY("dev")) {
         I64(ev->dev, 0, VT_F_DEV);
         if (!rc && (ev->dev < -1 || ev->dev > 4095))

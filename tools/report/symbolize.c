@@ -352,12 +352,15 @@ static int own(struct vt_sym *s, struct vt_frame *f)
 }
 
 /* A source file of CUDA's own (the toolkit's headers: cuda_runtime.h's typed cudaMalloc<T>,
- * crt/ host runtime code): never the user's line. */
+ * crt/ host runtime code): never the user's line. By the headers' own names, wherever DWARF
+ * says they are: a user's cuda_runtime_utils.cu is the user's. */
 static int cuda_header(const char *path)
 {
+    static const char *const names[] = { "cuda_runtime.h", "cuda_runtime_api.h", "cuda_device_runtime_api.h", "cuda.h" };
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
-    if (!strncmp(b, "cuda_runtime", 12) || !strncmp(b, "cuda_device_runtime", 19) || !strcmp(b, "cuda.h")) return 1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(b, names[i])) return 1;
     return strstr(path, "/crt/") != NULL || (strstr(path, "/include/") && strstr(path, "/cuda"));
 }
 
