@@ -7,6 +7,7 @@
 #   make test            full test suite (prints 'N passed, N failed')
 #   make SAN=1 test      the same under ASan+UBSan (build dir build-san)
 #   make mutants         plant N=20 mistakes (MODULE=, SEED=) and count those the tests catch
+#   make coverage        the lines of src/ and tools/report/ no test runs (build-cov)
 #   make bench, make fuzz, make lint, make clean
 
 CC       ?= cc
@@ -97,7 +98,7 @@ mutants: test-deps
 test-packages: all $(TEST_DEPS)
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-cov
 
 check-hooks: lib
 	@sh tools/check-hooks.sh $(BUILD) $(CUDA_HOME)

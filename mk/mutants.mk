@@ -12,3 +12,9 @@ mutants:
 	@[ -x "$(VT_PY_CACHE)/mutants/bin/python" ] || { echo "make mutants: universalmutator is not installed (no network?): nothing measured" >&2; exit 2; }
 	@NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" "$(VT_PY_CACHE)/mutants/bin/python" tools/mutants.py --n "$(N)" \
 	    $(if $(MODULE),--module "$(MODULE)") $(if $(SEED),--seed "$(SEED)") $(if $(MUTANTS_RESULTS),--results "$(MUTANTS_RESULTS)")
+
+# `make coverage`: the suite under gcc --coverage (build-cov); per module, the lines no test runs,
+# which is where a planted mistake survives for certain (tools/coverage.sh; T=PATTERN for some tests)
+.PHONY: coverage
+coverage:
+	@NVCC="$(NVCC)" CUDA_HOME="$(CUDA_HOME)" sh tools/coverage.sh $(T)
