@@ -6,7 +6,9 @@
 # module, the share of lines run and each file's lines never run.
 # Usage: tools/coverage.sh [PATTERN...]      (make coverage: every test)
 # Counts only what exits normally (gcov writes at exit): a test that SIGKILLs its program loses
-# that program's counts, so a line listed here may still be run by such a test. A few checks fail
+# that program's counts, so a line listed here may still be run by such a test; so is what runs
+# after gcov's own exit handler (lifecycle.c's shutdown, which runs after every destructor and
+# writes the footer every trace test reads). A few checks fail
 # in this build for reasons of the build, not the code (2026-12-07: the allocation-failure runs of
 # report_faults and fw_sass reach gcov's own exit handler; test_unwind's -O0 frames): the suite's
 # result is printed, the counts are what matter.

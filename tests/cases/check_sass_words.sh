@@ -74,3 +74,13 @@ ARGS=noscale run abort _sass --check=abort
 check_eq "--check=abort: notes do not stop the job (exit 0, first sync 700 from gather(bad))" \
     "$(cat "$TMP/abort.rc") $(sed -n 's/^sync //p' "$TMP/abort.out")" "0 700 700"
 check_eq "... and the trace holds the two notes" "$(found abort | tr ';' '\n' | grep -c ' note ')" 2
+
+# Without backtraces (VRAMTRACE_BACKTRACE=0) a note has no call site: the note says nothing of
+# one, as the error beside it has no "at" line (it printed "first at (unknown)" when a missing
+# site was taken for one)
+(export VRAMTRACE_BACKTRACE=0; run nobt _sass)
+"$VT" report "$TMP/nobt.jsonl" >"$TMP/nobt.rep" 2>&1
+check_eq "no backtraces: the note for gather, its two words, no site line" \
+    "$(sed -n '/^Notes (not findings):$/,/^$/p' "$TMP/nobt.rep" | sed 1d)" \
+    "  note    kernel gather(Slice, float*)
+          2 argument words inside by-value structs looked like host addresses; the image has no PTX, so they were not checked"

@@ -66,10 +66,11 @@ check_eq "nvtx_ranges runs under the tracer" "$rc,$(head -1 "$TMP/run.out")" "0,
 check_eq "trace: push names in order (Ex, domain registered string, wide char)" \
     "$(jqs "$t" '[.[]|select(.ev=="range_push")|.name]|join(",")')" "step 1,forward,backward,domain range,wide"
 check_eq "trace: one pop per push" "$(jqs "$t" '[.[]|select(.ev=="range_pop")]|length')" 5
-check_eq "trace: start/end optimizer with one id" \
+check_eq "trace: start/end ranges, each ended by its id (A, wide, Ex unicode with its non-ASCII letter as '?', a domain's Ex)" \
     "$(jqs "$t" '([.[]|select(.ev=="range_start")|"\(.name):\(.id)"]|join(",")) + " " + ([.[]|select(.ev=="range_end")|.id|tostring]|join(","))')" \
-    "optimizer:1 1"
-check_eq "trace: mark checkpoint" "$(jqs "$t" '[.[]|select(.ev=="mark")|.name]|join(",")')" checkpoint
+    "optimizer:1,wide start:2,ex start ?:3,domain start:4 1,2,3,4"
+check_eq "trace: marks (A, wide, Ex unicode, a domain's Ex with a string registered wide)" \
+    "$(jqs "$t" '[.[]|select(.ev=="mark")|.name]|join(",")')" "checkpoint,wide mark,ex mark,domain mark"
 check "trace: range records carry t and tid" sh -c 'tr -d "\000" <"$1" | jq -s -e "[.[]|select(.ev|test(\"^range_|^mark$\"))|(.t|type==\"number\") and (.tid|type==\"number\")]|all" >/dev/null' _ "$t"
 
 j=$("$VT" report --json "$t"); rc=$?
@@ -79,10 +80,10 @@ check_eq "step 1 > forward: peak 96 MiB, 2 allocs of 96 MiB, no free" "$(row "$j
 check_eq "step 1 > backward: peak 48 MiB (32+16), 1 alloc of 16 MiB" "$(row "$j" 'step 1 > backward')" "$((48*MiB)) 1 $((16*MiB)) 0 0"
 check_eq "step 1 (counts nested): peak 96 MiB, 3 allocs of 112 MiB, 1 free of 64 MiB" "$(row "$j" 'step 1')" \
     "$((96*MiB)) 3 $((112*MiB)) 1 $((64*MiB))"
-check_eq "optimizer (start/end), domain range, wide: no allocations, open at 48 MiB live" \
-    "$(row "$j" optimizer) | $(row "$j" 'domain range') | $(row "$j" wide)" \
-    "$((48*MiB)) 0 0 0 0 | $((48*MiB)) 0 0 0 0 | $((48*MiB)) 0 0 0 0"
-check_eq "six rows, by peak" "$(printf '%s' "$j" | jq -r '[.ranges[].peak_bytes] | (length == 6 and . == (sort|reverse))')" true
+check_eq "optimizer (start/end), domain range, wide, the other start/end ranges: no allocations, open at 48 MiB live" \
+    "$(row "$j" optimizer) | $(row "$j" 'domain range') | $(row "$j" wide) | $(row "$j" 'wide start') | $(row "$j" 'ex start ?') | $(row "$j" 'domain start')" \
+    "$((48*MiB)) 0 0 0 0 | $((48*MiB)) 0 0 0 0 | $((48*MiB)) 0 0 0 0 | $((48*MiB)) 0 0 0 0 | $((48*MiB)) 0 0 0 0 | $((48*MiB)) 0 0 0 0"
+check_eq "nine rows, by peak" "$(printf '%s' "$j" | jq -r '[.ranges[].peak_bytes] | (length == 9 and . == (sort|reverse))')" true
 schema_ok "nvtx_ranges: --json validates" "$j" "$RANGES_SCHEMA"
 
 out=$("$VT" report "$t")
@@ -91,7 +92,7 @@ check "text: step 1 > forward row" sh -c 'printf "%s\n" "$1" | grep -q "^   96.0
 check "text: step 1 > backward row" sh -c 'printf "%s\n" "$1" | grep -q "^   48.00 MiB        1  16.00 MiB        0        0 B  step 1 > backward$"' _ "$out"
 n=$("$VT" report --top 2 "$t" | sed -n '/^Ranges/,/^$/p')
 check_eq "text: --top 2 shows 2 rows and the rest counted" \
-    "$(printf '%s\n' "$n" | grep -c 'step 1'),$(printf '%s\n' "$n" | grep -c '\.\.\. 4 more ranges')" "2,1"
+    "$(printf '%s\n' "$n" | grep -c 'step 1'),$(printf '%s\n' "$n" | grep -c '\.\.\. 7 more ranges')" "2,1"
 "$VT" report --html "$TMP/r.html" "$t" >/dev/null; rc=$?
 check_eq "html: exits 0" "$rc" 0
 check "html: NVTX ranges table with the forward row" sh -c 'grep -q "<h2>NVTX ranges</h2>" "$1" && grep -q "<td class=\"n\">96.00 MiB</td><td class=\"n\">2</td><td class=\"n\">96.00 MiB</td><td class=\"n\">0</td><td class=\"n\">0 B</td><td><code>step 1 &gt; forward</code>" "$1"' _ "$TMP/r.html"

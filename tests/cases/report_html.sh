@@ -15,6 +15,20 @@ check "timeline, treemap and flow present" sh -c 'grep -q "live device memory ov
 check "OOM marked on the timeline" grep -q '<title>OOM: cudaMalloc of 1.00 GiB' "$TMP/h.html"
 "$VT" report --html "$TMP/o.html" "$D/oom.jsonl" >/dev/null
 check "peak marked, hover shows the allocation" sh -c 'grep -q "peak 3.50 GiB" "$1" && grep -q "largest allocation here: 1.00 GiB cudaMalloc at oom+0x1200" "$1"' _ "$TMP/o.html"
+# the treemap's labels: each inside its own cell (starts right of the cell's left edge, its
+# baseline above the bottom), none spilling onto a neighbour
+if command -v python3 >/dev/null; then
+    check_eq "treemap: every cell's two labels lie inside the cell (cells labelled, all inside)" "$(python3 - "$TMP/o.html" <<'EOF'
+import re, sys
+page = open(sys.argv[1]).read()
+cells = re.findall(r'<g><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="#[0-9a-f]{6}" stroke="#fff" stroke-width="2"/>'
+                   r'<text x="([\d.]+)" y="([\d.]+)"[^>]*>[^<]*</text><text x="([\d.]+)" y="([\d.]+)"', page)
+inside = all(x < tx < x + w and y < ty < y + h and x < sx < x + w and y < sy < y + h
+             for x, y, w, h, tx, ty, sx, sy in ([float(v) for v in c] for c in cells))
+print("labelled" if cells else "none labelled", inside)
+EOF
+)" "labelled True"
+fi
 # big trace: bounded number of timeline points
 if command -v python3 >/dev/null; then
     python3 "$D/gen_synth.py" 100000 "$TMP/big.jsonl" >/dev/null

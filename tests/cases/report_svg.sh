@@ -60,6 +60,9 @@ print("line steps at:", ";".join("%.2f" % round((sx - L) / W, 2) for sx, _ in st
 peak_y = [y for _, y in steps][1]
 c = re.search(r'<circle cx="([\d.]+)" cy="([\d.]+)"', svg)
 print("peak marker:", abs(float(c.group(1)) - (L + 0.5 * W)) < 0.1, float(c.group(2)) == peak_y)
+pl = re.search(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="([\d.]+)"[^>]*/><text x="([\d.]+)" y="[\d.]+"[^>]*text-anchor="(start|end)">peak ', svg)
+cx, r, tx = float(pl.group(1)), float(pl.group(3)), float(pl.group(4))
+print("peak label:", pl.group(5), tx >= cx + r if pl.group(5) == "start" else tx <= cx - r)
 o = re.search(r'<g><line x1="([\d.]+)" x2="[\d.]+" y1="[\d.]+" y2="[\d.]+" stroke="#d0463a"[^>]*/><path d="M([\d.]+) ([\d.]+)l', svg)
 print("oom marker:", abs(float(o.group(1)) - (L + 0.6 * W)) < 0.1, mib16(float(o.group(3)) + 2))
 caps = re.findall(r'<line x1="[\d.]+" x2="[\d.]+" y1="(-?[\d.]+)" y2="-?[\d.]+" stroke="#999" stroke-dasharray="6 4"/><text[^>]*>([^<]*)<', svg)
@@ -76,6 +79,7 @@ check_eq "each time grid line at its share of the width" "$(g 'x ticks at their 
 check_eq "the line steps through the live bytes: 512, 768, 256, 0 MiB" "$(g 'line levels')" "512;768;256;0"
 check_eq "... at 0.25, 0.5, 0.75 and 1 of the width" "$(g 'line steps at')" "0.25;0.50;0.75;1.00 True"
 check_eq "the peak's dot at 0.5 s on the line's 768 MiB level" "$(g 'peak marker')" "True True"
+check_eq "the peak's label starts clear of its dot (right of it, mid-plot)" "$(g 'peak label')" "start True"
 check_eq "the OOM's mark at 0.6 s, its arrow on the 768 MiB then live" "$(g 'oom marker')" "True 768"
 check_eq "device 0's 1.5 GiB capacity line at its height; none for device 1's 4 GiB, above the axis" "$(g capacity)" "1536 dev 0 capacity 1.50 GiB"
 check_eq "hover texts: each step's bucket (live, max), then the OOM and the peak" "$(g title | tr '\n' ';')" \

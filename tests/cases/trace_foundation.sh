@@ -23,9 +23,13 @@ KNAMES='(map(select(.ev=="kernel")) | map({key: (.id|tostring), value: .name}) |
 
 # ---- 2D copies (cudaMemcpy2D, cudaMemcpy2DAsync): the rectangle and both pitches, as passed ----
 trace pitched "" "$PROGS/trace_rt" pitched
-check_eq "pitched: both calls succeed" "$(cat "$TMP/pitched.rc"):$(rc_of pitched mallocpitch):$(rc_of pitched memcpy2d):$(rc_of pitched memcpy2dasync)" "0:0:0:0"
+check_eq "pitched: every call succeeds" "$(cat "$TMP/pitched.rc"):$(rc_of pitched mallocpitch):$(rc_of pitched memcpy2d):$(rc_of pitched memcpy2dasync):$(rc_of pitched malloc3d):$(rc_of pitched peerasync)" "0:0:0:0:0:0"
+check_eq "pitched: cudaMalloc3D once, pitch x height x depth bytes, with its pitch, width and rows" \
+    "$(q pitched '.[] | select(.ev=="alloc" and .api=="cudaMalloc3D") | "alloc3d \(.addr) \(.size) pitch \(.pitch) width \(.width) rows \(.height)"')" "$(out pitched alloc3d)"
+check_eq "pitched: cudaMemcpyPeerAsync once: d2d, bytes, addresses, source device, kind, on its stream" \
+    "$(q pitched '.[] | select(.ev=="copy" and .api=="cudaMemcpyPeerAsync") | "peer \(.dir) \(.size) \(.dst) \(.src) src_dev \(.src_dev) kind \(.kind) async \(.async) stream \(.stream)"')" "$(out pitched peer)"
 check_eq "pitched: each 2D copy once, with width*height bytes, width, height, dpitch, spitch" \
-    "$(q pitched '.[] | select(.ev=="copy") | "copy2d \(.dir) size \(.size) w \(.width) h \(.height) dpitch \(.dpitch) spitch \(.spitch) async \(.async)"')" \
+    "$(q pitched '.[] | select(.ev=="copy" and .width) | "copy2d \(.dir) size \(.size) w \(.width) h \(.height) dpitch \(.dpitch) spitch \(.spitch) async \(.async)"')" \
     "$(out pitched copy2d)"
 
 # ---- backtraces: VRAMTRACE_BT_DEPTH frames exactly (24 by default), glibc's own addresses ----

@@ -34,6 +34,26 @@ int main(void)
     nvtxDomainRangePop(d);
     nvtxRangePushW(L"wide");
     nvtxRangePop();
+    /* the other forms: wide and Ex start/end and marks, a wide-named domain's mark (its string
+     * registered wide) and start/end; a character above ASCII is written '?' */
+    nvtxRangeId_t ws = nvtxRangeStartW(L"wide start");
+    nvtxRangeEnd(ws);
+    nvtxMarkW(L"wide mark");
+    nvtxEventAttributes_t ua = attr;
+    ua.messageType = NVTX_MESSAGE_TYPE_UNICODE;
+    ua.message.unicode = L"ex mark";
+    nvtxMarkEx(&ua);
+    ua.message.unicode = L"ex start \u00e9";
+    nvtxRangeId_t xs = nvtxRangeStartEx(&ua);
+    nvtxRangeEnd(xs);
+    nvtxDomainHandle_t dw = nvtxDomainCreateW(L"wlib");
+    nvtxEventAttributes_t ra = attr;
+    ra.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
+    ra.message.registered = nvtxDomainRegisterStringW(dw, L"domain mark");
+    nvtxDomainMarkEx(dw, &ra);
+    ua.message.unicode = L"domain start";
+    nvtxRangeId_t ds = nvtxDomainRangeStartEx(dw, &ua);
+    nvtxDomainRangeEnd(dw, ds);
     cudaFree(b);
     cudaFree(c);
     printf("ok\n");

@@ -117,8 +117,17 @@ static int mode(const char *m)
         cudaStreamCreate(&st);
         printf("rc memcpy2dasync %d\n", (int)cudaMemcpy2DAsync(h, 100, d, pitch, 100, 2, cudaMemcpyDeviceToHost, st));
         printf("copy2d d2h size 200 w 100 h 2 dpitch 100 spitch %zu async true\n", pitch);
+        // cudaMalloc3D: pitch x height x depth bytes, rows of the pitch the runtime chose
+        // (cudaPitchedPtr.pitch >= the extent's width)
+        cudaPitchedPtr pp = {};
+        printf("rc malloc3d %d\n", (int)cudaMalloc3D(&pp, make_cudaExtent(100, 3, 2)));
+        printf("alloc3d %p %zu pitch %zu width 100 rows 6\n", pp.ptr, pp.pitch * 3 * 2, pp.pitch);
+        // a peer copy on one device: a device-to-device copy on the stream, from device 0
+        printf("rc peerasync %d\n", (int)cudaMemcpyPeerAsync(pp.ptr, 0, d, 0, 64, st));
+        printf("peer d2d 64 %p %p src_dev 0 kind 3 async true stream %p\n", pp.ptr, d, (void *)st);
         cudaStreamSynchronize(st);
         cudaStreamDestroy(st);
+        cudaFree(pp.ptr);
         cudaFree(d);
         free(h);
         return 0;

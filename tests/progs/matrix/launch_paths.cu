@@ -90,6 +90,14 @@
 //                  in its exec: when set and at its launch ("oob" lines: VALUE what is wrong)
 //   cnodes_drv     the same through cuGraphAddMemcpyNode, cuGraphAddMemsetNode, cuGraphUpload,
 //                  cuGraphExecMemcpyNodeSetParams, cuGraphMemsetNodeSetParams, cuMemcpyHtoDAsync
+//   snodes_rt      the other SetParams calls on the copy and memset nodes of cnodes_rt: the graph's
+//                  copy node given Q + 2048 (cudaGraphMemcpyNodeSetParams1D: when set), then Q
+//                  again (cudaGraphMemcpyNodeSetParams, 3D parameters: nothing); instantiated and
+//                  launched; the exec's copy given Q + 2048 (cudaGraphExecMemcpyNodeSetParams):
+//                  when set and at the launch; the exec's memset given Q + 4000, 200 bytes
+//                  (cudaGraphExecMemsetNodeSetParams): when set, and at the launch with the copy
+//   snodes_drv     the same through cuGraphMemcpyNodeSetParams (both changes),
+//                  cuGraphExecMemcpyNodeSetParams and cuGraphExecMemsetNodeSetParams
 //   cond_rt        the generic node calls (cudaGraphAddNode) for a memcpy node (pinned -> Q), a
 //                  memset node (Q) and an IF/ELSE conditional node (size 2, CUDA 12.8: its
 //                  handle's default 1) whose if body holds a kernel node on buffer P and whose
@@ -111,6 +119,12 @@
 //                  kernel on live memory (nothing to say) and frees ("graph_alloc 2": allocations and
 //                  frees the launches made)
 //   galloc_drv     the same with cuGraphAddNode
+//   calloc_rt      stream-ordered allocations captured into a graph (cudaMallocAsync 64 KiB and
+//                  cudaMallocFromPoolAsync 128 KiB from the device's default pool, a kernel on the
+//                  first, both freed with cudaFreeAsync, all on the capturing stream); launched
+//                  twice: each launch allocates both and frees both ("graph_alloc 4"), its kernel
+//                  on live memory (nothing to say)
+//   calloc_drv     the same with cuMemAllocAsync, cuMemAllocFromPoolAsync, cuLaunchKernel, cuMemFreeAsync
 //   drv_multi      cuLaunchCooperativeKernelMultiDevice over two devices (VRAMTRACE_SIM_DEVICES=2),
 //                  each entry on its own device's stream: each entry is checked against its
 //                  device (device 1's buffer in device 0's entry is another device's memory)
@@ -913,6 +927,79 @@ static void set_generic_copy(int drv, void *np, void *dst, void *src, CUcontext 
     c->kind = cudaMemcpyHostToDevice;
 }
 
+static struct cudaMemcpy3DParms rt_h2d(void *dst, void *src)
+{
+    struct cudaMemcpy3DParms c;
+    memset(&c, 0, sizeof c);
+    c.srcPtr = make_cudaPitchedPtr(src, 4096, 4096, 1);
+    c.dstPtr = make_cudaPitchedPtr(dst, 4096, 4096, 1);
+    c.extent = make_cudaExtent(4096, 1, 1);
+    c.kind = cudaMemcpyHostToDevice;
+    return c;
+}
+
+static int set_nodes(int drv)
+{
+    char *q;
+    void *hp;
+    cudaMalloc(&q, 4096);
+    cudaMallocHost(&hp, 4096);
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    CUcontext ctx = NULL;
+    cuCtxGetCurrent(&ctx);
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    cudaGraphNode_t cn, sn;
+    cudaGraphCreate(&g, 0);
+    CUDA_MEMCPY3D c3 = h2d_params(q, hp, 4096);
+    cudaMemsetParams mp = {};
+    mp.dst = q; mp.value = 0; mp.elementSize = 4; mp.width = 1024; mp.height = 1;
+    CUDA_MEMSET_NODE_PARAMS dmp = { (CUdeviceptr)q, 0, 0, 4, 1024, 1 };
+    printf("rc addcopy %d\n", drv ? (int)cuGraphAddMemcpyNode((CUgraphNode *)&cn, (CUgraph)g, NULL, 0, &c3, ctx)
+                                  : (int)cudaGraphAddMemcpyNode1D(&cn, g, NULL, 0, q, hp, 4096, cudaMemcpyHostToDevice));
+    printf("rc addset %d\n", drv ? (int)cuGraphAddMemsetNode((CUgraphNode *)&sn, (CUgraph)g, NULL, 0, &dmp, ctx)
+                                 : (int)cudaGraphAddMemsetNode(&sn, g, NULL, 0, &mp));
+    expect_oob(q + 2048, q);                            // the graph's copy: when set
+    c3 = h2d_params(q + 2048, hp, 4096);
+    printf("rc graphcopy %d\n", drv ? (int)cuGraphMemcpyNodeSetParams((CUgraphNode)cn, &c3)
+                                    : (int)cudaGraphMemcpyNodeSetParams1D(cn, q + 2048, hp, 4096, cudaMemcpyHostToDevice));
+    c3 = h2d_params(q, hp, 4096);                       // and back to Q: nothing to say
+    struct cudaMemcpy3DParms p3 = rt_h2d(q, hp);
+    printf("rc graphcopy3d %d\n", drv ? (int)cuGraphMemcpyNodeSetParams((CUgraphNode)cn, &c3) : (int)cudaGraphMemcpyNodeSetParams(cn, &p3));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+#define LAUNCH() printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s));
+    LAUNCH()
+    expect_oob(q + 2048, q);                            // the exec's copy: when set ...
+    c3 = h2d_params(q + 2048, hp, 4096);
+    p3 = rt_h2d(q + 2048, hp);
+    printf("rc execcopy %d\n", drv ? (int)cuGraphExecMemcpyNodeSetParams((CUgraphExec)e, (CUgraphNode)cn, &c3, ctx)
+                                   : (int)cudaGraphExecMemcpyNodeSetParams(e, cn, &p3));
+    expect_oob(q + 2048, q);                            // ... and at the launch
+    LAUNCH()
+    expect_oob(q + 4000, q);                            // the exec's memset: when set ...
+    mp.dst = q + 4000; mp.elementSize = 1; mp.width = 200;
+    dmp.dst = (CUdeviceptr)(q + 4000); dmp.elementSize = 1; dmp.width = 200;
+    printf("rc execset %d\n", drv ? (int)cuGraphExecMemsetNodeSetParams((CUgraphExec)e, (CUgraphNode)sn, &dmp, ctx)
+                                  : (int)cudaGraphExecMemsetNodeSetParams(e, sn, &mp));
+    expect_oob(q + 2048, q);                            // ... and at the launch, after the copy's
+    expect_oob(q + 4000, q);
+    LAUNCH()
+#undef LAUNCH
+    int rc = (int)cudaStreamSynchronize(s);
+    // 3 replays of a copy and a memset; captured: the 2 nodes made and their 4 changes
+    printf("report launches 0\nreport graph_launches 0\nreport graph_copies 3\nreport graph_sets 3\n"
+           "report captured 6\nreport h2d_count 3\nreport set_count 3\n");
+    // bytes: 3 copies of 4096; memsets of 4096 bytes twice, then of 200
+    printf("report_bytes h2d 12288 set 8392\n");
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    cudaFree(q);
+    cudaFreeHost(hp);
+    cudaStreamDestroy(s);
+    return rc;
+}
+
 static int conditional(int drv)
 {
     float *p, *hb = (float *)malloc(4096);
@@ -1067,6 +1154,51 @@ static int generic_alloc(int drv)
     return (int)cudaStreamSynchronize(s);
 }
 
+static int captured_alloc(int drv)
+{
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cudaMemPool_t pool;
+    cudaDeviceGetDefaultMemPool(&pool, 0);
+    cudaFunction_t fn;
+    cudaGetFuncBySymbol(&fn, (const void *)coop_scale);
+    float *a = NULL, *b = NULL;
+    int n = 1;
+    printf("rc begin %d\n", drv ? (int)cuStreamBeginCapture((CUstream)s, CU_STREAM_CAPTURE_MODE_GLOBAL)
+                                : (int)cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    printf("rc alloc %d\n", drv ? (int)cuMemAllocAsync((CUdeviceptr *)&a, 64 << 10, (CUstream)s)
+                                : (int)cudaMallocAsync((void **)&a, 64 << 10, s));
+    printf("rc poolalloc %d\n", drv ? (int)cuMemAllocFromPoolAsync((CUdeviceptr *)&b, 128 << 10, (CUmemoryPool)pool, (CUstream)s)
+                                    : (int)cudaMallocFromPoolAsync((void **)&b, 128 << 10, pool, s));
+    printf("launch %s 0 captured\n", drv ? "cuLaunchKernel" : "__cudaLaunchKernel");
+    if (drv) {
+        void *args[] = { &a, &n };
+        printf("rc launch %d\n", (int)cuLaunchKernel((CUfunction)fn, 2, 1, 1, 32, 1, 1, 0, (CUstream)s, args, NULL));
+    } else {
+        coop_scale<<<2, 32, 0, s>>>(a, n);
+        printf("rc launch %d\n", (int)cudaGetLastError());
+    }
+    printf("rc free %d\n", drv ? (int)cuMemFreeAsync((CUdeviceptr)a, (CUstream)s) : (int)cudaFreeAsync(a, s));
+    printf("rc poolfree %d\n", drv ? (int)cuMemFreeAsync((CUdeviceptr)b, (CUstream)s) : (int)cudaFreeAsync(b, s));
+    cudaGraph_t g;
+    cudaGraphExec_t e;
+    printf("rc end %d\n", drv ? (int)cuStreamEndCapture((CUstream)s, (CUgraph *)&g) : (int)cudaStreamEndCapture(s, &g));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
+    for (int i = 0; i < 2; i++) {
+        printf("launch %s 0 graph\n", drv ? "cuGraphLaunch" : "cudaGraphLaunch");
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s));
+    }
+    printf("graph_alloc 4\n");
+    // each launch replays the kernel; the captured launch is counted as captured, not as a launch
+    printf("report launches 2\nreport graph_launches 2\nreport graph_copies 0\nreport graph_sets 0\n"
+           "report captured 1\nreport h2d_count 0\nreport set_count 0\n");
+    int rc = (int)cudaStreamSynchronize(s);
+    cudaGraphExecDestroy(e);
+    cudaGraphDestroy(g);
+    cudaStreamDestroy(s);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
@@ -1086,12 +1218,16 @@ int main(int argc, char **argv)
         rc = made_graphs(!!strstr(m, "_drv"), m);
     } else if (!strncmp(m, "galloc_", 7)) {
         rc = generic_alloc(!strcmp(m, "galloc_drv"));
+    } else if (!strncmp(m, "calloc_", 7)) {
+        rc = captured_alloc(!strcmp(m, "calloc_drv"));
     } else if (!strncmp(m, "fcopies_", 8)) {
         rc = freed_copies(!strcmp(m, "fcopies_drv"));
     } else if (!strncmp(m, "cond_", 5)) {
         rc = conditional(!strcmp(m, "cond_drv"));
     } else if (!strncmp(m, "cnodes_", 7)) {
         rc = copy_nodes(!strcmp(m, "cnodes_drv"));
+    } else if (!strncmp(m, "snodes_", 7)) {
+        rc = set_nodes(!strcmp(m, "snodes_drv"));
     } else if (!strncmp(m, "capset_", 7)) {
         rc = capset(!strcmp(m, "capset_drv"));
     } else if (!strcmp(m, "graph_join")) {
