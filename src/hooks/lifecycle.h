@@ -18,9 +18,12 @@
  * parent's trace, registry and drain thread before anything else (vt_init_slow). */
 extern _Atomic(_Atomic int *) vt_live;
 void vt_init_slow(void);
+/* Ready only at 1: a fork child's word is 0 until one of its threads resets the parent's state,
+ * 2 while it does (lifecycle.c reset_unseen_child), and a thread arriving then must wait for 1
+ * too, not run on the half-reset state (8 threads of a _Fork child lost records or crashed). */
 static inline int vt_init_ready(void)
 {
-    return atomic_load_explicit(atomic_load_explicit(&vt_live, memory_order_acquire), memory_order_acquire) != 0;
+    return atomic_load_explicit(atomic_load_explicit(&vt_live, memory_order_acquire), memory_order_acquire) == 1;
 }
 static inline void vt_init(void)
 {

@@ -177,6 +177,18 @@ for img in fatbin ptx "$PROGS/trace_kern.fatbin" "$PROGS/trace_kern.ptx"; do
 done
 trace drv_linked "" -- "$PROGS/trace_drv" launch fatbin extra
 check_findings drv_linked "driver (-lcuda) extra buffer"
+# the other module loaders: cuModuleLoadDataEx (PTX and a fatbin), cuModuleLoadFatBinary, each
+# by cuGetProcAddress and linked: the layout from the image (no paraminfo), the same findings
+for l in "ptx dataex" "fatbin dataex" "fatbin fatbinary"; do
+    set -- $l
+    for prog in trace_drv trace_drv_dl; do
+        t=drv.$prog.$1.$2
+        trace $t "VRAMTRACE_SIM_NO_PARAMINFO=1" -- "$PROGS/$prog" launch "$1" params "$2"
+        check_findings $t "driver $prog $1 loaded by $2"
+        check_eq "driver $prog $1 loaded by $2: layout from the image" \
+            "$(q $t '[.[] | select(.ev=="kernel") | .layout] | unique | join(",")')" "$([ "$1" = ptx ] && echo ptx || echo elf);"
+    done
+done
 
 # ---- NVRTC: the image freed (or its file removed) right after loading ----------------------------
 # nvrtc_gen compiles kernel `scale` (with 300 fillers: PTX over 128 KiB, so free() unmaps it) with

@@ -15,6 +15,11 @@
 //   rawfork   cudaMalloc 1 MiB, then a child made by syscall(SYS_fork) (no atfork handlers run,
 //   _Fork     no pid or tid caches reset) or by glibc's _Fork (no atfork handlers): the child
 //             does cudaMalloc 2 MiB + cudaFree and exit(0) (destructors run); parent frees after
+//   forkthreads  cudaMalloc 1 MiB, then 4 children one after another, each by _Fork (no atfork
+//             handler: the tracer finds its state stale at the child's first call) and each
+//             starting 16 threads; released together from a barrier, each makes its first CUDA
+//             calls, cudaMalloc 1 MiB + cudaFree: one resets the tracer, the others must wait for
+//             it. A child exits 0 when every call succeeded; parent frees after
 // Prints "pid=P" and "child=P" lines and "status=S" for each waited child.
 #include <cstdio>
 #include <cstdlib>
@@ -150,6 +155,33 @@ int main(int argc, char **argv)
             exit(bad);
         }
         wait_child(c);
+        cudaFree(p);
+        return 0;
+    }
+    if (!strcmp(mode, "forkthreads")) {
+        cudaMalloc(&p, 1 << 20);
+        for (int round = 0; round < 4; round++) {
+        fflush(stdout);
+        pid_t c = _Fork();
+        if (c == 0) {
+            enum { T = 16 };
+            static pthread_barrier_t go;
+            static std::atomic<int> bad{0};
+            pthread_barrier_init(&go, nullptr, T);
+            pthread_t t[T];
+            for (int i = 0; i < T; i++)
+                pthread_create(&t[i], nullptr, [](void *) -> void * {
+                    pthread_barrier_wait(&go);
+                    void *r = nullptr;
+                    if (cudaMalloc(&r, 1 << 20) != cudaSuccess) bad++;
+                    if (cudaFree(r) != cudaSuccess) bad++;
+                    return nullptr;
+                }, nullptr);
+            for (int i = 0; i < T; i++) pthread_join(t[i], nullptr);
+            exit(bad.load());
+        }
+        wait_child(c);
+        }
         cudaFree(p);
         return 0;
     }

@@ -5,7 +5,9 @@
  * Both embed the fatbin and the PTX nvcc made from trace_rt.cu (TRACE_FATBIN, TRACE_PTX).
  * Usage: trace_drv MODE [IMAGE] [FORM]
  *   mem                          alloc/copy/set/free; prints "alloc ADDR SIZE", "copy DIR SIZE", ...
- *   launch IMAGE FORM            IMAGE: fatbin | ptx (embedded) | a file path; FORM: params | extra.
+ *   launch IMAGE FORM [LOADER]   IMAGE: fatbin | ptx (embedded) | a file path; FORM: params | extra;
+ *                                LOADER: data (cuModuleLoadData, the default) | dataex
+ *                                (cuModuleLoadDataEx, no options) | fatbinary (cuModuleLoadFatBinary).
  *                                Launches drv_ptr/drv_struct with device pointers (no finding), then
  *                                drv_struct with a host pointer in the struct and drv_ptr with a host
  *                                pointer, printing "expect ..." lines as trace_rt does.
@@ -31,7 +33,7 @@ extern const unsigned char trace_fatbin[], trace_fatbin_end[], trace_ptx[];
     X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD32) X(cuModuleLoadData) \
     X(cuModuleGetFunction) X(cuLaunchKernel) X(cuCtxSynchronize) X(cuMemAllocHost) X(cuMemFreeHost) \
     X(cuDevicePrimaryCtxReset) X(cuDeviceGetCount) X(cuDeviceGetName) X(cuDeviceTotalMem) \
-    X(cuDeviceGetAttribute) X(cuDeviceGetPCIBusId)
+    X(cuDeviceGetAttribute) X(cuDeviceGetPCIBusId) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary)
 #define DECL(f) static __typeof__(&f) p_##f;
 DRV_FNS(DECL)
 
@@ -165,7 +167,10 @@ int main(int argc, char **argv)
         int extra = !strcmp(argv[3], "extra");
         CUmodule mod;
         CUfunction fp, fs;
-        printf("rc load %d\n", (int)p_cuModuleLoadData(&mod, image));
+        const char *loader = argc > 4 ? argv[4] : "data";
+        printf("rc load %d\n", !strcmp(loader, "dataex") ? (int)p_cuModuleLoadDataEx(&mod, image, 0, NULL, NULL)
+                              : !strcmp(loader, "fatbinary") ? (int)p_cuModuleLoadFatBinary(&mod, image)
+                              : (int)p_cuModuleLoadData(&mod, image));
         printf("rc getfn %d\n", (int)p_cuModuleGetFunction(&fp, mod, "drv_ptr"));
         printf("rc getfn %d\n", (int)p_cuModuleGetFunction(&fs, mod, "drv_struct"));
         CUdeviceptr d;
