@@ -40,7 +40,7 @@ if [ -f "$rt" ] && [ -f "$drv" ]; then
 else
     echo "skip - CUDA toolkit libraries not found: real-symbol checks skipped"
 fi
-grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*, [^,]*, [01])' src/*/*.c |
+grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*, [^,]*, [^,)]*)' src/*/*.c |
     sed 's/VT_HOOK_ENTRY(//; s/)$//; s/[",]//g' | sort -u >"$tmp/entries"   # NAME BASE VERSION FLAG (BASE NULL: dlsym only)
 awk '{ print $1, $2, $4 }' "$tmp/entries" >"$tmp/ptds"   # NAME BASE FLAG
 wrong=$(awk '{ per = ($2 != "NULL" && $1 ~ /_pt(ds|sz)$/); if (per != $3) print $1 "=" $3 }' "$tmp/ptds" | tr '\n' ' ')
