@@ -834,28 +834,53 @@ static CUDA_MEMCPY3D h2d_params(void *dst, const void *src, size_t n)
     return c;
 }
 
-static int copy_nodes(int drv)
-{
+/* What copy_nodes and set_nodes start from: buffer Q (4096 bytes, device), pinned HP, a stream,
+ * the current context, and a graph with a memcpy node (HP -> Q, 4096 bytes) and a memset node
+ * (Q, 1024 x 4 bytes), added through the runtime or the driver; mp and dmp are the memset's
+ * parameters, for the callers to change. */
+struct copy_set_graph {
     char *q;
     void *hp;
-    cudaMalloc(&q, 4096);
-    cudaMallocHost(&hp, 4096);
     cudaStream_t s;
-    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-    CUcontext ctx = NULL;
-    cuCtxGetCurrent(&ctx);
-    cudaGraph_t g, g2;
+    CUcontext ctx;
+    cudaGraph_t g;
+    cudaGraphNode_t cn, sn;
+    cudaMemsetParams mp;
+    CUDA_MEMSET_NODE_PARAMS dmp;
+};
+static struct copy_set_graph copy_set_graph(int drv)
+{
+    struct copy_set_graph x = {};
+    cudaMalloc(&x.q, 4096);
+    cudaMallocHost(&x.hp, 4096);
+    cudaStreamCreateWithFlags(&x.s, cudaStreamNonBlocking);
+    cuCtxGetCurrent(&x.ctx);
+    cudaGraphCreate(&x.g, 0);
+    CUDA_MEMCPY3D c3 = h2d_params(x.q, x.hp, 4096);
+    x.mp.dst = x.q; x.mp.value = 0; x.mp.elementSize = 4; x.mp.width = 1024; x.mp.height = 1;
+    x.dmp = CUDA_MEMSET_NODE_PARAMS{ (CUdeviceptr)x.q, 0, 0, 4, 1024, 1 };
+    printf("rc addcopy %d\n", drv ? (int)cuGraphAddMemcpyNode((CUgraphNode *)&x.cn, (CUgraph)x.g, NULL, 0, &c3, x.ctx)
+                                  : (int)cudaGraphAddMemcpyNode1D(&x.cn, x.g, NULL, 0, x.q, x.hp, 4096, cudaMemcpyHostToDevice));
+    printf("rc addset %d\n", drv ? (int)cuGraphAddMemsetNode((CUgraphNode *)&x.sn, (CUgraph)x.g, NULL, 0, &x.dmp, x.ctx)
+                                 : (int)cudaGraphAddMemsetNode(&x.sn, x.g, NULL, 0, &x.mp));
+    return x;
+}
+
+static int copy_nodes(int drv)
+{
+    struct copy_set_graph x = copy_set_graph(drv);
+    char *q = x.q;
+    void *hp = x.hp;
+    cudaStream_t s = x.s;
+    CUcontext ctx = x.ctx;
+    cudaGraph_t g = x.g;
+    cudaGraphNode_t cn = x.cn, sn = x.sn;
+    cudaMemsetParams mp = x.mp;
+    CUDA_MEMSET_NODE_PARAMS dmp = x.dmp;
+    CUDA_MEMCPY3D c3;
+    cudaGraph_t g2;
     cudaGraphExec_t e, e2;
-    cudaGraphNode_t cn, sn, n2 = NULL;
-    cudaGraphCreate(&g, 0);
-    CUDA_MEMCPY3D c3 = h2d_params(q, hp, 4096);
-    cudaMemsetParams mp = {};
-    mp.dst = q; mp.value = 0; mp.elementSize = 4; mp.width = 1024; mp.height = 1;
-    CUDA_MEMSET_NODE_PARAMS dmp = { (CUdeviceptr)q, 0, 0, 4, 1024, 1 };
-    printf("rc addcopy %d\n", drv ? (int)cuGraphAddMemcpyNode((CUgraphNode *)&cn, (CUgraph)g, NULL, 0, &c3, ctx)
-                                  : (int)cudaGraphAddMemcpyNode1D(&cn, g, NULL, 0, q, hp, 4096, cudaMemcpyHostToDevice));
-    printf("rc addset %d\n", drv ? (int)cuGraphAddMemsetNode((CUgraphNode *)&sn, (CUgraph)g, NULL, 0, &dmp, ctx)
-                                 : (int)cudaGraphAddMemsetNode(&sn, g, NULL, 0, &mp));
+    cudaGraphNode_t n2 = NULL;
     printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
     printf("rc upload %d\n", drv ? (int)cuGraphUpload((CUgraphExec)e, (CUstream)s) : (int)cudaGraphUpload(e, s));
 #define LAUNCH(x, times) for (int i_ = 0; i_ < (times); i_++) \
@@ -940,26 +965,17 @@ static struct cudaMemcpy3DParms rt_h2d(void *dst, void *src)
 
 static int set_nodes(int drv)
 {
-    char *q;
-    void *hp;
-    cudaMalloc(&q, 4096);
-    cudaMallocHost(&hp, 4096);
-    cudaStream_t s;
-    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-    CUcontext ctx = NULL;
-    cuCtxGetCurrent(&ctx);
-    cudaGraph_t g;
+    struct copy_set_graph x = copy_set_graph(drv);
+    char *q = x.q;
+    void *hp = x.hp;
+    cudaStream_t s = x.s;
+    CUcontext ctx = x.ctx;
+    cudaGraph_t g = x.g;
+    cudaGraphNode_t cn = x.cn, sn = x.sn;
+    cudaMemsetParams mp = x.mp;
+    CUDA_MEMSET_NODE_PARAMS dmp = x.dmp;
+    CUDA_MEMCPY3D c3;
     cudaGraphExec_t e;
-    cudaGraphNode_t cn, sn;
-    cudaGraphCreate(&g, 0);
-    CUDA_MEMCPY3D c3 = h2d_params(q, hp, 4096);
-    cudaMemsetParams mp = {};
-    mp.dst = q; mp.value = 0; mp.elementSize = 4; mp.width = 1024; mp.height = 1;
-    CUDA_MEMSET_NODE_PARAMS dmp = { (CUdeviceptr)q, 0, 0, 4, 1024, 1 };
-    printf("rc addcopy %d\n", drv ? (int)cuGraphAddMemcpyNode((CUgraphNode *)&cn, (CUgraph)g, NULL, 0, &c3, ctx)
-                                  : (int)cudaGraphAddMemcpyNode1D(&cn, g, NULL, 0, q, hp, 4096, cudaMemcpyHostToDevice));
-    printf("rc addset %d\n", drv ? (int)cuGraphAddMemsetNode((CUgraphNode *)&sn, (CUgraph)g, NULL, 0, &dmp, ctx)
-                                 : (int)cudaGraphAddMemsetNode(&sn, g, NULL, 0, &mp));
     expect_oob(q + 2048, q);                            // the graph's copy: when set
     c3 = h2d_params(q + 2048, hp, 4096);
     printf("rc graphcopy %d\n", drv ? (int)cuGraphMemcpyNodeSetParams((CUgraphNode)cn, &c3)
