@@ -105,28 +105,24 @@ alone() { # 1: the tests that run alone; 0: the others
 printf '%s\n' "$list" | awk 'NF' | alone 0 | workers "$jobs"
 printf '%s\n' "$list" | awk 'NF' | alone 1 | workers 1
 
-passed=0; failed=0; skipped=0; ran=0; total=0
+passed=0; failed=0; skipped=0; ran=0; total=0; failed_tests=
 while IFS="$(printf '\t')" read -r n _ _; do
     [ -n "$n" ] || continue
     total=$((total + 1))
     [ -f "$log_dir/$n.res" ] || continue
     read -r p f s _ <"$log_dir/$n.res"
     ran=$((ran + 1)); passed=$((passed + p)); failed=$((failed + f)); skipped=$((skipped + s))
+    [ "$f" -gt 0 ] && failed_tests="$failed_tests $n"
 done <<EOF
 $list
 EOF
 # the failures again, at the end where a log's tail (CI prints the last lines) shows them
-if [ "$failed" -gt 0 ]; then
+if [ -n "$failed_tests" ]; then
     echo "failed:"
-    while IFS="$(printf '\t')" read -r n _ _; do
-        [ -n "$n" ] && [ -f "$log_dir/$n.res" ] || continue
-        read -r _ f _ _ <"$log_dir/$n.res"
-        [ "$f" -gt 0 ] || continue
+    for n in $failed_tests; do
         echo "  $n - log: $log_dir/$n.log"
         grep '^not ok - ' "$log_dir/$n.log" | head -5 | sed 's/^/    /'
-    done <<EOF
-$list
-EOF
+    done
 fi
 [ "$total" -eq 0 ] && echo "no test's name contains: $*"
 [ "$ran" -lt "$total" ] && echo "($((total - ran)) of $total tests not started after the first failure)"

@@ -18,7 +18,8 @@ lib="$BUILD/libvramtrace.so"
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 [ -f "$lib" ] || { echo "not ok - $lib not built"; exit 1; }
 # entries in code only: one commented out (/* ... */ or //) is not in the table the library uses
-sed 's:/\*[^*]*\*/::g; s://.*$::' src/*/*.c | grep -o 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*' | sed 's/VT_HOOK_ENTRY(//; s/, /\t/; s/"//g' | sort -u >"$tmp/table"
+sed 's:/\*[^*]*\*/::g; s://.*$::' src/*/*.c >"$tmp/code"
+grep -o 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*' "$tmp/code" | sed 's/VT_HOOK_ENTRY(//; s/, /\t/; s/"//g' | sort -u >"$tmp/table"
 cut -f1 "$tmp/table" | sort -u >"$tmp/names"
 nm -D --defined-only "$lib" | awk '{print $3}' | grep -E '^(cu|cuda|__cuda)' | sort -u >"$tmp/exported"
 fail=0
@@ -40,7 +41,7 @@ if [ -f "$rt" ] && [ -f "$drv" ]; then
 else
     echo "skip - CUDA toolkit libraries not found: real-symbol checks skipped"
 fi
-grep -ho 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*, [^,]*, [^,)]*)' src/*/*.c |
+grep -o 'VT_HOOK_ENTRY([A-Za-z0-9_]*, [^,]*, [^,]*, [^,)]*)' "$tmp/code" |
     sed 's/VT_HOOK_ENTRY(//; s/)$//; s/[",]//g' | sort -u >"$tmp/entries"   # NAME BASE VERSION FLAG (BASE NULL: dlsym only)
 awk '{ print $1, $2, $4 }' "$tmp/entries" >"$tmp/ptds"   # NAME BASE FLAG
 wrong=$(awk '{ per = ($2 != "NULL" && $1 ~ /_pt(ds|sz)$/); if (per != $3) print $1 "=" $3 }' "$tmp/ptds" | tr '\n' ' ')

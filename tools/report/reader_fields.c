@@ -279,7 +279,8 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
     else if (KEY("linetable")) STR(ev->linetable);
     else if (KEY("line")) I64(ev->pyline, 1, 0);
     else if (KEY("pyver")) { int64_t pv = 0; I64(pv, 0, 0); ev->pyver = (int)pv; }
-    else if (KEY("cc")) { WANT(v->type == JV_STR, "a string"); ev->cc = compute_capability(v->s, v->n); } else if (KEY("params")) { /* [[offset, size], ...] */
+    else if (KEY("cc")) { WANT(v->type == JV_STR, "a string"); ev->cc = compute_capability(v->s, v->n); }
+    else if (KEY("params")) { /* [[offset, size], ...] */
         WANT(v->type == JV_ARR, "an array");
         size_t n = 0;
         if (v->jo) {
