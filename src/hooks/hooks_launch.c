@@ -244,7 +244,7 @@ cudaError_t cudaDeviceReset(void)
     cudaError_t r = real();
     vt_ts.rt_depth--;
     VT_CALL_END(c, r);
-    if (r == cudaSuccess && vt_cfg.enabled && vt_ts.guard == 0) vt_ev_device_reset(&c, dev);
+    if (r == cudaSuccess && !vt_forward_only()) vt_ev_device_reset(&c, dev);
     return r;
 }
 
@@ -257,7 +257,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     VT_CALL_BEGIN(c, "cuDevicePrimaryCtxReset");
     CUresult r = real(dev);
     VT_CALL_END(c, r);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0 && !vt_in_runtime()) vt_ev_device_reset(&c, dev);
+    if (r == CUDA_SUCCESS && !vt_forward_or_nested()) vt_ev_device_reset(&c, dev);
     return r;
 }
 

@@ -164,7 +164,7 @@ typedef CUresult (*push_fn)(CUcontext);
 static CUresult push_impl(void *real, const char *api, CUcontext ctx)
 {
     CUresult r = ((push_fn)real)(ctx);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_note_current_device();
+    if (r == CUDA_SUCCESS && !vt_forward_only()) vt_note_current_device();
     return r;
 }
 DRV_HOOK(cuCtxPushCurrent_v2, push_impl, (CUcontext ctx), ctx)
@@ -173,7 +173,7 @@ typedef CUresult (*pop_fn)(CUcontext *);
 static CUresult pop_impl(void *real, const char *api, CUcontext *ctx)
 {
     CUresult r = ((pop_fn)real)(ctx);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_note_current_device();
+    if (r == CUDA_SUCCESS && !vt_forward_only()) vt_note_current_device();
     return r;
 }
 DRV_HOOK(cuCtxPopCurrent_v2, pop_impl, (CUcontext *ctx), ctx)
@@ -182,7 +182,7 @@ typedef CUresult (*create_v4_fn)(CUcontext *, void *, unsigned int, CUdevice);
 static CUresult create_v4_impl(void *real, const char *api, CUcontext *ctx, void *params, unsigned int flags, CUdevice dev)
 {
     CUresult r = ((create_v4_fn)real)(ctx, params, flags, dev);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_set_current_device(dev);
+    if (r == CUDA_SUCCESS && !vt_forward_only()) vt_set_current_device(dev);
     return r;
 }
 DRV_HOOK(cuCtxCreate_v4, create_v4_impl, (CUcontext *ctx, void *params, unsigned int flags, CUdevice dev), ctx, params, flags, dev)
@@ -191,7 +191,7 @@ typedef CUresult (*create_v2_fn)(CUcontext *, unsigned int, CUdevice);
 static CUresult create_v2_impl(void *real, const char *api, CUcontext *ctx, unsigned int flags, CUdevice dev)
 {
     CUresult r = ((create_v2_fn)real)(ctx, flags, dev);
-    if (r == CUDA_SUCCESS && vt_cfg.enabled && vt_ts.guard == 0) vt_set_current_device(dev);
+    if (r == CUDA_SUCCESS && !vt_forward_only()) vt_set_current_device(dev);
     return r;
 }
 DRV_HOOK(cuCtxCreate_v2, create_v2_impl, (CUcontext *ctx, unsigned int flags, CUdevice dev), ctx, flags, dev)

@@ -175,7 +175,7 @@ CUresult cuGetProcAddress_v2(const char *sym, void **pfn, int ver, cuuint64_t fl
     __typeof__(&cuGetProcAddress_v2) real = VT_REAL(cuGetProcAddress_v2);
     if (!real) return CUDA_ERROR_NOT_SUPPORTED;
     CUresult r = real(sym, pfn, ver, flags, status);
-    if (r == CUDA_SUCCESS && pfn && *pfn && vt_cfg.enabled && vt_ts.guard == 0) {
+    if (r == CUDA_SUCCESS && pfn && *pfn && !vt_forward_only()) {
         int saved = errno;
         *pfn = swap_procaddr(sym, ver, flags, *pfn);
         errno = saved;
@@ -190,7 +190,7 @@ CUresult cuGetProcAddress(const char *sym, void **pfn, int ver, cuuint64_t flags
     __typeof__(&cuGetProcAddress) real = VT_REAL(cuGetProcAddress);
     if (!real) return CUDA_ERROR_NOT_SUPPORTED;
     CUresult r = real(sym, pfn, ver, flags);
-    if (r == CUDA_SUCCESS && pfn && *pfn && vt_cfg.enabled && vt_ts.guard == 0) {
+    if (r == CUDA_SUCCESS && pfn && *pfn && !vt_forward_only()) {
         int saved = errno;
         *pfn = swap_procaddr(sym, ver, flags, *pfn);
         errno = saved;

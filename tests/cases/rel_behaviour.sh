@@ -38,6 +38,20 @@ for m in plain deepbind dlmopen; do
         "$(jqs "$TMP/dl-$m.jsonl" '[.[] | select(.ev=="alloc" or .ev=="set" or .ev=="free") | .ev] | join(",")')" alloc,set,free
 done
 
+# dlsym(RTLD_NEXT) from a library destructor while the dlclose that runs it unloads a library after
+# it (tests/progs/dlfini): glibc has marked that one removed, so dlopen(RTLD_NOLOAD) cannot reopen
+# it; the tracer's RTLD_NEXT walk must skip it as glibc's does (it called dlsym and dlclose on
+# the NULL handle: SIGSEGV). glibc's own answer, untraced, is the truth: both lookups null.
+F="$ROOT/tests/progs/dlfini"
+cc -shared -fPIC -Wl,-soname,libnext.so -o "$TMP/libnext.so" "$F/next.c" &&
+    cc -shared -fPIC -o "$TMP/libdep.so" "$F/dep.c" "$TMP/libnext.so" && cc -o "$TMP/dlfini" "$F/main.c" -ldl ||
+    check "the dlfini programs build" false
+want="next_fini: next cuInit null, next dep_probe null
+done"
+check_eq "dlfini untraced: glibc finds neither next definition" "$(plain "$TMP/dlfini" "$TMP/libnext.so" "$TMP/libdep.so" 2>&1)" "$want"
+got=$("$VT" run --sim -q -o "$TMP/dlfini.jsonl" -- "$TMP/dlfini" "$TMP/libnext.so" "$TMP/libdep.so" 2>&1); rc=$?
+check_eq "dlfini traced: exit 0, the same answers" "$rc:$got" "0:$want"
+
 # --- the tracer's own failures: said once on stderr, the program carries on ---
 : >"$TMP/afile"
 # (`vramtrace run` refuses such a template before starting the program: run_messages.sh; the
