@@ -49,11 +49,13 @@
 //                  as for the kernelParams form), each with the heap buffer, directly and
 //                  captured into a graph launched twice
 //   child_rt       a graph holding a kernel node (a live buffer) added as a child graph node
-//                  (cudaGraphAddChildGraphNode) to a second graph; the buffer freed, the second
-//                  graph launched twice: each launch checks the child's kernel (a use after free);
+//                  (cudaGraphAddChildGraphNode) to a second graph, followed there by a kernel node
+//                  on buffer T; both buffers freed, the second graph launched twice: each launch
+//                  checks the child's kernel and T's node (a use after free each);
 //                  the exec's child node given a graph whose kernel has a live buffer
-//                  (cudaGraphExecChildGraphNodeSetParams), launched twice: nothing; given one
+//                  (cudaGraphExecChildGraphNodeSetParams), launched twice: T's only; given one
 //                  with a heap buffer, launched once: a host pointer (and when that node was made)
+//                  and T's (T's node, after the child's, is kept by every change: 5 in all)
 //   child_drv      the same with cuGraphAddChildGraphNode, cuGraphExecChildGraphNodeSetParams
 //   capset_rt      a kernel captured (<<<>>>) with buffer A and instantiated; its node found the way
 //                  programs find it (cudaGraphGetNodes) and read (cudaGraphKernelNodeGetParams);
@@ -537,10 +539,11 @@ static int set_node(int drv, int which, cudaGraphExec_t e, cudaGraphNode_t node,
 
 static int child(int drv)
 {
-    float *p, *q, *h = (float *)malloc(4096);
+    float *p, *q, *t, *h = (float *)malloc(4096);
     int n = 1;
     cudaMalloc(&p, 4096);
     cudaMalloc(&q, 4096);
+    cudaMalloc(&t, 4096);
     cudaStream_t s;
     cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
     cudaGraph_t inner, outer, live_child, heap_child;
@@ -553,11 +556,14 @@ static int child(int drv)
     printf("rc add %d\n", add_node(drv, &kn, inner, &p, &n));
     printf("rc child %d\n", drv ? (int)cuGraphAddChildGraphNode((CUgraphNode *)&cn, (CUgraph)outer, NULL, 0, (CUgraph)inner)
                                 : (int)cudaGraphAddChildGraphNode(&cn, outer, NULL, 0, inner));
+    // a kernel node after the child node, on t: every change of the child keeps it
+    printf("rc add %d\n", add_node(drv, &kn, outer, &t, &n));
     printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, outer, 0));
     cudaFree(p);
-    expect("use_after_free", p, p, 4096, 0);
-#define LAUNCH(times) for (int r_ = 0; r_ < (times); r_++) { \
-        printf("launch %s 0 graph\n", drv ? "cuGraphLaunch" : "cudaGraphLaunch"); \
+    cudaFree(t);
+    expect("use_after_free", p, p, 4096, 0); // (T's, at the same kernel's argument, is counted with it)
+#define LAUNCH(times) for (int r_ = 0; r_ < (times); r_++) { /* a launch record per kernel node: the child's, T's */ \
+        for (int k_ = 0; k_ < 2; k_++) printf("launch %s 0 graph\n", drv ? "cuGraphLaunch" : "cudaGraphLaunch"); \
         printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s)); }
 #define SET_CHILD(c) printf("rc setchild %d\n", drv ? (int)cuGraphExecChildGraphNodeSetParams((CUgraphExec)e, (CUgraphNode)cn, (CUgraph)(c)) \
                                                       : (int)cudaGraphExecChildGraphNodeSetParams(e, cn, c))
@@ -574,8 +580,8 @@ static int child(int drv)
     LAUNCH(1)
 #undef LAUNCH
 #undef SET_CHILD
-    printf("count use_after_free 2\ncount host_pointer 2\n");
-    printf("report launches 5\nreport graph_launches 5\nreport graph_copies 0\nreport graph_sets 0\n"
+    printf("count use_after_free 7\ncount host_pointer 2\n"); // 2 launches x (the child's p, T), then T at 3
+    printf("report launches 10\nreport graph_launches 10\nreport graph_copies 0\nreport graph_sets 0\n"
            "report captured 0\nreport h2d_count 0\nreport set_count 0\n");
     int rc = (int)cudaStreamSynchronize(s);
     cudaGraphExecDestroy(e);
