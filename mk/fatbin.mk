@@ -16,7 +16,7 @@ $(FB_EXPECTED_DIR)/expected_sm%.txt: $(FB_EXPECTED_DIR)/kernels_layout
 	$< $* >$@
 $(BUILD)/tests/unit/test_fatbin: CFLAGS += -DVT_FATBIN_EXPECTED_DIR='"$(FB_EXPECTED_DIR)"'
 $(BUILD)/tests/unit/test_fatbin: $(FB_EXPECTED)
-$(BUILD)/tests/unit/test_fatbin $(BUILD)/tests/unit/test_fatbin_ptx: tests/unit/fatbin_test_util.h
+$(BUILD)/tests/unit/test_fatbin $(BUILD)/tests/unit/test_fatbin_ptx $(BUILD)/tests/unit/test_fatbin_elf: tests/unit/fatbin_test_util.h
 TEST_DEPS += $(FB_EXPECTED)
 
 $(BUILD)/tests/fatbin_dump: tests/unit/fatbin_dump.c $(BUILD)/libvtcore.a

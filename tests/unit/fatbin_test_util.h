@@ -1,9 +1,10 @@
-/* fatbin_test_util.h - what test_fatbin.c and test_fatbin_ptx.c share: an owned byte buffer, the
- * parser called with its contract checked (a failure leaves *out NULL and says why), a kernel's
- * layout compared with the expected offsets and sizes. */
+/* fatbin_test_util.h - what test_fatbin.c, test_fatbin_ptx.c and test_fatbin_elf.c share: an owned
+ * byte buffer, a fixture loaded, the parser called with its contract checked (a failure leaves
+ * *out NULL and says why), a kernel's layout compared with the expected offsets and sizes. */
 #ifndef VT_FATBIN_TEST_UTIL_H
 #define VT_FATBIN_TEST_UTIL_H
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fatbin.h"
@@ -19,6 +20,31 @@ static inline blob copy(const void *p, size_t n)
     blob b = {malloc(n ? n : 1), n};
     if (b.p)
         memcpy(b.p, p, n);
+    return b;
+}
+
+/* Fixture NAME of tests/data/fatbin (or $VT_FATBIN_DATA); p NULL when it cannot be read. */
+static inline blob load(const char *name)
+{
+    const char *dir = getenv("VT_FATBIN_DATA");
+    char path[512];
+    blob b = {NULL, 0};
+    snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/data/fatbin", name);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return b;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b.p = malloc((size_t)n + 1);
+    if (b.p && fread(b.p, 1, (size_t)n, f) == (size_t)n) {
+        b.n = (size_t)n;
+        b.p[n] = 0;
+    } else {
+        free(b.p);
+        b.p = NULL;
+    }
+    fclose(f);
     return b;
 }
 

@@ -1,36 +1,13 @@
 /* test_fatbin.c - vt_fatbin_parse on nvcc 13 fixtures (tests/data/fatbin, source kernels.cu) and on
  * malformed images. Run from the repository root (tests/run.sh does), or set VT_FATBIN_DATA. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fatbin.h"
 #include "fatbin_int.h"   /* vt_fb_elf_extent */
 #include "vt_test.h"
 #include "fatbin_test_util.h"
-
-static blob load(const char *name)
-{
-    const char *dir = getenv("VT_FATBIN_DATA");
-    char path[512];
-    blob b = {NULL, 0};
-    snprintf(path, sizeof path, "%s/%s", dir ? dir : "tests/data/fatbin", name);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return b;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.p = malloc((size_t)n + 1);
-    if (b.p && fread(b.p, 1, (size_t)n, f) == (size_t)n) {
-        b.n = (size_t)n;
-        b.p[n] = 0;
-    } else {
-        free(b.p);
-        b.p = NULL;
-    }
-    fclose(f);
-    return b;
-}
 
 /* "name src n off:size ..." per kernel, as tests/unit/fatbin_dump prints */
 static char *render(const vt_fatbin *fb, int with_source)
@@ -490,6 +467,70 @@ static void test_each_cubin(void)
     }
 }
 
+/* The container's own errors, each with the code that names it (the image kinds tell apart by
+ * their magic: fatbin wrapper, fatbin header, ELF, else PTX text). */
+static void p_grow8(blob *b) /* 8 bytes more than the entries, counted in the fat size: half an entry header */
+{
+    unsigned char *q = realloc(b->p, b->n + 8);
+    if (!q) return;
+    memset(q + b->n, 0, 8);
+    b->p = q;
+    b->n += 8;
+    wr64(b->p + 8, rd64(b->p + 8) + 8);
+}
+static void p_hdrsize8(blob *b) { wr16(b->p + 6, 8); }
+static void p_elf_kind(blob *b) { wr16(b->p + 0x10, 0x10); } /* entry 0 (the ELF) of a kind read for no layout */
+static void test_container_codes(void)
+{
+    VT_CHECK(patched("size.fatbin", p_grow8) == VT_FATBIN_ETRUNC, "an entry header cut short by the fat size: ETRUNC");
+    VT_CHECK(patched("size.fatbin", p_hdrsize8) == VT_FATBIN_ECORRUPT, "a fatbin header size of 8: ECORRUPT");
+
+    /* an entry of another kind (LTO IR) is skipped: size.fatbin's layouts then all come from its PTX */
+    blob b = load("size.fatbin");
+    vt_fatbin *fb = NULL;
+    int n = -999, ptx = 0;
+    if (b.p) {
+        p_elf_kind(&b);
+        n = parse(&b, 0, &fb);
+        for (int i = 0; i < n; i++) ptx += vt_fatbin_at(fb, (size_t)i)->source == VT_LAYOUT_PTX;
+        if (n >= 0) vt_fatbin_free(fb);
+        free(b.p);
+    }
+    VT_CHECK(n == 9 && ptx == 9, "the ELF entry made another kind: the 9 kernels from the PTX entry (got %d, %d from PTX)", n, ptx);
+
+    static const char not_ptx[] = ".hello world";
+    static const char ws_ptx[] = " \t\r\n.version 8.8\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 k_param_0)\n{\nret;\n}\n";
+    char err[128];
+    fb = (vt_fatbin *)1;
+    VT_CHECK(vt_fatbin_parse_arch(not_ptx, sizeof not_ptx - 1, 0, &fb, err, sizeof err) == VT_FATBIN_EINVAL && !fb,
+             "text starting with '.' with no .version, .target or .entry: EINVAL");
+    n = vt_fatbin_parse_arch(ws_ptx, 0, 0, &fb, err, sizeof err);
+    const vt_kernel_layout *k = n == 1 ? vt_fatbin_find(fb, "k") : NULL;
+    VT_CHECK(k && k->nparams == 1 && k->params[0].offset == 0 && k->params[0].size == 8,
+             "PTX after white space: k's one 8-byte parameter (rc %d)", n);
+    if (n >= 0) vt_fatbin_free(fb);
+    VT_CHECK(vt_fatbin_parse_arch(ws_ptx, VT_FATBIN_MAX_IMAGE + 1, 0, &fb, err, sizeof err) == VT_FATBIN_EINVAL,
+             "a length over the 2 GiB limit: EINVAL, nothing read");
+
+    /* a registered fatbin's wrapper (magic, version, data pointer) whose data is not a fatbin */
+    struct { uint32_t magic, version; const void *data, *unused; } wrap = { 0x466243B1u, 1, not_ptx, NULL };
+    VT_CHECK(vt_fatbin_parse_arch(&wrap, 0, 0, &fb, err, sizeof err) == VT_FATBIN_ECORRUPT,
+             "a wrapper whose data is not a fatbin header: ECORRUPT");
+    /* an ELF image of unknown length whose headers give no extent (e_shnum 0, no extended count) */
+    b = load("sm90.cubin");
+    if (b.p) wr16(b.p + 60, 0), wr64(b.p + rd64(b.p + 40) + 32, 0);
+    VT_CHECK(b.p && vt_fatbin_parse_arch(b.p, 0, 0, &fb, err, sizeof err) == VT_FATBIN_ECORRUPT,
+             "an ELF image of unknown length whose headers give no size: ECORRUPT");
+    free(b.p);
+
+    struct cubins c = { .n = 0 };
+    VT_CHECK(vt_fatbin_each_cubin(NULL, 16, 90, on_cubin, &c, err, sizeof err) == VT_FATBIN_EINVAL &&
+                 vt_fatbin_each_cubin(ws_ptx, 0, 90, on_cubin, &c, err, sizeof err) == VT_FATBIN_EINVAL &&
+                 vt_fatbin_each_cubin(ws_ptx, VT_FATBIN_MAX_IMAGE + 1, 90, on_cubin, &c, err, sizeof err) == VT_FATBIN_EINVAL &&
+                 vt_fatbin_each_cubin(ws_ptx, sizeof ws_ptx, 90, on_cubin, &c, err, sizeof err) == VT_FATBIN_EINVAL && c.n == 0,
+             "each_cubin: no image, length 0, over the limit, or PTX: EINVAL, no cubin handed on");
+}
+
 int main(void)
 {
     check_fixture("sm90.cubin", 0, "expected_sm90.txt", VT_LAYOUT_ELF);
@@ -512,5 +553,6 @@ int main(void)
     test_image_extent();
     test_elf_extent();
     test_each_cubin();
+    test_container_codes();
     return vt_test_finish();
 }
