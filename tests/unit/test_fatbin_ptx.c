@@ -65,6 +65,24 @@ static void test_ptx_syntax(void)
     VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry (", UINT32_MAX, NULL, ""), VT_FATBIN_ECORRUPT,
                     ".entry without name");
     VT_CHECK_EQ_INT(ptx_case("hello world", UINT32_MAX, NULL, ""), VT_FATBIN_EINVAL, "plain text");
+    ptx_case(".version 9.0\n.entry k(.param .b8 a[0x10], .param .b8 b[0XaF], .param .b8 c[0xB]) {}", 3,
+             (const uint32_t[]){0, 16, 16, 175, 191, 11}, "hexadecimal array sizes (0x, 0X, both cases of digit)");
+    ptx_case(".version 9.0\n.entry k(.param .u64 .ptr .shared .align 8 p, .param .u32 n) {}", 2,
+             (const uint32_t[]){0, 8, 8, 4}, ".ptr .shared: the pointee's space");
+    /* the bank's address moves an .align 64 parameter (after one byte: 32 on sm_80's 0x160); a
+     * target the parser does not know leaves plain offsets (64) */
+    ptx_case(".version 9.0\n.target sm_x9\n.entry k(.param .u8 c, .param .align 64 .b8 s[64]) {}", 2,
+             (const uint32_t[]){0, 1, 64, 64}, "align 64 for an unknown target sm_x9: plain offsets");
+    ptx_case(".version 9.0\n.target sm_9\n.entry k(.param .u8 c, .param .align 64 .b8 s[64]) {}", 2,
+             (const uint32_t[]){0, 1, 64, 64}, "align 64 for a short target sm_9: plain offsets");
+    ptx_case(".version 9.0\n.entry k(.param .u64 p) { ld.param.u64 %rd1, [p];", 1,
+             (const uint32_t[]){0, 8}, "a body with no closing brace: the layout still read");
+    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .b64 x[9000]) {}", UINT32_MAX, NULL, ""),
+                    VT_FATBIN_ECORRUPT, "a 72000-byte parameter (over 64 KiB)");
+    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.reg .u64 x) {}", UINT32_MAX, NULL, ""),
+                    VT_FATBIN_ECORRUPT, "a parameter list holding a .reg");
+    VT_CHECK_EQ_INT(ptx_case(".version 9.0\n.entry k(.param .u64 a .param .u64 b) {}", UINT32_MAX, NULL, ""),
+                    VT_FATBIN_ECORRUPT, "two parameters without a comma");
     /* a whole kernel commented out (PTX takes C's comments): only the one after it is there */
     static const char commented[] = ".version 9.0\n/* .entry fake(.param .u64 q) { ret; } */ .entry k(.param .u64 p) { ret; }\n";
     blob b = copy(commented, sizeof commented - 1);
@@ -189,6 +207,63 @@ static void test_ptx_use_before_param(void)
     ptx_done(fb, &b);
 }
 
+/* nvcc 13 -ptx -arch=sm_90 of
+ *     struct S { unsigned lo, hi; };
+ *     __global__ void halves(S s) { union { S s; int *p; } u; u.s = s; *u.p = 1; }
+ * loads the 8-byte parameter as two 32-bit halves and joins them (mov.b64 %rd1, {%r3, %r2})
+ * before the store through it: the whole of s, from byte 0, is an address the kernel uses. */
+static void test_ptx_use_halves(void)
+{
+    static const char text[] =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry _Z7halves31S(\n\t.param .align 4 .b8 _Z7halves31S_param_0[8]\n)\n{\n"
+        "\t.reg .b32 \t%r<4>;\n\t.reg .b64 \t%rd<2>;\n\n\n\tmov.u32 \t%r1, 1;\n"
+        "\tld.param.u32 \t%r2, [_Z7halves31S_param_0+4];\n\tld.param.u32 \t%r3, [_Z7halves31S_param_0];\n"
+        "\tmov.b64 \t%rd1, {%r3, %r2};\n\tst.u32 \t[%rd1], %r1;\n\tret;\n\n}\n";
+    blob b;
+    vt_fatbin *fb;
+    const vt_kernel_layout *k = ptx_kernel(text, "_Z7halves31S", "PTX joining two halves", &fb, &b);
+    VT_CHECK(k && k->nuses == 1 && k->uses[0].param == 0 && k->uses[0].offset == 0,
+             "the joined halves are s's word 0, stored through (got %d uses)", k ? k->nuses : -9);
+    ptx_done(fb, &b);
+}
+
+/* nvcc 13 -ptx -arch=sm_90 of
+ *     __global__ void many(int *p, int **pp, int *out)
+ *     { #pragma unroll
+ *       for (int i = 0; i < 600; i++) pp[i] = p + 3 * i * i;
+ *       *out = 1; }
+ * written out by the rule nvcc's text follows (checked line for line against it): 600 registers
+ * hold addresses in p (the analysis' table grows past its first 1024 slots), and out's register,
+ * loaded before them, is used after them. p is stored (used), pp and out are stored through. */
+static void test_ptx_use_many_registers(void)
+{
+    size_t cap = 1 << 16, at = 0;
+    char *t = malloc(cap);
+    at += (size_t)snprintf(t + at, cap - at,
+        ".version 9.0\n.target sm_90\n.address_size 64\n\n"
+        ".visible .entry _Z4manyPiPS_S_(\n\t.param .u64 _Z4manyPiPS_S__param_0,\n\t.param .u64 _Z4manyPiPS_S__param_1,\n"
+        "\t.param .u64 _Z4manyPiPS_S__param_2\n)\n{\n\t.reg .b32 \t%%r<2>;\n\t.reg .b64 \t%%rd<605>;\n\n\n"
+        "\tld.param.u64 \t%%rd1, [_Z4manyPiPS_S__param_0];\n\tld.param.u64 \t%%rd2, [_Z4manyPiPS_S__param_1];\n"
+        "\tld.param.u64 \t%%rd3, [_Z4manyPiPS_S__param_2];\n\tcvta.to.global.u64 \t%%rd4, %%rd2;\n\tst.global.u64 \t[%%rd4], %%rd1;\n");
+    for (int i = 1; i < 600; i++)
+        at += (size_t)snprintf(t + at, cap - at, "\tadd.s64 \t%%rd%d, %%rd1, %d;\n\tst.global.u64 \t[%%rd4+%d], %%rd%d;\n",
+                               4 + i, 12 * i * i, 8 * i, 4 + i);
+    at += (size_t)snprintf(t + at, cap - at,
+        "\tcvta.to.global.u64 \t%%rd604, %%rd3;\n\tmov.u32 \t%%r1, 1;\n\tst.global.u32 \t[%%rd604], %%r1;\n\tret;\n\n}\n\n");
+    if (at >= cap) { VT_CHECK(0, "the PTX of many fits %zu bytes", cap); free(t); return; }
+    blob b;
+    vt_fatbin *fb;
+    const vt_kernel_layout *k = ptx_kernel(t, "_Z4manyPiPS_S_", "PTX with 600 address registers", &fb, &b);
+    unsigned seen = 0;
+    for (int32_t i = 0; k && i < k->nuses; i++)
+        if (k->uses[i].offset == 0 && k->uses[i].param < 3) seen |= 1u << k->uses[i].param;
+    VT_CHECK(k && k->nuses == 3 && seen == 7, "p, pp and out, out's register read 600 address registers later (%d uses, params %x)",
+             k ? k->nuses : -9, seen);
+    ptx_done(fb, &b);
+    free(t);
+}
+
 int main(void)
 {
     test_ptx_syntax();
@@ -196,5 +271,7 @@ int main(void)
     test_ptx_use_whitespace();
     test_ptx_use_vector_store();
     test_ptx_use_before_param();
+    test_ptx_use_halves();
+    test_ptx_use_many_registers();
     return vt_test_finish();
 }
