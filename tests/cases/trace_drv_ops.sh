@@ -34,7 +34,7 @@ check_eq "drv_ops: no field out of place" "$bad" ""
 # contexts: each allocation on the device of the context current when it was made; the pool's
 # threshold and trim on device 1, whose pool it is
 VRAMTRACE_SIM_DEVICES=2 "$VT" run --sim -q -o "$TMP/c.jsonl" -- "$PROGS/drv_ops" ctx >"$TMP/cout" 2>"$TMP/cerr" </dev/null
-check_eq "drv_ops ctx: exit 0, 4 allocations and the pool's 2 calls expected" "$?:$(grep -c '^expect ' "$TMP/cout")" "0:6"
+check_eq "drv_ops ctx: exit 0, 5 allocations and the pool's 2 calls expected" "$?:$(grep -c '^expect ' "$TMP/cout")" "0:7"
 check_eq "drv_ops ctx: each record on the current context's device (cuCtxCreate_v4/_v2, cuCtxPushCurrent, cuCtxPopCurrent), the pool's on device 1" \
     "$(jqs "$TMP/c.jsonl" '.[] | select(.ev == "alloc" or .ev == "pool_attr" or .ev == "pool_trim")
         | if .ev == "alloc" then "\(.api) alloc \(.size) dev \(.dev)" elif .ev == "pool_attr" then "pool_attr \(.pool) \(.release_threshold) dev \(.dev)"

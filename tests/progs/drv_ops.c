@@ -22,7 +22,8 @@
  * cuCtxPushCurrent and cuCtxPopCurrent, each followed by a cuMemAlloc whose record must name the
  * device of the context then current ("expect API alloc BYTES dev D"); then device 1's default
  * pool given a release threshold and trimmed ("expect pool_attr POOL 1048576 dev 1", "expect
- * pool_trim POOL 4096 dev 1"). */
+ * pool_trim POOL 4096 dev 1"), and one more cuMemAlloc through the pointer the older 4-argument
+ * cuGetProcAddress gives. */
 #include <cuda.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,6 +92,10 @@ static CUDA_MEMCPY2D region(CUdeviceptr dst, CUdeviceptr src, size_t width, size
     return p;
 }
 
+#undef cuGetProcAddress
+CUresult cuGetProcAddress(const char *symbol, void **pfn, int version, cuuint64_t flags);
+#define legacy_get_proc_address cuGetProcAddress
+
 static int contexts(void)
 {
     CUdevice d0, d1;
@@ -123,6 +128,13 @@ static int contexts(void)
     printf("expect pool_attr 0x%llx 1048576 dev 1\n", A(pool));
     RC("cuMemPoolTrimTo", cuMemPoolTrimTo(pool, 4096));
     printf("expect pool_trim 0x%llx 4096 dev 1\n", A(pool));
+    /* cuGetProcAddress as CUDA 11.3 to 12.x binaries call it (4 arguments, no status; cuda.h now
+     * maps the name to _v2): cuMemAlloc at version 13000 is cuMemAlloc_v2, and the pointer it
+     * hands back must be traced like the exported one */
+    CUresult (*alloc)(CUdeviceptr *, size_t) = NULL;
+    RC("cuGetProcAddress", legacy_get_proc_address("cuMemAlloc", (void **)&alloc, 13000, CU_GET_PROC_ADDRESS_DEFAULT));
+    RC("cuMemAlloc_v2", alloc ? alloc(&x, 4005) : CUDA_ERROR_NOT_FOUND);
+    printf("expect cuMemAlloc_v2 alloc 4005 dev 1\n");
     return 0;
 }
 
