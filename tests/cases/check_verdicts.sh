@@ -61,10 +61,13 @@ fi
 
 # ---- another device's memory --------------------------------------------------------------------
 run other other_device VRAMTRACE_SIM_DEVICES=2
-verdict other "device 1's memory in a device-0 kernel without peer access: one error (not on device 1, not after enabling peer access)"
-check_eq "other: peer access was possible and enabled" "$(grep '^can_access_peer' "$TMP/other.out")" "can_access_peer 1 enable 0"
+verdict other "device 1's memory in a device-0 kernel without peer access: an error (not on device 1, not after enabling peer access)"
+check_eq "other: peer access was possible, enabled, then disabled" "$(grep '^can_access_peer\|^disable' "$TMP/other.out" | tr '\n' ';')" \
+    "can_access_peer 1 enable 0;disable 0;"
 check_eq "other: the finding is on device 0 and names device 1" \
-    "$(jqs "$TMP/other.jsonl" '.[]|select(.ev=="finding")|"\(.dev) \(.msg|test("device 1 memory passed to kernel touch, argument 0 on device 0"))"')" "0 true"
+    "$(jqs "$TMP/other.jsonl" '.[]|select(.ev=="finding" and .msg)|"\(.dev) \(.msg|test("device 1 memory passed to kernel touch, argument 0 on device 0"))"')" "0 true"
+check_eq "other: once before peer access, once after it was disabled (cudaDeviceDisablePeerAccess: cuCtxDisablePeerAccess)" \
+    "$("$VT" report --json "$TMP/other.jsonl" 2>/dev/null | jq -r '[.findings[]|"count \(.kind) \(.count)"]|join(";")')" "$(want other count)"
 
 # ---- severity -----------------------------------------------------------------------------------
 run past_end past_end

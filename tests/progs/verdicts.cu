@@ -23,7 +23,8 @@
 //   free_offset   cudaFree(d + 16), then cudaFree(d)
 //   reset         a block freed by cudaDeviceReset, then launched; a new block after the reset
 //   other_device  device 1's memory launched on device 1 (fine), on device 0 without peer access
-//                 (an error), then again after cudaDeviceEnablePeerAccess (fine)
+//                 (an error), then again after cudaDeviceEnablePeerAccess (fine), and once more
+//                 after cudaDeviceDisablePeerAccess (the error again: "count wrong_device 2")
 //   hmm_repeat    on a device with pageable memory access (HMM/ATS): one heap buffer launched
 //                 20000 times, a stack buffer 3 times: "repeat KIND CLASS COUNT" per finding
 //                 (optional argument "exit": leaves with _exit, no destructor runs)
@@ -188,6 +189,9 @@ int main(int argc, char **argv)
         cudaDeviceCanAccessPeer(&can, 0, 1);
         printf("can_access_peer %d enable %d\n", can, (int)cudaDeviceEnablePeerAccess(1, 0));
         touch<<<1, 32>>>(d1, 1);              // device 0, peer access enabled
+        printf("disable %d\n", (int)cudaDeviceDisablePeerAccess(1));
+        touch<<<1, 32>>>(d1, 1);              // device 0, peer access disabled again: the error again
+        printf("count wrong_device 2\n");
         rc = cudaDeviceSynchronize();
     } else if (!strcmp(m, "hmm_repeat")) {
         enum { HEAP_LAUNCHES = 20000, STACK_LAUNCHES = 3 };
