@@ -40,3 +40,12 @@ check_eq "drv_ops ctx: each record on the current context's device (cuCtxCreate_
         | if .ev == "alloc" then "\(.api) alloc \(.size) dev \(.dev)" elif .ev == "pool_attr" then "pool_attr \(.pool) \(.release_threshold) dev \(.dev)"
           else "pool_trim \(.pool) \(.keep) dev \(.dev)" end' | tr '\n' ';')" \
     "$(grep '^expect ' "$TMP/cout" | cut -d' ' -f2- | tr '\n' ';')"
+
+# IPC by the driver: cuIpcOpenMemHandle_v2 (cuda.h's name) and the older cuIpcOpenMemHandle export,
+# each recorded as an ipc_open of the handle's 1 MiB by the name called, each close as an ipc_close
+"$VT" run --sim -q -o "$TMP/ipc.jsonl" -- "$PROGS/drv_ops" ipc >"$TMP/ipcout" 2>"$TMP/ipcerr" </dev/null
+check_eq "drv_ops ipc: exit 0, every call 0, two distinct mappings" \
+    "$?:$(grep '^rc ' "$TMP/ipcout" | grep -vc ' 0$'):$(grep '^distinct' "$TMP/ipcout")" "0:0:distinct 1"
+check_eq "drv_ops ipc: an ipc_open and an ipc_close of 1 MiB for each opening, by the name called" \
+    "$(jqs "$TMP/ipc.jsonl" '.[] | select(.ev == "ipc_open" or .ev == "ipc_close") | "\(.ev) \(.api) \(.size)"' | tr '\n' ';')" \
+    "$(grep '^expect ' "$TMP/ipcout" | cut -d' ' -f2- | tr '\n' ';')"

@@ -138,9 +138,42 @@ static int contexts(void)
     return 0;
 }
 
+#undef cuIpcOpenMemHandle
+CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int flags);
+#define legacy_ipc_open cuIpcOpenMemHandle
+
+/* `drv_ops ipc`: a 1 MiB allocation's IPC handle opened by cuIpcOpenMemHandle_v2 (what cuda.h
+ * maps the name to) and by the older export cuIpcOpenMemHandle, each closed again. The simulated
+ * driver lets a process open its own handle (a real one opens it in another process); each
+ * opening is a second range over the same 1 MiB: "expect ipc_open|ipc_close API BYTES". */
+static int ipc(void)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    CUdeviceptr a, q1 = 0, q2 = 0;
+    CUipcMemHandle h;
+    if (cuInit(0) || cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) || cuCtxSetCurrent(ctx) ||
+        cuMemAlloc(&a, 1 << 20)) {
+        printf("setup failed\n");
+        return 1;
+    }
+    RC("cuIpcGetMemHandle", cuIpcGetMemHandle(&h, a));
+    RC("cuIpcOpenMemHandle_v2", cuIpcOpenMemHandle_v2(&q1, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+    printf("expect ipc_open cuIpcOpenMemHandle_v2 1048576\n");
+    RC("cuIpcCloseMemHandle", cuIpcCloseMemHandle(q1));
+    printf("expect ipc_close cuIpcCloseMemHandle 1048576\n");
+    RC("cuIpcOpenMemHandle", legacy_ipc_open(&q2, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+    printf("expect ipc_open cuIpcOpenMemHandle 1048576\n");
+    RC("cuIpcCloseMemHandle", cuIpcCloseMemHandle(q2));
+    printf("expect ipc_close cuIpcCloseMemHandle 1048576\n");
+    printf("distinct %d\n", q1 && q2 && q1 != a && q2 != a);
+    return cuMemFree(a) != CUDA_SUCCESS;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "ctx")) return contexts();
+    if (argc > 1 && !strcmp(argv[1], "ipc")) return ipc();
     CUdevice dev;
     CUcontext ctx;
     CUstream s;
