@@ -23,6 +23,17 @@ static inline blob copy(const void *p, size_t n)
     return b;
 }
 
+/* Little-endian fields of an image being edited (x86-64 and aarch64 hosts are little-endian). */
+static inline uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+static inline uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint16_t rd16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline void wr64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
+static inline void wr32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
+static inline void wr16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
+
+/* An edit of a loaded image (it may grow the buffer). */
+typedef void (*patch_fn)(blob *b);
+
 /* Fixture NAME of tests/data/fatbin (or $VT_FATBIN_DATA); p NULL when it cannot be read. */
 static inline blob load(const char *name)
 {

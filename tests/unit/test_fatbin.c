@@ -151,13 +151,8 @@ static void test_exact_layouts(void)
     free(t.p);
 }
 
-static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static void wr64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static void wr32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void wr16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
 
 /* Parse a patched copy of fixture `file`; return the code. */
-typedef void (*patch_fn)(blob *b);
 static int patched(const char *file, patch_fn f)
 {
     blob b = load(file);

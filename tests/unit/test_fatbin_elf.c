@@ -14,18 +14,10 @@
 #include "vt_test.h"
 #include "fatbin_test_util.h"
 
-typedef void (*patch_fn)(blob *b);
-
 #define SHT_SYMTAB 2u
 #define STT_FUNC 2u
 #define STO_CUDA_ENTRY 0x10u
 
-static uint64_t rd64(const unsigned char *p) { uint64_t v; memcpy(&v, p, 8); return v; }
-static uint32_t rd32(const unsigned char *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint16_t rd16(const unsigned char *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static void wr64(unsigned char *p, uint64_t v) { memcpy(p, &v, 8); }
-static void wr32(unsigned char *p, uint32_t v) { memcpy(p, &v, 4); }
-static void wr16(unsigned char *p, uint16_t v) { memcpy(p, &v, 2); }
 
 /* Section header I of the image (the ELF header's e_shoff, e_shentsize). */
 static unsigned char *sh(blob *b, unsigned i) { return b->p + rd64(b->p + 40) + (uint64_t)i * rd16(b->p + 58); }
