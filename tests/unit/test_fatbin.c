@@ -151,7 +151,6 @@ static void test_exact_layouts(void)
     free(t.p);
 }
 
-
 /* Parse a patched copy of fixture `file`; return the code. */
 static int patched(const char *file, patch_fn f)
 {
