@@ -69,8 +69,8 @@ check_eq "trace: one pop per push" "$(jqs "$t" '[.[]|select(.ev=="range_pop")]|l
 check_eq "trace: start/end ranges, each ended by its id (A, wide, Ex unicode with its non-ASCII letter as '?', a domain's Ex)" \
     "$(jqs "$t" '([.[]|select(.ev=="range_start")|"\(.name):\(.id)"]|join(",")) + " " + ([.[]|select(.ev=="range_end")|.id|tostring]|join(","))')" \
     "optimizer:1,wide start:2,ex start ?:3,domain start:4 1,2,3,4"
-check_eq "trace: marks (A, wide, Ex unicode, a domain's Ex with a string registered wide)" \
-    "$(jqs "$t" '[.[]|select(.ev=="mark")|.name]|join(",")')" "checkpoint,wide mark,ex mark,domain mark"
+check_eq "trace: marks (A, wide, Ex unicode, a domain's Ex with a string registered wide, Ex with no message: unnamed)" \
+    "$(jqs "$t" '[.[]|select(.ev=="mark")|.name]|join(",")')" "checkpoint,wide mark,ex mark,domain mark,"
 check "trace: range records carry t and tid" sh -c 'tr -d "\000" <"$1" | jq -s -e "[.[]|select(.ev|test(\"^range_|^mark$\"))|(.t|type==\"number\") and (.tid|type==\"number\")]|all" >/dev/null' _ "$t"
 
 j=$("$VT" report --json "$t"); rc=$?

@@ -35,7 +35,7 @@ int main(void)
     nvtxRangePushW(L"wide");
     nvtxRangePop();
     /* the other forms: wide and Ex start/end and marks, a wide-named domain's mark (its string
-     * registered wide) and start/end; a character above ASCII is written '?' */
+     * registered wide) and start/end; a character above ASCII is written '?'; a mark with no message */
     nvtxRangeId_t ws = nvtxRangeStartW(L"wide start");
     nvtxRangeEnd(ws);
     nvtxMarkW(L"wide mark");
@@ -51,6 +51,10 @@ int main(void)
     ra.messageType = NVTX_MESSAGE_TYPE_REGISTERED;
     ra.message.registered = nvtxDomainRegisterStringW(dw, L"domain mark");
     nvtxDomainMarkEx(dw, &ra);
+    nvtxEventAttributes_t na = attr; /* attributes with no message (NVTX_MESSAGE_UNKNOWN): an unnamed mark */
+    na.messageType = NVTX_MESSAGE_UNKNOWN;
+    na.message.ascii = NULL;
+    nvtxMarkEx(&na);
     ua.message.unicode = L"domain start";
     nvtxRangeId_t ds = nvtxDomainRangeStartEx(dw, &ua);
     nvtxDomainRangeEnd(dw, ds);

@@ -70,8 +70,8 @@
 //   clone_rt       a kernel captured with buffer P, the graph cloned (cudaGraphClone) and the
 //                  clone instantiated; P freed, launched twice: a use after free at each; the
 //                  clone's node (cudaGraphNodeFindInClone) given a heap buffer: at the set and when
-//                  an exec of the clone runs; an exec of the original runs P still: the use after
-//                  free once more
+//                  an exec of the clone runs; an exec of the original (cudaGraphInstantiateWithFlags)
+//                  runs P still: the use after free once more
 //   clone_drv      the same with cuGraphClone, cuGraphNodeFindInClone
 //   withparams_rt  a kernel captured with buffer P, instantiated with cudaGraphInstantiateWithParams
 //                  (uploaded to the stream); P freed, launched twice: a use after free at each
@@ -781,7 +781,8 @@ static int made_graphs(int drv, const char *m)
         cudaGraphExec_t e2, e3;
         printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e2, gc, 0));
         LAUNCH(e2, 1, 1)                                // the heap buffer
-        printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e3, g, 0));
+        // (instantiated as CUDA 11.4+ programs may: cudaGraphInstantiateWithFlags)
+        printf("rc instantiate %d\n", (int)cudaGraphInstantiateWithFlags(&e3, g, 0));
         LAUNCH(e3, 1, 1)                                // the original still runs P
         printf("count use_after_free 3\ncount host_pointer 2\n");
     } else if (!strncmp(m, "withparams_", 11)) {
