@@ -35,6 +35,7 @@ fatbin-fixtures: $(BUILD)/tests/fatbin_dump
 	$(NVCC) --fatbin --compress-mode=size -gencode arch=compute_80,code=sm_80 \
 	    -gencode arch=compute_90,code=[sm_90,compute_90] -o $(FB_DIR)/multi.fatbin $(FB_CU)
 	$(NVCC) -cubin -arch=sm_90 -o $(FB_DIR)/sm90.cubin $(FB_CU)
+	$(NVCC) -cubin -rdc=true -arch=sm_90 -o $(FB_DIR)/rdc_sm90.cubin $(FB_DIR)/rdc.cu
 	$(NVCC) -ptx -arch=sm_90 -o $(FB_DIR)/sm90.ptx $(FB_CU)
 	$(NVCC) -ptx -arch=sm_80 -o $(FB_DIR)/sm80.ptx $(FB_CU)
 

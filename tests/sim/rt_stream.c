@@ -157,6 +157,11 @@ static cudaError_t driver_node_params(const struct cudaGraphNodeParams *p, CUgra
         out->type = CU_GRAPH_NODE_TYPE_MEM_FREE;
         out->free.dptr = (CUdeviceptr)p->free.dptr;
         return cudaSuccess;
+    case cudaGraphNodeTypeGraph:
+        out->type = CU_GRAPH_NODE_TYPE_GRAPH;
+        out->graph.graph = (CUgraph)p->graph.graph;
+        out->graph.ownership = (CUgraphChildGraphNodeOwnership)p->graph.ownership;
+        return cudaSuccess;
     case cudaGraphNodeTypeConditional:
         out->type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
         out->conditional.handle = p->conditional.handle;

@@ -560,6 +560,8 @@ CUresult cuGraphAddNode_v2(CUgraphNode *node, CUgraph g, const CUgraphNode *deps
     /* CUDA_MEM_ALLOC_NODE_PARAMS_v2 is v1 field for field */
     case CU_GRAPH_NODE_TYPE_MEM_ALLOC: return add_alloc_node(node, g, (CUDA_MEM_ALLOC_NODE_PARAMS *)&p->alloc);
     case CU_GRAPH_NODE_TYPE_MEM_FREE: return add_free_node(node, g, p->free.dptr);
+    /* a copy of the child's nodes either way (the sim keeps no owner to move the graph to) */
+    case CU_GRAPH_NODE_TYPE_GRAPH: return cuGraphAddChildGraphNode(node, g, deps, ndeps, p->graph.graph);
     case CU_GRAPH_NODE_TYPE_MEMCPY: r = copy_op(&p->memcpy.copyParams, &op); break;
     case CU_GRAPH_NODE_TYPE_MEMSET: r = memset_op((const CUDA_MEMSET_NODE_PARAMS *)&p->memset, &op); break;
     default: return CUDA_ERROR_NOT_SUPPORTED;

@@ -147,9 +147,34 @@ static void test_forbidden(void)
     }
 }
 
+/* rdc_sm90.cubin (tests/data/fatbin/rdc.cu, nvcc 13 -rdc=true): helper has a global FUNC symbol
+ * and its own .nv.info section, but no STO_CUDA_ENTRY: entry is the one kernel, with its symbol
+ * table read or without one (helper's section then carries no kernel attribute). */
+static void test_device_function(void)
+{
+    static const patch_fn ways[] = { p_none, p_no_symtab };
+    for (size_t w = 0; w < sizeof ways / sizeof ways[0]; w++) {
+        blob b = load("rdc_sm90.cubin");
+        vt_fatbin *fb = NULL;
+        int rc = -999;
+        if (b.p) {
+            ways[w](&b);
+            rc = parse(&b, 0, &fb);
+        }
+        const vt_kernel_layout *k = rc == 1 ? vt_fatbin_find(fb, "_Z5entryPii") : NULL;
+        VT_CHECK(k && k->nparams == 2 && k->params[0].offset == 0 && k->params[0].size == 8 && k->params[1].offset == 8 &&
+                     k->params[1].size == 4 && !vt_fatbin_find(fb, "_Z6helperPii"),
+                 "rdc_sm90.cubin%s: entry (p at 0, 8 bytes; n at 8, 4 bytes) the one kernel, helper none (rc %d)",
+                 w ? " without its symbol table" : "", rc);
+        if (rc >= 0) vt_fatbin_free(fb);
+        free(b.p);
+    }
+}
+
 int main(void)
 {
     test_allowed();
     test_forbidden();
+    test_device_function();
     return vt_test_finish();
 }

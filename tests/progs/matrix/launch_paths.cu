@@ -49,9 +49,10 @@
 //                  as for the kernelParams form), each with the heap buffer, directly and
 //                  captured into a graph launched twice
 //   child_rt       a graph holding a kernel node (a live buffer) added as a child graph node
-//                  (cudaGraphAddChildGraphNode) to a second graph, followed there by a kernel node
-//                  on buffer T; both buffers freed, the second graph launched twice: each launch
-//                  checks the child's kernel and T's node (a use after free each);
+//                  (cudaGraphAddChildGraphNode) to a second graph, followed there by a child graph
+//                  node (cudaGraphAddNode, type graph) with a kernel node on buffer T; both freed,
+//                  the second graph launched twice: each launch checks the child's kernel and T's
+//                  node (a use after free each);
 //                  the exec's child node given a graph whose kernel has a live buffer
 //                  (cudaGraphExecChildGraphNodeSetParams), launched twice: T's only; given one
 //                  with a heap buffer, launched once: a host pointer (and when that node was made)
@@ -537,6 +538,24 @@ static int set_node(int drv, int which, cudaGraphExec_t e, cudaGraphNode_t node,
     return which ? (int)cudaGraphExecKernelNodeSetParams(e, node, &kp) : (int)cudaGraphKernelNodeSetParams(node, &kp);
 }
 
+// A child graph node holding G, by the generic call (CUDA 12.2+)
+static int add_child_generic(int drv, cudaGraphNode_t *node, cudaGraph_t parent, cudaGraph_t g)
+{
+    if (drv) {
+        CUgraphNodeParams np;
+        memset(&np, 0, sizeof np);
+        np.type = CU_GRAPH_NODE_TYPE_GRAPH;
+        np.graph.graph = (CUgraph)g;
+        return (int)cuGraphAddNode((CUgraphNode *)node, (CUgraph)parent, NULL, NULL, 0, &np);
+    }
+    cudaGraphNodeParams *np = (cudaGraphNodeParams *)calloc(1, sizeof *np); // (no default constructor)
+    np->type = cudaGraphNodeTypeGraph;
+    np->graph.graph = g;
+    int r = (int)cudaGraphAddNode(node, parent, NULL, NULL, 0, np);
+    free(np);
+    return r;
+}
+
 static int child(int drv)
 {
     float *p, *q, *t, *h = (float *)malloc(4096);
@@ -556,8 +575,13 @@ static int child(int drv)
     printf("rc add %d\n", add_node(drv, &kn, inner, &p, &n));
     printf("rc child %d\n", drv ? (int)cuGraphAddChildGraphNode((CUgraphNode *)&cn, (CUgraph)outer, NULL, 0, (CUgraph)inner)
                                 : (int)cudaGraphAddChildGraphNode(&cn, outer, NULL, 0, inner));
-    // a kernel node after the child node, on t: every change of the child keeps it
-    printf("rc add %d\n", add_node(drv, &kn, outer, &t, &n));
+    // a kernel node on t after the child node, in a second child graph added by the generic call
+    // (cudaGraphAddNode / cuGraphAddNode, type graph): every change of the first child keeps it
+    cudaGraph_t tail;
+    cudaGraphNode_t tn;
+    cudaGraphCreate(&tail, 0);
+    printf("rc add %d\n", add_node(drv, &kn, tail, &t, &n));
+    printf("rc addchild %d\n", add_child_generic(drv, &tn, outer, tail));
     printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, outer, 0));
     cudaFree(p);
     cudaFree(t);
