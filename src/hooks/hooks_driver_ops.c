@@ -296,19 +296,24 @@ static CUresult kernel_get_function_impl(void *real, const char *api, CUfunction
 }
 DRV_HOOK(cuKernelGetFunction, kernel_get_function_impl, (CUfunction *f, CUkernel kern), f, kern)
 
-/* A CUfunction the tracer never saw made (a module loaded before preload, or by a path it does
- * not hook): ask the driver its name. */
+/* A CUfunction the tracer never saw made (a module loaded before preload, or functions found by
+ * a call it does not hook, such as cuModuleEnumerateFunctions): ask the driver its name and its
+ * module, whose image the tracer may hold (then the kernel's address uses come from it). */
 static vt_kernel *kernel_of(CUfunction f)
 {
     vt_kernel *k = vt_kernels_by_handle(f);
     if (!k) {
         typedef CUresult (*name_fn)(const char **, CUfunction);
+        typedef CUresult (*module_fn)(CUmodule *, CUfunction);
         name_fn getname = (name_fn)vt_real_driver("cuFuncGetName");
+        module_fn getmod = (module_fn)vt_real_driver("cuFuncGetModule");
         const char *name = NULL;
+        CUmodule mod = NULL;
         vt_ts.guard++;
         if (!getname || getname(&name, f) != CUDA_SUCCESS) name = NULL;
+        if (name && (!getmod || getmod(&mod, f) != CUDA_SUCCESS)) mod = NULL;
         vt_ts.guard--;
-        k = name ? vt_kernels_driver(f, name, NULL, u(f)) : vt_kernels_unknown(f);
+        k = name ? vt_kernels_driver(f, name, mod ? vt_kernels_module_lookup(mod) : NULL, u(f)) : vt_kernels_unknown(f);
         if (k && !k->function) k->function = u(f);
     }
     if (k && !atomic_load_explicit(&k->layout_state, memory_order_acquire)) vt_kernel_resolve_layout(k, vt_driver_paraminfo, vt_device_sm(vt_ts.cur_dev));

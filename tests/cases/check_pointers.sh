@@ -189,6 +189,15 @@ for l in "ptx dataex" "fatbin dataex" "fatbin fatbinary"; do
             "$(q $t '[.[] | select(.ev=="kernel") | .layout] | unique | join(",")')" "$([ "$1" = ptx ] && echo ptx || echo elf);"
     done
 done
+# functions found by cuModuleEnumerateFunctions (CUDA 12.4), which the tracer does not hook: it
+# asks the driver each one's name and module (cuFuncGetName, cuFuncGetModule) and reads the
+# module's image it noted at load, so drv_struct's PTX still says its struct's pointer is used:
+# the same findings, errors (a note, "the image has no PTX", before)
+for prog in trace_drv trace_drv_dl; do
+    t=drv.$prog.enum
+    trace $t "" -- "$PROGS/$prog" launch fatbin params enum
+    check_findings $t "driver $prog, functions enumerated"
+done
 
 # ---- NVRTC: the image freed (or its file removed) right after loading ----------------------------
 # nvrtc_gen compiles kernel `scale` (with 300 fillers: PTX over 128 KiB, so free() unmaps it) with

@@ -7,7 +7,9 @@
  *   mem                          alloc/copy/set/free; prints "alloc ADDR SIZE", "copy DIR SIZE", ...
  *   launch IMAGE FORM [LOADER]   IMAGE: fatbin | ptx (embedded) | a file path; FORM: params | extra;
  *                                LOADER: data (cuModuleLoadData, the default) | dataex
- *                                (cuModuleLoadDataEx, no options) | fatbinary (cuModuleLoadFatBinary).
+ *                                (cuModuleLoadDataEx, no options) | fatbinary (cuModuleLoadFatBinary)
+ *                                | enum (cuModuleLoadData, then the functions found by
+ *                                cuModuleEnumerateFunctions and cuFuncGetName, never by name).
  *                                Launches drv_ptr/drv_struct with device pointers (no finding), then
  *                                drv_struct with a host pointer in the struct and drv_ptr with a host
  *                                pointer, printing "expect ..." lines as trace_rt does.
@@ -33,7 +35,8 @@ extern const unsigned char trace_fatbin[], trace_fatbin_end[], trace_ptx[];
     X(cuMemFree) X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuMemcpyDtoD) X(cuMemsetD32) X(cuModuleLoadData) \
     X(cuModuleGetFunction) X(cuLaunchKernel) X(cuCtxSynchronize) X(cuMemAllocHost) X(cuMemFreeHost) \
     X(cuDevicePrimaryCtxReset) X(cuDeviceGetCount) X(cuDeviceGetName) X(cuDeviceTotalMem) \
-    X(cuDeviceGetAttribute) X(cuDeviceGetPCIBusId) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary)
+    X(cuDeviceGetAttribute) X(cuDeviceGetPCIBusId) X(cuModuleLoadDataEx) X(cuModuleLoadFatBinary) \
+    X(cuModuleGetFunctionCount) X(cuModuleEnumerateFunctions) X(cuFuncGetName)
 #define DECL(f) static __typeof__(&f) p_##f;
 DRV_FNS(DECL)
 
@@ -171,8 +174,23 @@ int main(int argc, char **argv)
         printf("rc load %d\n", !strcmp(loader, "dataex") ? (int)p_cuModuleLoadDataEx(&mod, image, 0, NULL, NULL)
                               : !strcmp(loader, "fatbinary") ? (int)p_cuModuleLoadFatBinary(&mod, image)
                               : (int)p_cuModuleLoadData(&mod, image));
-        printf("rc getfn %d\n", (int)p_cuModuleGetFunction(&fp, mod, "drv_ptr"));
-        printf("rc getfn %d\n", (int)p_cuModuleGetFunction(&fs, mod, "drv_struct"));
+        if (!strcmp(loader, "enum")) { /* the module's functions enumerated, each known by its name */
+            CUfunction fns[16];
+            unsigned nf = 0;
+            const char *nm;
+            printf("rc enum %d\n", (int)(p_cuModuleGetFunctionCount(&nf, mod) || nf > 16 ||
+                                          p_cuModuleEnumerateFunctions(fns, nf, mod)));
+            fp = fs = NULL;
+            for (unsigned i = 0; i < nf; i++)
+                if (p_cuFuncGetName(&nm, fns[i]) == CUDA_SUCCESS) {
+                    if (!strcmp(nm, "drv_ptr")) fp = fns[i];
+                    if (!strcmp(nm, "drv_struct")) fs = fns[i];
+                }
+            printf("rc getfn %d\n", fp && fs ? 0 : 500);
+        } else {
+            printf("rc getfn %d\n", (int)p_cuModuleGetFunction(&fp, mod, "drv_ptr"));
+            printf("rc getfn %d\n", (int)p_cuModuleGetFunction(&fs, mod, "drv_struct"));
+        }
         CUdeviceptr d;
         p_cuMemAlloc(&d, 4096);
         float *dp = (float *)(size_t)(d + 64);

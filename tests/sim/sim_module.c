@@ -134,6 +134,29 @@ CUresult cuModuleGetFunction(CUfunction *f, CUmodule mod, const char *name)
     return get_func((struct CUfunc_st **)f, mod, name);
 }
 
+/* CUDA 12.4: every function of a module, in no promised order (the layouts' list order here). */
+CUresult cuModuleGetFunctionCount(unsigned int *count, CUmodule mod)
+{
+    if (!count) return CUDA_ERROR_INVALID_VALUE;
+    if (!mod || mod->magic != MOD_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    unsigned n = 0;
+    for (const sim_kfunc *k = mod->kernels; k; k = k->next) n++;
+    *count = n;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuModuleEnumerateFunctions(CUfunction *fns, unsigned int num, CUmodule mod)
+{
+    if (!fns) return CUDA_ERROR_INVALID_VALUE;
+    if (!mod || mod->magic != MOD_MAGIC) return CUDA_ERROR_INVALID_HANDLE;
+    unsigned i = 0;
+    for (const sim_kfunc *k = mod->kernels; k && i < num; k = k->next, i++) {
+        CUresult r = get_func((struct CUfunc_st **)&fns[i], mod, k->name);
+        if (r) return r;
+    }
+    return CUDA_SUCCESS;
+}
+
 /* A module variable's device memory, made on the first lookup on the current context's device
  * (zeroed: initial values in the image are not copied) and given back when the module unloads.
  * A library's variables live where the first lookup made them. */
