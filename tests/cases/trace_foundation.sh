@@ -29,8 +29,11 @@ check_eq "pitched: cudaMalloc3D once, pitch x height x depth bytes, with its pit
 check_eq "pitched: cudaMemcpyPeerAsync once: d2d, bytes, addresses, source device, kind, on its stream" \
     "$(q pitched '.[] | select(.ev=="copy" and .api=="cudaMemcpyPeerAsync") | "peer \(.dir) \(.size) \(.dst) \(.src) src_dev \(.src_dev) kind \(.kind) async \(.async) stream \(.stream)"')" "$(out pitched peer)"
 check_eq "pitched: each 2D copy once, with width*height bytes, width, height, dpitch, spitch" \
-    "$(q pitched '.[] | select(.ev=="copy" and .width) | "copy2d \(.dir) size \(.size) w \(.width) h \(.height) dpitch \(.dpitch) spitch \(.spitch) async \(.async)"')" \
+    "$(q pitched '.[] | select(.ev=="copy" and .width and (.api | startswith("cudaMemcpy2D"))) | "copy2d \(.dir) size \(.size) w \(.width) h \(.height) dpitch \(.dpitch) spitch \(.spitch) async \(.async)"')" \
     "$(out pitched copy2d)"
+check_eq "pitched: a graph's 2D copy node, when made and when its graph is launched: the same rectangle and pitches" \
+    "$(rc_of pitched graph2d):$(q pitched '.[] | select(.ev=="copy" and (.api | startswith("cudaGraph"))) | "graph2d \(.api) \(.dir) size \(.size) w \(.width) h \(.height) dpitch \(.dpitch) spitch \(.spitch)"')" \
+    "0:$(out pitched graph2d)"
 
 # ---- backtraces: VRAMTRACE_BT_DEPTH frames exactly (24 by default), glibc's own addresses ----
 # a cudaMalloc 30 calls deep (over 32 frames); from its second frame on the trace's backtrace is

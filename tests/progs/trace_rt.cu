@@ -117,6 +117,26 @@ static int mode(const char *m)
         cudaStreamCreate(&st);
         printf("rc memcpy2dasync %d\n", (int)cudaMemcpy2DAsync(h, 100, d, pitch, 100, 2, cudaMemcpyDeviceToHost, st));
         printf("copy2d d2h size 200 w 100 h 2 dpitch 100 spitch %zu async true\n", pitch);
+        // the same rectangle as a graph's copy node (cudaGraphAddMemcpyNode, cudaMemcpy3DParms of
+        // depth 1), its graph launched once on the stream: the launch copies it as cudaMemcpy2D does
+        cudaGraph_t g;
+        cudaGraphExec_t ge;
+        cudaGraphNode_t node;
+        cudaMemcpy3DParms c3 = {};
+        void *ph = NULL;                        // (pinned: a graph's copies are asynchronous)
+        cudaMallocHost(&ph, 3 * 128);
+        c3.srcPtr = make_cudaPitchedPtr(ph, 128, 100, 3);
+        c3.dstPtr = make_cudaPitchedPtr(d, pitch, 100, 3);
+        c3.extent = make_cudaExtent(100, 3, 1);
+        c3.kind = cudaMemcpyHostToDevice;
+        int grc = (int)cudaGraphCreate(&g, 0);
+        if (!grc) grc = (int)cudaGraphAddMemcpyNode(&node, g, NULL, 0, &c3);
+        if (!grc) grc = (int)cudaGraphInstantiate(&ge, g, 0);
+        if (!grc) grc = (int)cudaGraphLaunch(ge, st);
+        printf("rc graph2d %d\n", grc);
+        // recorded when the node is made and when the launch copies it
+        printf("graph2d cudaGraphAddMemcpyNode h2d size 300 w 100 h 3 dpitch %zu spitch 128\n", pitch);
+        printf("graph2d cudaGraphLaunch h2d size 300 w 100 h 3 dpitch %zu spitch 128\n", pitch);
         // cudaMalloc3D: pitch x height x depth bytes, rows of the pitch the runtime chose
         // (cudaPitchedPtr.pitch >= the extent's width)
         cudaPitchedPtr pp = {};

@@ -155,7 +155,8 @@ struct sim_op;
 int sim_capture_op(CUstream s, const struct sim_op *op);
 typedef struct sim_op {
     int type;           /* 1 copy, 2 memset, 3 kernel, 4 graph mem alloc, 5 graph mem free, 6 conditional */
-    void *dst; const void *src; size_t n;   /* copy */
+    void *dst; const void *src; size_t n;   /* copy (rows > 1: ROWS rows of n bytes, pitches apart) */
+    size_t rows, dpitch, spitch;
     unsigned value; unsigned elem;           /* memset: value, element size */
     CUfunction f; void **params; void *argbuf; size_t argsize; /* kernel (params: GetParams' view, owned) */
     unsigned grid[3], block[3], shmem;      /* kernel */

@@ -366,7 +366,10 @@ SIM_ALIAS(cuStreamWriteValue32_v2, cuStreamWriteValue32_v2_ptsz);
 /* replay a captured copy/memset (graph launch) */
 void sim_replay_op(const sim_op *op)
 {
-    if (op->type == 1) do_copy(op->dst, op->src, op->n, 0, 0, 0, 0);
+    if (op->type == 1 && op->rows > 1)
+        for (size_t i = 0; i < op->rows; i++)
+            do_copy((char *)op->dst + i * op->dpitch, (const char *)op->src + i * op->spitch, op->n, 0, 0, 0, 0);
+    else if (op->type == 1) do_copy(op->dst, op->src, op->n, 0, 0, 0, 0);
     else if (op->type == 2) do_set((CUdeviceptr)(uintptr_t)op->dst, op->value, op->elem, op->n, 0, 0);
 }
 

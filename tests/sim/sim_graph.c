@@ -641,18 +641,21 @@ CUresult cuGraphExecDestroy(CUgraphExec e)
 
 /* ---- nodes by hand: copies and memsets (issue 46) ----------------------------------------- */
 /* A CUDA_MEMCPY3D the sim can replay: linear memory (host, device or unified; no arrays), one
- * contiguous run (a single row and slice, or pitches equal to the width). */
+ * contiguous run (a single row and slice, or pitches equal to the width), or the rows of one
+ * slice, each pitch apart at its end (a 2D copy). */
 static CUresult copy_op(const CUDA_MEMCPY3D *p, sim_op *op)
 {
     if (!p || !p->WidthInBytes) return CUDA_ERROR_INVALID_VALUE;
     if (p->srcMemoryType == CU_MEMORYTYPE_ARRAY || p->dstMemoryType == CU_MEMORYTYPE_ARRAY) return CUDA_ERROR_NOT_SUPPORTED;
-    size_t h = p->Height ? p->Height : 1, d = p->Depth ? p->Depth : 1;
-    if ((h > 1 || d > 1) && (p->srcPitch != p->WidthInBytes || p->dstPitch != p->WidthInBytes)) return CUDA_ERROR_NOT_SUPPORTED;
+    size_t w = p->WidthInBytes, h = p->Height ? p->Height : 1, d = p->Depth ? p->Depth : 1;
+    int pitched = h * d > 1 && (p->srcPitch != w || p->dstPitch != w);
+    if (pitched && (d > 1 || p->srcPitch < w || p->dstPitch < w)) return CUDA_ERROR_NOT_SUPPORTED;
     if (p->srcXInBytes || p->srcY || p->srcZ || p->dstXInBytes || p->dstY || p->dstZ) return CUDA_ERROR_NOT_SUPPORTED;
     const void *src = p->srcMemoryType == CU_MEMORYTYPE_HOST ? p->srcHost : (const void *)(uintptr_t)p->srcDevice;
     void *dst = p->dstMemoryType == CU_MEMORYTYPE_HOST ? p->dstHost : (void *)(uintptr_t)p->dstDevice;
     if (!src || !dst) return CUDA_ERROR_INVALID_VALUE;
-    *op = (sim_op){ .type = 1, .dst = dst, .src = src, .n = p->WidthInBytes * h * d };
+    if (pitched) *op = (sim_op){ .type = 1, .dst = dst, .src = src, .n = w, .rows = h, .dpitch = p->dstPitch, .spitch = p->srcPitch };
+    else *op = (sim_op){ .type = 1, .dst = dst, .src = src, .n = w * h * d };
     return CUDA_SUCCESS;
 }
 
