@@ -112,10 +112,12 @@
 //                  at the third launch
 //   cond_drv       the same with cuGraphConditionalHandleCreate, cuGraphAddNode, cuGraphExecNodeSetParams
 //   fcopies_rt     copies and memsets of a freed device buffer (issue 50 slice 4): cudaMemcpy from it
-//                  and to it, cudaMemsetAsync on it, a copy into a live buffer from it: a use
-//                  after free naming it at each (not a direction mismatch); the buffer's address
-//                  allocated again: a copy there is nothing
-//   fcopies_drv    the same with cuMemcpyDtoH, cuMemcpyHtoD, cuMemsetD32Async, cuMemcpyDtoD
+//                  and to it, cudaMemsetAsync on it, a copy into a live buffer from it, cudaMemset,
+//                  cudaMemcpy2D from it and cudaMemcpy2DAsync to it: a use after free naming it at
+//                  each (not a direction mismatch); the buffer's address allocated again: a copy
+//                  there is nothing
+//   fcopies_drv    the same with cuMemcpyDtoH, cuMemcpyHtoD, cuMemsetD32Async, cuMemcpyDtoD,
+//                  cuMemsetD8, cuMemcpy2D, cuMemcpy2DAsync
 //   galloc_rt      a graph memory allocation node and a free node through the generic call
 //                  (cudaGraphAddNode, types MemAlloc and MemFree), a kernel node by hand on the
 //                  allocation between them; launched twice: each launch allocates (1 MiB), runs the
@@ -1140,6 +1142,25 @@ static int freed_copies(int drv)
     drv ? (void)cuMemsetD32Async((CUdeviceptr)(d + 256), 0, 16, (CUstream)s) : (void)cudaMemsetAsync(d + 256, 0, 64, s);
     expect_freed(d, d);
     drv ? (void)cuMemcpyDtoD((CUdeviceptr)live, (CUdeviceptr)d, 64) : (void)cudaMemcpy(live, d, 64, cudaMemcpyDeviceToDevice);
+    // a synchronous memset and the 2D copies (in the per-thread build: cudaMemset_ptds,
+    // cudaMemcpy2D_ptds, cudaMemcpy2DAsync_ptsz, cuMemsetD8_v2_ptds, cuMemcpy2D_v2_ptds, ...)
+    expect_freed(d + 512, d);
+    drv ? (void)cuMemsetD8((CUdeviceptr)(d + 512), 0, 64) : (void)cudaMemset(d + 512, 0, 64);
+    expect_freed(d + 640, d);                           // 2 rows of 64 bytes, 128 apart, to h
+    expect_freed(d + 1024, d);                          // ... and from h
+    if (drv) {
+        CUDA_MEMCPY2D c = {};
+        c.srcMemoryType = CU_MEMORYTYPE_DEVICE; c.srcDevice = (CUdeviceptr)(d + 640); c.srcPitch = 128;
+        c.dstMemoryType = CU_MEMORYTYPE_HOST; c.dstHost = h; c.dstPitch = 64;
+        c.WidthInBytes = 64; c.Height = 2;
+        (void)cuMemcpy2D(&c);
+        c.srcMemoryType = CU_MEMORYTYPE_HOST; c.srcHost = h; c.srcPitch = 64;
+        c.dstMemoryType = CU_MEMORYTYPE_DEVICE; c.dstDevice = (CUdeviceptr)(d + 1024); c.dstPitch = 128;
+        (void)cuMemcpy2DAsync(&c, (CUstream)s);
+    } else {
+        (void)cudaMemcpy2D(h, 64, d + 640, 128, 64, 2, cudaMemcpyDeviceToHost);
+        (void)cudaMemcpy2DAsync(d + 1024, 128, h, 64, 64, 2, cudaMemcpyHostToDevice, s);
+    }
     cudaGetLastError();
     char *again;
     cudaMalloc(&again, 4096);
