@@ -6,9 +6,9 @@ need_sim
 
 M=1048576
 P="$ROOT/tests/progs/growth.cu"
-LEAK=$(grep -n '// LEAK' "$P" | cut -d: -f1)
+LEAK=$(grep -n '// LEAK$' "$P" | cut -d: -f1)
 ULEAK=$(grep -n '// UNMARKED_LEAK' "$P" | cut -d: -f1)
-for mode in leak warmup noisy frag unmarked; do
+for mode in leak leak2 warmup noisy frag unmarked; do
     "$VT" run --sim -q -o "$TMP/$mode.jsonl" -- "$PROGS/growth" $mode >"$TMP/$mode.out" 2>&1
     check_eq "$mode: the program ran (exit 0)" "$?:$(cat "$TMP/$mode.out")" "0:steps=20 rc=0"
     "$VT" report --json "$TMP/$mode.jsonl" >"$TMP/$mode.json" 2>/dev/null
@@ -27,6 +27,11 @@ check "leak: the forecast's time is the steps left at the mean step duration" jq
 check_eq "leak: text: Growth right after the summary, the site, the forecast" \
     "$(sed -n '/^Summary$/,/^Steps/p' "$TMP/leak.txt" | grep -c '^[A-Z]'):$(grep -c "^   24.00 MiB per step  main (growth.cu:$LEAK) (rose in 10 of 10 steps)$" "$TMP/leak.txt"):$(grep -c '^  forecast: device 0 runs out at step 682, about .* after the trace.s last step, at +24.00 MiB per step (a step.s peak reaching 16.00 GiB)$' "$TMP/leak.txt")" \
     "3:1:1"
+# leak2: 8 MiB (the first site) and 24 MiB kept each step: 32 MiB a step, both sites in all 10
+# steps of the window, the one that leaks more first
+check_eq "leak2: steady, +32 MiB a step over steps 10-19, growth.cu:$(grep -n '// LEAK_BIG' "$P" | cut -d: -f1) (24 MiB) before growth.cu:$(grep -n '// LEAK_SMALL' "$P" | cut -d: -f1) (8 MiB)" \
+    "$(jq -c '.processes[0].growth | [.kind, .rate_bytes_per_step, .window_first_step, .window_last_step, (.sites | map([.site, .bytes_per_step, .rose_in_steps]))]' "$TMP/leak2.json")" \
+    "[\"steady\",$((32 * M)),10,19,[[\"main (growth.cu:$(grep -n '// LEAK_BIG' "$P" | cut -d: -f1))\",$((24 * M)),10],[\"main (growth.cu:$(grep -n '// LEAK_SMALL' "$P" | cut -d: -f1))\",$((8 * M)),10]]]"
 check_eq "warmup: grew 50 MiB over steps 1-5 (10 MiB kept each), then stopped: no rate, no site, no forecast" \
     "$(jq -c '.processes[0].growth | [.kind, .warmup_steps, .warmup_bytes, .rate_bytes_per_step, .sites, .forecast]' "$TMP/warmup.json"):$(grep -c '^Growth (live VRAM at the end of each step): a warm-up: grew 50.00 MiB over steps 1-5, then stopped growing$' "$TMP/warmup.txt")" \
     "[\"warmup\",5,$((50 * M)),0,[],null]:1"

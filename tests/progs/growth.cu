@@ -1,8 +1,10 @@
 // growth.cu - training loops whose live memory grows in different ways (issue 49 slice 2:
-// analysis_growth.c). Usage: growth leak|warmup|noisy|frag|unmarked. 20 steps, each begun with
+// analysis_growth.c). Usage: growth leak|leak2|warmup|noisy|frag|unmarked. 20 steps, each begun with
 // vramtrace_step() (but unmarked).
 //   leak:   per step a 24 MiB allocation kept to the end (LEAK), and 8 MiB and 16 MiB ones freed
 //           in the step: live grows 24 MiB a step from one site; step K peaks at 24 K + 24 MiB.
+//   leak2:  two sites keep memory each step, the smaller first: 8 MiB (LEAK_SMALL), then 24 MiB
+//           (LEAK_BIG): live grows 32 MiB a step, the sites listed by bytes per step (24, then 8).
 //   warmup: steps 1-5 each keep 10 MiB more (a cache filling up), every step allocates and frees
 //           4 MiB: it grows 50 MiB over steps 1-5, then stays flat.
 //   noisy:  per step one allocation of 1 to 31 MiB (a fixed pseudo-random sequence) kept until the
@@ -24,7 +26,7 @@ enum { STEPS = 20, MiB = 1 << 20 };
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "leak";
-    void *kept[STEPS] = { 0 }, *prev = NULL;
+    void *kept[STEPS] = { 0 }, *kept2[STEPS] = { 0 }, *prev = NULL;
     void *cache[STEPS] = { 0 };
     size_t cache_size[STEPS] = { 0 }, ncache = 0;
     int rc = 0, unmarked = !strcmp(mode, "unmarked");
@@ -36,6 +38,9 @@ int main(int argc, char **argv)
             rc |= cudaMalloc(&b, 8 * MiB);
             rc |= cudaMalloc(&c, 16 * MiB);
             rc |= cudaFree(b) | cudaFree(c);
+        } else if (!strcmp(mode, "leak2")) {
+            rc |= cudaMalloc(&kept2[k], 8 * MiB); // LEAK_SMALL
+            rc |= cudaMalloc(&kept[k], 24 * MiB); // LEAK_BIG
         } else if (!strcmp(mode, "warmup")) {
             if (k < 5) rc |= cudaMalloc(&kept[k], 10 * MiB); // CACHE
             rc |= cudaMalloc(&b, 4 * MiB);
@@ -66,6 +71,8 @@ int main(int argc, char **argv)
     if (prev) rc |= cudaFree(prev);
     for (int k = 0; k < STEPS; k++)
         if (kept[k]) rc |= cudaFree(kept[k]);
+    for (int k = 0; k < STEPS; k++)
+        if (kept2[k]) rc |= cudaFree(kept2[k]);
     for (size_t i = 0; i < ncache; i++) rc |= cudaFree(cache[i]);
     printf("steps=%d rc=%d\n", STEPS, rc);
     return rc != 0;
