@@ -55,3 +55,15 @@ check_eq "rank variables: the first whole number in range of each list (rank 5, 
 sed 's/"rank":{[^}]*}/"rank":{"RANK":"7 ","LOCAL_RANK":"0x1"}/' "$D/rank1.jsonl" >"$TMP/rankvars2.jsonl"
 check_eq "rank variables none of which is a number: no rank" \
     "$("$VT" report --json "$TMP/rankvars2.jsonl" | jq -c '.processes[0] | [.rank, .local_rank]')" "[null,null]"
+
+# the HTML page of the three ranks: a Ranks table, a row per trace from its header (rank, pid,
+# host) and its numbers (peak, OOMs, errors, warnings, leaked, the file), the highest peak's row
+# marked; the same numbers the JSON checks above derive
+"$VT" report --html "$TMP/ranks.html" "$D" >/dev/null 2>&1
+check_eq "html over 3 traces: exit 0, '3 traces' in the header" "$?:$(grep -c '>3 traces</div>' "$TMP/ranks.html")" "0:1"
+check_eq "html: the Ranks table, one row per rank, rank 2's peak the highest (its row marked)" \
+    "$(sed -n 's/.*<h2>Ranks<\/h2><table>\(.*\)<\/table><\/section>.*/\1/p' "$TMP/ranks.html" | sed 's/<\/tr>/\n/g' | grep '<td>' |
+       sed 's/<tr style="background:#fff6e0">/* /; s/<[^>]*>/|/g; s/||*/|/g')" \
+    "|0|500|node0|257.00 MiB|0|0|0|256.00 MiB|rank0.jsonl|
+|1|501|node0|513.00 MiB|0|0|0|512.00 MiB|rank1.jsonl|
+* |2|502|node1|769.00 MiB (highest)|1|0|0|768.00 MiB|rank2.jsonl|"
