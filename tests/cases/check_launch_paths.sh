@@ -71,6 +71,16 @@ for build in sm90 sm80 none rdc ptsz; do
                 "$(want $n report | tr '\n' ';')"
             grep -q '^report_bytes ' "$TMP/$n.out" && check_eq "$n: the bytes the replays copied and set" \
                 "$(jq -r '"report_bytes h2d \(.transfers.h2d.bytes) set \(.sets.bytes)"' "$TMP/$n.json")" "$(want $n report_bytes)"
+            if [ $build = sm90 ]; then # the text's heading of the Kernels section, from the same counts
+                l=$(want $n report | sed -n 's/^report launches //p') g=$(want $n report | sed -n 's/^report graph_launches //p')
+                case "$l:$g" in
+                    0:*) w= ;;
+                    *:0) w="Kernels ($l launch$([ "$l" = 1 ] || echo es)):" ;;
+                    *) w="Kernels ($l launch$([ "$l" = 1 ] || echo es), $g of them by graph launches):" ;;
+                esac
+                check_eq "$n: the text's Kernels heading (launches, those by graph launches)" \
+                    "$("$VT" report "$TMP/$n.jsonl" 2>/dev/null | grep '^Kernels')" "$w"
+            fi
         esac
     done
 done
