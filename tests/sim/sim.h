@@ -171,6 +171,8 @@ CUgraph sim_capture_graph(CUstream s);
  * (add 1) DEPS; only a single node is kept as such (more: none is). */
 CUresult sim_capture_set_deps(CUstream s, const CUgraphNode *deps, size_t n, int add);
 CUresult sim_capture_join(CUstream s, CUgraph g);
+/* An uncapturable call on capturing stream s: its capture ends in CUDA_ERROR_STREAM_CAPTURE_INVALIDATED. */
+void sim_capture_invalidate(CUstream s);
 int sim_stream_dev(CUstream s);
 CUresult sim_dev_alloc(int dev, size_t size, int kind, uintptr_t *out, sim_region **reg);
 void sim_dev_free(sim_region *r);

@@ -57,7 +57,7 @@ CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *data, unsign
     CUresult r = sim_stream_check(s, &c);
     if (r) return r;
     if (!cb || flags != 0) return CUDA_ERROR_INVALID_VALUE;
-    if (sim_capture_graph(s)) return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; /* as CUDA: not capturable */
+    if (sim_capture_graph(s)) { sim_capture_invalidate(s); return CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED; } /* as CUDA: not capturable */
     cb(s, CUDA_SUCCESS, data);
     return CUDA_SUCCESS;
 }

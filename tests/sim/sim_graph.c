@@ -21,7 +21,7 @@ struct CUgraphExec_st { int magic; struct CUgraph_st g; };
  * its capture by waiting on an event recorded in it; all add to the same graph. last: the node
  * the stream's next captured work would depend on (the last one it captured), which
  * cuStreamGetCaptureInfo_v3 hands out as the stream's dependencies, as CUDA does. */
-static struct { CUstream s; struct CUgraph_st *g; int origin; struct CUgraphNode_st *last; } caps[MAX_CAPTURE];
+static struct { CUstream s; struct CUgraph_st *g; int origin; struct CUgraphNode_st *last; int owned, invalid; } caps[MAX_CAPTURE];
 
 static int cap_index(CUstream s)
 {
@@ -242,7 +242,11 @@ static CUresult begin_capture(CUstream s, struct CUgraph_st *graph)
     for (int i = 0; !r && i < MAX_CAPTURE && slot < 0; i++)
         if (!caps[i].g) slot = i;
     if (!r && slot < 0) r = CUDA_ERROR_OUT_OF_MEMORY;
-    if (!r && (g || !(r = cuGraphCreate(&g, 0)))) { caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 1; caps[slot].last = NULL; }
+    int owned = !g;
+    if (!r && (g || !(r = cuGraphCreate(&g, 0)))) {
+        caps[slot].s = s; caps[slot].g = g; caps[slot].origin = 1; caps[slot].last = NULL;
+        caps[slot].owned = owned; caps[slot].invalid = 0;
+    }
     pthread_mutex_unlock(&sim_lock);
     return r;
 }
@@ -268,14 +272,29 @@ CUresult cuStreamEndCapture(CUstream s, CUgraph *g)
     pthread_mutex_lock(&sim_lock);
     int i = cap_index(s);
     CUresult r = i < 0 ? CUDA_ERROR_ILLEGAL_STATE : !caps[i].origin ? CUDA_ERROR_STREAM_CAPTURE_UNMATCHED : CUDA_SUCCESS;
+    struct CUgraph_st *dropped = NULL;
     if (!r) {
         struct CUgraph_st *graph = caps[i].g;
-        *g = graph;
+        /* an invalidated capture ends with no graph (CUDA: cudaErrorStreamCaptureInvalidated) */
+        if (caps[i].invalid) { r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED; dropped = caps[i].owned ? graph : NULL; }
+        *g = r ? NULL : graph;
         for (int j = 0; j < MAX_CAPTURE; j++)
             if (caps[j].g == graph) { caps[j].g = NULL; caps[j].s = NULL; caps[j].origin = 0; caps[j].last = NULL; }
     }
     pthread_mutex_unlock(&sim_lock);
+    if (dropped) cuGraphDestroy(dropped);
     return r;
+}
+
+/* An operation CUDA cannot capture was called on a capturing stream: the capture it belongs to is
+ * invalidated (its cuStreamEndCapture fails). */
+void sim_capture_invalidate(CUstream s)
+{
+    pthread_mutex_lock(&sim_lock);
+    int i = cap_index(s);
+    for (int j = 0; i >= 0 && j < MAX_CAPTURE; j++)
+        if (caps[j].g == caps[i].g) caps[j].invalid = 1;
+    pthread_mutex_unlock(&sim_lock);
 }
 SIM_ALIAS(cuStreamEndCapture, cuStreamEndCapture_ptsz);
 

@@ -74,8 +74,11 @@
 //                  an exec of the clone runs; an exec of the original (cudaGraphInstantiateWithFlags)
 //                  runs P still: the use after free once more
 //   clone_drv      the same with cuGraphClone, cuGraphNodeFindInClone
-//   withparams_rt  a kernel captured with buffer P, instantiated with cudaGraphInstantiateWithParams
-//                  (uploaded to the stream); P freed, launched twice: a use after free at each
+//   withparams_rt  a capture that fails first (a heap buffer's launch, found when captured, then a
+//                  stream callback, which invalidates it: no graph); then a kernel captured with
+//                  buffer P on the same stream, instantiated with cudaGraphInstantiateWithParams
+//                  (uploaded to the stream); P freed, launched twice: a use after free at each,
+//                  nothing of the failed capture
 //   withparams_drv the same with cuGraphInstantiateWithParams
 //   tograph_rt     a graph with a kernel node by hand on buffer P; a heap buffer's launch captured
 //                  into that graph (cudaStreamBeginCaptureToGraph): found at capture, recorded as
@@ -765,6 +768,9 @@ static void capture_one(int drv, cudaStream_t s, float **p, int *n)
     }
 }
 
+static void CUDART_CB rt_callback(cudaStream_t, cudaError_t, void *) {}
+static void CUDA_CB drv_callback(CUstream, CUresult, void *) {}
+
 // A graph of one kernel on P, captured.
 static cudaGraph_t captured_graph(int drv, cudaStream_t s, float **p, int *n)
 {
@@ -812,6 +818,19 @@ static int made_graphs(int drv, const char *m)
         LAUNCH(e3, 1, 1)                                // the original still runs P
         printf("count use_after_free 3\ncount host_pointer 2\n");
     } else if (!strncmp(m, "withparams_", 11)) {
+        // first a capture on the same stream that fails: the heap buffer's launch captured (found
+        // then), then a stream callback, which CUDA cannot capture: the capture is invalidated and
+        // ends with no graph. Nothing of it may reach the next capture's graph.
+        cudaGraph_t bad = NULL;
+        printf("rc begin %d\n", (int)cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+        expect("host_pointer", h, NULL, 0, 0);
+        capture_one(drv, s, &h, &n);
+        captured++;
+        printf("err callback %d\n", drv ? (int)cuStreamAddCallback((CUstream)s, drv_callback, NULL, 0)
+                                        : (int)cudaStreamAddCallback(s, rt_callback, NULL, 0));
+        int ended = drv ? (int)cuStreamEndCapture((CUstream)s, (CUgraph *)&bad) : (int)cudaStreamEndCapture(s, &bad);
+        printf("err end %d %d\n", ended, bad != NULL);
+        cudaGetLastError();
         cudaGraph_t g = captured_graph(drv, s, &p, &n);
         cudaGraphInstantiateParams ip = {};
         ip.flags = cudaGraphInstantiateFlagUpload;
@@ -822,7 +841,7 @@ static int made_graphs(int drv, const char *m)
         cudaFree(p);
         expect("use_after_free", p, p, 4096, 0);
         LAUNCH(e, 1, 2)
-        printf("count use_after_free 2\n");
+        printf("count host_pointer 1\ncount use_after_free 2\n");
     } else {                                            // tograph_*
         cudaGraph_t g, out = NULL;
         cudaGraphNode_t kn;
