@@ -41,9 +41,9 @@ if [ -f "$SIM/libcudart.so.13" ] && [ -x "$PROGS/nvtx_ranges" ] && [ -x "$PROGS/
     "$VT" run --sim -q -o "$TMP/nv.jsonl" -- "$PROGS/nvtx_ranges" >/dev/null 2>&1
     "$VT" report --perfetto "$TMP/nv.json" "$TMP/nv.jsonl" >/dev/null
     nv() { jq -r "$1" "$TMP/nv.json"; }
-    check_eq "nvtx_ranges: the ranges in order: pushes B, pops E, start/end b/e, the mark an instant, the domain's and the wide one by name" \
+    check_eq "nvtx_ranges: the ranges in order: pushes B, pops E, start/end b/e, the mark an instant, the domain's and the wide one by name, the Ex mark with no message unnamed" \
         "$(nv '[.traceEvents[] | select(.cat=="nvtx") | "\(.ph)\(if .ph == "B" or .ph == "b" or .ph == "i" then " " + .name else "" end)"] | join(";")')" \
-        "B step 1;B forward;E;B backward;E;E;b optimizer;i checkpoint;e;B domain range;E;B wide;E;b wide start;e;i wide mark;i ex mark;b ex start ?;e;i domain mark;b domain start;e"
+        "B step 1;B forward;E;B backward;E;E;b optimizer;i checkpoint;e;B domain range;E;B wide;E;b wide start;e;i wide mark;i ex mark;b ex start ?;e;i domain mark;i ;b domain start;e"
     check_eq "nvtx_ranges: the start and the end of each start/end range share their id, one id a range" \
         "$(nv '[.traceEvents[] | select(.ph=="b" or .ph=="e") | .id] | "\(unique | length) \(group_by(.) | map(length) | unique)"')" "4 [2]"
     check_eq "nvtx_ranges: each allocation and free as a call with its bytes (64, 32 MiB; free 64; 16; free 32, 16)" \
