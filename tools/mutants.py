@@ -11,6 +11,8 @@ runs the suite on it. Each mutant ends as one of:
   same-code   its object file is byte for byte the original's (trivial compiler equivalence:
               compiled with -g0 and no LTO): it cannot change behaviour
   equivalent  reviewed by a person and listed, with the reason, in tests/mutants-equivalent.txt
+  void        the only tests that failed with it fail without it too (a suite broken by work in
+              progress, with --no-baseline): not counted, said loudly
 
 The score of a module is killed / (killed + survived). A verdict is always the whole suite's:
 the tests most likely to catch a module's mistakes run first, stopping at the first failure, and
@@ -312,6 +314,7 @@ def main():
             log(f"mutants: baseline: the whole suite passes ({time.time() - t0:.0f} s)")
         judged = {m: 0 for m in modules}
         tries = {m: 0 for m in modules}
+        passing = set()  # tests seen passing on the unmutated copy
         i = 0
         while True:
             # round robin over the modules that still need mutants (and have not drawn 10 per
@@ -333,6 +336,8 @@ def main():
                 verdict, detail = "equivalent", why
             else:
                 verdict, detail = try_mutant(tree, scratch, module, f, lineno, mutant)
+            if verdict == "killed":
+                verdict, detail = confirm_kill(tree, detail, passing)
             if verdict in ("killed", "survived"):
                 judged[module] += 1
             line = f"{head}: {verdict}{' (' + detail + ')' if detail else ''} [{time.time() - t0:.0f} s]"
@@ -377,6 +382,27 @@ def try_mutant(tree, scratch, module, rel, lineno, mutant):
         os.utime(path, None)
 
 
+def confirm_kill(tree, detail, passing):
+    """A kill counts only if the tests that failed pass without the mutant: with --no-baseline, a
+    test already failing on the copy (work in progress) would "kill" every mutant. Each test is
+    run on the unmutated copy once (try_mutant has put the source back; make rebuilds it)."""
+    names = detail[3:].split(", ") if detail.startswith("by ") else []
+    unchecked = [t for t in names if t not in passing and t != "the runner"]
+    if not unchecked:
+        return "killed", detail
+    tree.make()
+    broken = []
+    for t in unchecked:
+        status, failed, _ = tree.tests([t])
+        if status == 0:
+            passing.add(t)
+        else:
+            broken.append(t)
+    if len(broken) == len(names):
+        return "void", f"{', '.join(broken)} also fails without the mutant: fix the suite first"
+    return "killed", detail
+
+
 def summarize(seed, modules, results, results_path):
     log("")
     log(f"mutants: seed {seed}")
@@ -389,6 +415,11 @@ def summarize(seed, modules, results, results_path):
         judged = counts[0] + counts[1]
         score = f"{100 * counts[0] / judged:.0f}%" if judged else "-"
         log(f"{m:10} {counts[0]:>6} {counts[1]:>8} {counts[2]:>8} {counts[3]:>9} {counts[4]:>10} {score:>6}")
+    voids = [r for r in results if r[5] == "void"]
+    if voids:
+        log(f"\nvoid ({len(voids)}): killed only by tests that fail without any mutant; not counted:")
+        for r in voids:
+            log("  " + r[6])
     survivors = [r for r in results if r[5] == "survived"]
     if survivors:
         log(f"\nsurvivors ({len(survivors)}): add a test that fails with each, or list it in "

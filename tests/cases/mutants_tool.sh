@@ -36,3 +36,23 @@ printf 'file: src/core/registry.c\n- a\nwhy: x\n\n' >"$TMP/eq.txt"
 out=$(cd tools && python3 -c 'import mutants, sys; mutants.read_equivalents(sys.argv[1])' "$TMP/eq.txt" 2>&1)
 check_eq "an equivalents record without its '+' line is refused with its place" \
     "$(printf '%s' "$out" | grep -c "eq.txt:4: an equivalent needs")" 1
+# a kill counts only when the failing test passes without the mutant (confirm_kill): a test that
+# fails on the unmutated copy too makes the verdict "void"; a test seen passing is not run again
+out=$(cd tools && python3 - 2>&1 <<'PY'
+import mutants
+class Fake:
+    def __init__(self, broken): self.broken, self.runs = broken, []
+    def make(self): return 0, ""
+    def tests(self, patterns=(), exclude=()):
+        self.runs.append(list(patterns))
+        bad = [t for t in patterns if t in self.broken]
+        return (1 if bad else 0), bad, ""
+t, passing = Fake({"report_perfetto"}), set()
+print(mutants.confirm_kill(t, "by check_pointers", passing)[0])
+print(mutants.confirm_kill(t, "by check_pointers", passing)[0], len(t.runs))
+print(mutants.confirm_kill(t, "by report_perfetto", passing)[0])
+print(mutants.confirm_kill(t, "by report_perfetto, check_verdicts", passing)[0])
+PY
+)
+check_eq "confirm_kill: a real kill counts (its test run once on the copy), a kill by a test broken without the mutant is void" \
+    "$(printf '%s' "$out" | tr '\n' ';')" "killed;killed 1;void;killed"
