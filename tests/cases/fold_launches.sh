@@ -16,6 +16,16 @@ check "600000 steady launches: at most 16 bytes of trace per launch ($bytes byte
 check_eq "the report: 600000 launches, all of k_ptr" \
     "$(jq -c '[.launches, ([.processes[0].kernels[] | select(.name | test("k_ptr")) | .launches] | add)]' "$TMP/many.json")" "[600000,600000]"
 
+# 64 configurations of one kernel (block 32 or 64, 0 to 496 bytes of shared memory) launched in
+# turn 5 times (trace_rt "configs"): the thread's last configuration never matches, so each launch
+# is looked up in the fold table, where configurations that differ only in block or shared memory
+# may share a probe window; each configuration's launches, lines and counts, are its own 5
+"$VT" run --sim -q -o "$TMP/configs.jsonl" -- "$PROGS/trace_rt" configs >"$TMP/configs.out" 2>&1
+check_eq "64 configurations x 5: exit 0, each one's launches counted as its own (block, shared memory)" \
+    "$?:$(jqs "$TMP/configs.jsonl" '[.[] | select(.ev == "launch" or .ev == "launches") | {b: .block[0], s: .shmem, c: (.count // 1)}]
+        | group_by([.b, .s]) | map("config \(.[0].b) \(.[0].s) \(map(.c) | add)") | .[]' | sort | tr '\n' ';')" \
+    "0:$(grep '^config ' "$TMP/configs.out" | sort | tr '\n' ';')"
+
 # SIGKILL: counts written at the interval (by the drain thread for a thread gone quiet) survive
 for ms in 100 250; do
     env VRAMTRACE_FOLD_INTERVAL_MS=$ms "$VT" run --sim -q -o "$TMP/k$ms.jsonl" -- "$PROGS/rel_crash" steady 1 $((4 * ms)) >"$TMP/k$ms.out" 2>&1

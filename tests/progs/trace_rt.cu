@@ -369,6 +369,17 @@ static int mode(const char *m)
         printf("leaked %p %p %p %p\n", d, mg, pin, as);
         return 0;
     }
+    if (!strcmp(m, "configs")) { // 64 launch configurations of one kernel, launched in turn 5 times
+        // (block 32 or 64 threads, 0 to 496 bytes of shared memory): each configuration's count,
+        // folded or not, is its own ("config BLOCK SHMEM 5")
+        float *d = (float *)dmalloc(4096);
+        for (int round = 0; round < 5; round++)
+            for (int i = 0; i < 64; i++) k_ptr<<<1, 32 + 32 * (i % 2), 16 * (i / 2)>>>(d, 1);
+        cudaDeviceSynchronize();
+        for (int i = 0; i < 64; i++) printf("config %d %d 5\n", 32 + 32 * (i % 2), 16 * (i / 2));
+        dfree(d);
+        return 0;
+    }
     if (!strcmp(m, "many")) { // 600000 launches (~100 MB of trace), then this process's RssFile
         float *d = (float *)dmalloc(4096);
         for (int i = 0; i < 600000; i++) k_ptr<<<1, 1>>>(d, 1);
