@@ -7,7 +7,8 @@
 #   4. a driver entry is marked per-thread-default-stream exactly when its name is one of the
 #      driver's per-thread variants (_ptds, _ptsz): cuGetProcAddress hands it out only for that
 #      flag. Runtime entries (no base name: dlsym only) are never marked.
-#   5. with the toolkit's cudaTypedefs.h, every driver entry's version is one NVIDIA declares for
+#   5. a runtime entry (no base name) has version 0: dlsym alone finds it;
+#   6. with the toolkit's cudaTypedefs.h, every driver entry's version is one NVIDIA declares for
 #      it: a PFN_<base>_v<version> typedef (or PFN_<name>_v<version> where the base is an alias, as
 #      cuGraphInstantiate is of cuGraphInstantiateWithFlags), with the _ptds/_ptsz suffix of a
 #      per-thread variant. A version too low would hand our wrapper to a caller asking for an
@@ -49,6 +50,13 @@ if [ "$(cut -d" " -f1 "$tmp/ptds" | sort -u | wc -l)" -eq "$(wc -l <"$tmp/names"
     echo "ok - the per-thread-stream flag is set on the _ptds/_ptsz variants only ($(grep -c ' 1$' "$tmp/ptds") of them)"
 else
     echo "not ok - per-thread-stream flags that do not match the name (or entries not read: $(wc -l <"$tmp/ptds") of $(wc -l <"$tmp/names")): $wrong"; fail=1
+fi
+# a runtime entry (no base name) is found by dlsym only: it has no cuGetProcAddress version
+rtver=$(awk '$2 == "NULL" && $3 != "0" { print $1 "=" $3 }' "$tmp/entries" | tr '\n' ' ')
+if [ -z "$rtver" ]; then
+    echo "ok - every runtime entry (no base name) has version 0 ($(awk '$2 == "NULL"' "$tmp/entries" | wc -l) of them)"
+else
+    echo "not ok - runtime entries with a cuGetProcAddress version: $rtver"; fail=1
 fi
 typedefs="$CUDA_HOME/include/cudaTypedefs.h"
 if [ -f "$typedefs" ]; then
