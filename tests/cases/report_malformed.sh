@@ -35,6 +35,10 @@ bad finding_count_type "$H\n"'{"ev":"finding","t":5,"kind":"host_pointer","sever
 bad finding_first_neg "$H\n"'{"ev":"finding","t":5,"kind":"host_pointer","severity":"warning","id":3,"count":2,"first":-1}\n' "2: field 'first' is negative"
 bad captured_type "$H\n"'{"ev":"launch","t":5,"dur":1,"tid":1,"api":"x","res":0,"dev":0,"k":1,"captured":1}\n' "2: field 'captured' must be a boolean, got an integer"
 bad graph_type "$H\n"'{"ev":"copy","t":5,"dur":1,"tid":1,"api":"x","res":0,"dev":0,"size":4,"dir":"h2d","graph":"yes"}\n' "2: field 'graph' must be a boolean, got a string"
+# the header's process numbers and wall clock are never negative
+for f in pid ppid wall_time_ns; do
+    bad "header_neg_$f" '{"ev":"header","format":"vramtrace-trace","version":1,"pid":7,"t":0,"'$f'":-5}\n' "1: field '$f' is negative"
+done
 bad negative_size "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000000000","size":-4096,"mem":"device"}\n' "2: field 'size' is negative"
 bad absurd_size "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x7e0000000000","size":9223372036854775807,"mem":"device"}\n' "2: absurd allocation size"
 bad huge_number "$H\n"'{"ev":"alloc","t":99999999999999999999999,"tid":1,"api":"cudaMalloc","res":0,"size":1,"addr":"0x1","mem":"device"}\n' "2:"
