@@ -31,11 +31,13 @@ modules = (argparse, json.decoder, json.encoder, dis, inspect)
 if sys.argv[1:] == ["fresh"]:
     # the modules' sources compiled now, so this interpreter's options apply (with -X
     # no_debug_ranges, 3.11+ writes its tables without columns: the "no columns" entries)
+    tops = []  # kept alive: `seen` holds ids, and a freed code object's id can come back
     for mod in modules:
         with open(mod.__file__, encoding="utf-8") as f:
-            for code in codes(compile(f.read(), mod.__file__, "exec"), seen):
-                emit(code)
-                n += 1
+            tops.append(compile(f.read(), mod.__file__, "exec"))
+        for code in codes(tops[-1], seen):
+            emit(code)
+            n += 1
 else:
     for mod in modules:
         for name, value in vars(mod).items():
