@@ -921,52 +921,44 @@ static struct copy_set_graph copy_set_graph(int drv)
 static int copy_nodes(int drv)
 {
     struct copy_set_graph x = copy_set_graph(drv);
-    char *q = x.q;
-    void *hp = x.hp;
-    cudaStream_t s = x.s;
-    CUcontext ctx = x.ctx;
-    cudaGraph_t g = x.g;
-    cudaGraphNode_t cn = x.cn, sn = x.sn;
-    cudaMemsetParams mp = x.mp;
-    CUDA_MEMSET_NODE_PARAMS dmp = x.dmp;
     CUDA_MEMCPY3D c3;
     cudaGraph_t g2;
     cudaGraphExec_t e, e2;
     cudaGraphNode_t n2 = NULL;
-    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
-    printf("rc upload %d\n", drv ? (int)cuGraphUpload((CUgraphExec)e, (CUstream)s) : (int)cudaGraphUpload(e, s));
-#define LAUNCH(x, times) for (int i_ = 0; i_ < (times); i_++) \
-        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)(x), (CUstream)s) : (int)cudaGraphLaunch(x, s));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, x.g, 0));
+    printf("rc upload %d\n", drv ? (int)cuGraphUpload((CUgraphExec)e, (CUstream)x.s) : (int)cudaGraphUpload(e, x.s));
+#define LAUNCH(ex, times) for (int i_ = 0; i_ < (times); i_++) \
+        printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)(ex), (CUstream)x.s) : (int)cudaGraphLaunch(ex, x.s));
     LAUNCH(e, 2)
-    expect_oob(q + 2048, q);                            // when set ...
-    c3 = h2d_params(q + 2048, hp, 4096);
-    printf("rc execset %d\n", drv ? (int)cuGraphExecMemcpyNodeSetParams((CUgraphExec)e, (CUgraphNode)cn, &c3, ctx)
-                                  : (int)cudaGraphExecMemcpyNodeSetParams1D(e, cn, q + 2048, hp, 4096, cudaMemcpyHostToDevice));
-    expect_oob(q + 2048, q);                            // ... and at the launch
+    expect_oob(x.q + 2048, x.q);                            // when set ...
+    c3 = h2d_params(x.q + 2048, x.hp, 4096);
+    printf("rc execset %d\n", drv ? (int)cuGraphExecMemcpyNodeSetParams((CUgraphExec)e, (CUgraphNode)x.cn, &c3, x.ctx)
+                                  : (int)cudaGraphExecMemcpyNodeSetParams1D(e, x.cn, x.q + 2048, x.hp, 4096, cudaMemcpyHostToDevice));
+    expect_oob(x.q + 2048, x.q);                            // ... and at the launch
     LAUNCH(e, 1)
-    expect_oob(q + 4000, q);
-    mp.dst = q + 4000; mp.elementSize = 1; mp.width = 200;
-    dmp.dst = (CUdeviceptr)(q + 4000); dmp.elementSize = 1; dmp.width = 200;
-    printf("rc graphset %d\n", drv ? (int)cuGraphMemsetNodeSetParams((CUgraphNode)sn, &dmp) : (int)cudaGraphMemsetNodeSetParams(sn, &mp));
+    expect_oob(x.q + 4000, x.q);
+    x.mp.dst = x.q + 4000; x.mp.elementSize = 1; x.mp.width = 200;
+    x.dmp.dst = (CUdeviceptr)(x.q + 4000); x.dmp.elementSize = 1; x.dmp.width = 200;
+    printf("rc graphset %d\n", drv ? (int)cuGraphMemsetNodeSetParams((CUgraphNode)x.sn, &x.dmp) : (int)cudaGraphMemsetNodeSetParams(x.sn, &x.mp));
     cudaGraphExecUpdateResultInfo info;
-    printf("rc update %d\n", (int)cudaGraphExecUpdate(e, g, &info));   // the graph's copy (to Q) and memset
-    expect_oob(q + 4000, q);
+    printf("rc update %d\n", (int)cudaGraphExecUpdate(e, x.g, &info));   // the graph's copy (to Q) and memset
+    expect_oob(x.q + 4000, x.q);
     LAUNCH(e, 1)
-    printf("rc begin %d\n", (int)cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
-    printf("rc capcopy %d\n", drv ? (int)cuMemcpyHtoDAsync((CUdeviceptr)q, hp, 4096, (CUstream)s)
-                                  : (int)cudaMemcpyAsync(q, hp, 4096, cudaMemcpyHostToDevice, s));
-    printf("rc end %d\n", (int)cudaStreamEndCapture(s, &g2));
+    printf("rc begin %d\n", (int)cudaStreamBeginCapture(x.s, cudaStreamCaptureModeGlobal));
+    printf("rc capcopy %d\n", drv ? (int)cuMemcpyHtoDAsync((CUdeviceptr)x.q, x.hp, 4096, (CUstream)x.s)
+                                  : (int)cudaMemcpyAsync(x.q, x.hp, 4096, cudaMemcpyHostToDevice, x.s));
+    printf("rc end %d\n", (int)cudaStreamEndCapture(x.s, &g2));
     printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e2, g2, 0));
     size_t num = 1;
     printf("rc getnodes %d\n", (int)cudaGraphGetNodes(g2, &n2, &num) || num != 1);
-    expect_oob(q + 2048, q);
-    c3 = h2d_params(q + 2048, hp, 4096);
-    printf("rc execset %d\n", drv ? (int)cuGraphExecMemcpyNodeSetParams((CUgraphExec)e2, (CUgraphNode)n2, &c3, ctx)
-                                  : (int)cudaGraphExecMemcpyNodeSetParams1D(e2, n2, q + 2048, hp, 4096, cudaMemcpyHostToDevice));
-    expect_oob(q + 2048, q);
+    expect_oob(x.q + 2048, x.q);
+    c3 = h2d_params(x.q + 2048, x.hp, 4096);
+    printf("rc execset %d\n", drv ? (int)cuGraphExecMemcpyNodeSetParams((CUgraphExec)e2, (CUgraphNode)n2, &c3, x.ctx)
+                                  : (int)cudaGraphExecMemcpyNodeSetParams1D(e2, n2, x.q + 2048, x.hp, 4096, cudaMemcpyHostToDevice));
+    expect_oob(x.q + 2048, x.q);
     LAUNCH(e2, 1)
 #undef LAUNCH
-    int rc = (int)cudaStreamSynchronize(s);
+    int rc = (int)cudaStreamSynchronize(x.s);
     // replays: 4 of e (a copy and a memset each), 1 of e2 (a copy); captured: the 2 nodes made, the
     // 2 changes, the captured copy and its change
     printf("report launches 0\nreport graph_launches 0\nreport graph_copies 5\nreport graph_sets 4\n"
@@ -976,8 +968,8 @@ static int copy_nodes(int drv)
     printf("report_bytes h2d 20480 set 12488\n");
     cudaGraphExecDestroy(e2);
     cudaGraphExecDestroy(e);
-    cudaFree(q);
-    cudaFreeHost(hp);
+    cudaFree(x.q);
+    cudaFreeHost(x.hp);
     return rc;
 }
 
@@ -1018,53 +1010,45 @@ static struct cudaMemcpy3DParms rt_h2d(void *dst, void *src)
 static int set_nodes(int drv)
 {
     struct copy_set_graph x = copy_set_graph(drv);
-    char *q = x.q;
-    void *hp = x.hp;
-    cudaStream_t s = x.s;
-    CUcontext ctx = x.ctx;
-    cudaGraph_t g = x.g;
-    cudaGraphNode_t cn = x.cn, sn = x.sn;
-    cudaMemsetParams mp = x.mp;
-    CUDA_MEMSET_NODE_PARAMS dmp = x.dmp;
     CUDA_MEMCPY3D c3;
     cudaGraphExec_t e;
-    expect_oob(q + 2048, q);                            // the graph's copy: when set
-    c3 = h2d_params(q + 2048, hp, 4096);
-    printf("rc graphcopy %d\n", drv ? (int)cuGraphMemcpyNodeSetParams((CUgraphNode)cn, &c3)
-                                    : (int)cudaGraphMemcpyNodeSetParams1D(cn, q + 2048, hp, 4096, cudaMemcpyHostToDevice));
-    c3 = h2d_params(q, hp, 4096);                       // and back to Q: nothing to say
-    struct cudaMemcpy3DParms p3 = rt_h2d(q, hp);
-    printf("rc graphcopy3d %d\n", drv ? (int)cuGraphMemcpyNodeSetParams((CUgraphNode)cn, &c3) : (int)cudaGraphMemcpyNodeSetParams(cn, &p3));
-    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, g, 0));
-#define LAUNCH() printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)s) : (int)cudaGraphLaunch(e, s));
+    expect_oob(x.q + 2048, x.q);                            // the graph's copy: when set
+    c3 = h2d_params(x.q + 2048, x.hp, 4096);
+    printf("rc graphcopy %d\n", drv ? (int)cuGraphMemcpyNodeSetParams((CUgraphNode)x.cn, &c3)
+                                    : (int)cudaGraphMemcpyNodeSetParams1D(x.cn, x.q + 2048, x.hp, 4096, cudaMemcpyHostToDevice));
+    c3 = h2d_params(x.q, x.hp, 4096);                       // and back to Q: nothing to say
+    struct cudaMemcpy3DParms p3 = rt_h2d(x.q, x.hp);
+    printf("rc graphcopy3d %d\n", drv ? (int)cuGraphMemcpyNodeSetParams((CUgraphNode)x.cn, &c3) : (int)cudaGraphMemcpyNodeSetParams(x.cn, &p3));
+    printf("rc instantiate %d\n", (int)cudaGraphInstantiate(&e, x.g, 0));
+#define LAUNCH() printf("rc replay %d\n", drv ? (int)cuGraphLaunch((CUgraphExec)e, (CUstream)x.s) : (int)cudaGraphLaunch(e, x.s));
     LAUNCH()
-    expect_oob(q + 2048, q);                            // the exec's copy: when set ...
-    c3 = h2d_params(q + 2048, hp, 4096);
-    p3 = rt_h2d(q + 2048, hp);
-    printf("rc execcopy %d\n", drv ? (int)cuGraphExecMemcpyNodeSetParams((CUgraphExec)e, (CUgraphNode)cn, &c3, ctx)
-                                   : (int)cudaGraphExecMemcpyNodeSetParams(e, cn, &p3));
-    expect_oob(q + 2048, q);                            // ... and at the launch
+    expect_oob(x.q + 2048, x.q);                            // the exec's copy: when set ...
+    c3 = h2d_params(x.q + 2048, x.hp, 4096);
+    p3 = rt_h2d(x.q + 2048, x.hp);
+    printf("rc execcopy %d\n", drv ? (int)cuGraphExecMemcpyNodeSetParams((CUgraphExec)e, (CUgraphNode)x.cn, &c3, x.ctx)
+                                   : (int)cudaGraphExecMemcpyNodeSetParams(e, x.cn, &p3));
+    expect_oob(x.q + 2048, x.q);                            // ... and at the launch
     LAUNCH()
-    expect_oob(q + 4000, q);                            // the exec's memset: when set ...
-    mp.dst = q + 4000; mp.elementSize = 1; mp.width = 200;
-    dmp.dst = (CUdeviceptr)(q + 4000); dmp.elementSize = 1; dmp.width = 200;
-    printf("rc execset %d\n", drv ? (int)cuGraphExecMemsetNodeSetParams((CUgraphExec)e, (CUgraphNode)sn, &dmp, ctx)
-                                  : (int)cudaGraphExecMemsetNodeSetParams(e, sn, &mp));
-    expect_oob(q + 2048, q);                            // ... and at the launch, after the copy's
-    expect_oob(q + 4000, q);
+    expect_oob(x.q + 4000, x.q);                            // the exec's memset: when set ...
+    x.mp.dst = x.q + 4000; x.mp.elementSize = 1; x.mp.width = 200;
+    x.dmp.dst = (CUdeviceptr)(x.q + 4000); x.dmp.elementSize = 1; x.dmp.width = 200;
+    printf("rc execset %d\n", drv ? (int)cuGraphExecMemsetNodeSetParams((CUgraphExec)e, (CUgraphNode)x.sn, &x.dmp, x.ctx)
+                                  : (int)cudaGraphExecMemsetNodeSetParams(e, x.sn, &x.mp));
+    expect_oob(x.q + 2048, x.q);                            // ... and at the launch, after the copy's
+    expect_oob(x.q + 4000, x.q);
     LAUNCH()
 #undef LAUNCH
-    int rc = (int)cudaStreamSynchronize(s);
+    int rc = (int)cudaStreamSynchronize(x.s);
     // 3 replays of a copy and a memset; captured: the 2 nodes made and their 4 changes
     printf("report launches 0\nreport graph_launches 0\nreport graph_copies 3\nreport graph_sets 3\n"
            "report captured 6\nreport h2d_count 3\nreport set_count 3\n");
     // bytes: 3 copies of 4096; memsets of 4096 bytes twice, then of 200
     printf("report_bytes h2d 12288 set 8392\n");
     cudaGraphExecDestroy(e);
-    cudaGraphDestroy(g);
-    cudaFree(q);
-    cudaFreeHost(hp);
-    cudaStreamDestroy(s);
+    cudaGraphDestroy(x.g);
+    cudaFree(x.q);
+    cudaFreeHost(x.hp);
+    cudaStreamDestroy(x.s);
     return rc;
 }
 
