@@ -45,6 +45,21 @@ check_eq "report --json: \"grown\" is held by the sites of lines $LB and $LA, \"
     "$LA=$MiB/1 $LB=$((2 * MiB))/1,$LA=$MiB/1 $LC=$((4 * MiB))/1,$LA=$MiB/1"
 check_eq "report --json paused: once, 4 calls not recorded" \
     "$(jq -r '"\(.paused.count) \(.paused.skipped_calls) \(.paused.seconds > 0)"' "$TMP/r.json")" "1 4 true"
+# the time paused is the outermost pause's: from the depth-1 pause to the depth-0 resume
+pause_ns() { jqs "$1" "([.[]|select(.ev==\"resume\" and .depth==0)][0].t) - ([.[]|select(.ev==\"$2\" and .depth==$3)][0].t)"; }
+check_eq "report --json paused.seconds: resume0's t less pause1's t" \
+    "$(jq -r '.paused.seconds*1e9|round' "$TMP/r.json")" "$(pause_ns "$t" pause 1)"
+# A pause whose first records are lost (a full ring drops records; a pause made before the trace
+# opened writes none) starts at the first record seen inside it: still one pause, timed from there.
+grep -v '"ev":"pause".*"depth":1[,}]' "$t" >"$TMP/lost1.jsonl"
+grep -v '"ev":"pause"' "$t" >"$TMP/lost2.jsonl"
+for c in "lost1 pause 2" "lost2 resume 1"; do
+    set -- $c
+    "$VT" report --json "$TMP/$1.jsonl" >"$TMP/$1.json" 2>"$TMP/$1.err"
+    check_eq "report --json, the trace without the pauses below depth $3: 1 pause from the first $2 (depth $3), 4 calls" \
+        "$(jq -r '"\(.paused.count) \(.paused.skipped_calls) \(.paused.seconds*1e9|round)"' "$TMP/$1.json")" \
+        "1 4 $(pause_ns "$TMP/$1.jsonl" "$2" "$3")"
+done
 check_eq "report --json: peak 7 MiB, 1 launch, 1 d2h copy" \
     "$(jq -r '"\(.peak_bytes) \(.launches) \(.transfers.d2h.count) \(.transfers.h2d.count)"' "$TMP/r.json")" "$((7 * MiB)) 1 1 0"
 schema_ok "report --json with snapshots validates against docs/report-schema.json" "$(cat "$TMP/r.json")" \

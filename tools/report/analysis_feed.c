@@ -3,6 +3,7 @@
 #include "report/analysis.h"
 #include "report/analysis_priv.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -652,6 +653,19 @@ static int on_finding(struct vt_proc *p, const struct vt_event *ev, const char *
     return 0;
 }
 
+/* An outermost pause starts at the first record seen inside it. That is its depth-1 "pause", or,
+ * where that record was lost (a full ring drops records; a pause before the trace opened writes
+ * none), the first deeper "pause" or "resume": counting from it keeps the time paused to what the
+ * trace shows, where the trace's start or an older pause's time would be a guess. */
+static void on_pause(struct vt_proc *p, const struct vt_event *ev)
+{
+    int depth = ev->depth > INT_MAX ? INT_MAX : (int)ev->depth;   /* the reader keeps it >= 0 */
+    if (ev->type == VT_EV_PAUSE && depth < 1) depth = 1;
+    if (p->pause_depth == 0 && depth > 0) { p->pauses++; p->pause_t0 = ev->t; }
+    else if (p->pause_depth > 0 && depth == 0) { p->paused_ns += ev->t - p->pause_t0; vt_sat_add(&p->pause_skipped, ev->skipped); }
+    p->pause_depth = depth;
+}
+
 static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **kname)
 {
     struct vt_an_private *a = p->priv;
@@ -751,14 +765,7 @@ static int on_event(struct vt_proc *p, const struct vt_event *ev, const char **k
         return on_range(p, ev);
     case VT_EV_SNAPSHOT: return on_snapshot(p, ev);
     case VT_EV_STEP: return vt_an_steps_mark(p, ev->t);
-    case VT_EV_PAUSE:
-        if (ev->depth == 1 && p->pause_depth == 0) { p->pauses++; p->pause_t0 = ev->t; }
-        p->pause_depth = (int)(ev->depth > 0 ? ev->depth : 1);
-        return 0;
-    case VT_EV_RESUME:
-        if (ev->depth == 0 && p->pause_depth > 0) { p->paused_ns += ev->t - p->pause_t0; vt_sat_add(&p->pause_skipped, ev->skipped); }
-        p->pause_depth = (int)ev->depth;
-        return 0;
+    case VT_EV_PAUSE: case VT_EV_RESUME: on_pause(p, ev); return 0;
     case VT_EV_FOOTER:
         p->has_footer = 1; p->footer_dropped = ev->dropped; p->footer_events = ev->events;
         p->footer_error = vt_an_keep(p, ev->error);
