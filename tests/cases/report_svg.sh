@@ -8,7 +8,8 @@
 #   +1.00 s  cudaFree of the 256 MiB     live 0
 # on a device of 1.5 GiB (its capacity line drawn) beside one of 4 GiB (above the axis: none). The picture is checked by its geometry, read from the SVG itself (the
 # plot's rectangle, the 0.5 GiB grid line): every level of the line is proportional to the bytes
-# live, every step and marker sits at its time's share of the width.
+# live, every step and marker sits at its time's share of the width. Then the treemap of memory at
+# the peak, from 30 sites of known sizes: its cells' areas, order, colours and percentages.
 . "$ROOT/tests/lib.sh"
 command -v python3 >/dev/null 2>&1 || { skip "report_svg: NOT TESTED - python3 missing"; exit 0; }
 MiB=1048576
@@ -84,3 +85,58 @@ check_eq "the OOM's mark at 0.6 s, its arrow on the 768 MiB then live" "$(g 'oom
 check_eq "device 0's 1.5 GiB capacity line at its height; none for device 1's 4 GiB, above the axis" "$(g capacity)" "1536 dev 0 capacity 1.50 GiB"
 check_eq "hover texts: each step's bucket (live, max), then the OOM and the peak" "$(g title | tr '\n' ';')" \
     "live 512.00 MiB (max 512.00 MiB);live 768.00 MiB (max 768.00 MiB);live 256.00 MiB (max 768.00 MiB);live 0 B (max 256.00 MiB);OOM: cudaMalloc of 1.00 GiB failed at +0.6000 s; live 768.00 MiB; requested at (no backtrace); most held by 768.00 MiB (no backtrace);peak: 768.00 MiB live at +0.5000 s; largest holder (no backtrace);"
+
+# ---- the treemap of memory at the peak -----------------------------------------------------------
+# 30 call sites, site i (1 to 30) allocating i MiB, nothing freed: the peak is 465 MiB. The map
+# shows the 24 largest (30 down to 7 MiB) and one "other sites" cell of 1+...+6 = 21 MiB, each
+# cell's area its share of the 1100 x 320 map, the cells tiling it; a labelled cell's percentage
+# is its bytes over 465 MiB; cells take the palette in turn by rank, "other sites" grey.
+{
+    echo '{"ev":"header","format":"vramtrace-trace","version":1,"tracer":"0.1.0","pid":9,"ppid":1,"program":"/x/tm","argv":["tm"],"t":1000000000,"wall_time":0,"hostname":"h","rank":{},"page_size":4096,"backtraces":true,"checks":"off"}'
+    echo '{"ev":"module","path":"/x/tm","base":"0x555555554000","lo":"0x555555554000","hi":"0x555555600000"}'
+    echo "{\"ev\":\"device\",\"t\":1000000001,\"dev\":0,\"name\":\"GPU zero\",\"total_bytes\":$((4096 * MiB)),\"cc\":\"9.0\",\"mem_clock_khz\":1,\"bus_width_bits\":1,\"pageable_access\":0,\"sim\":false}"
+    i=1
+    while [ $i -le 30 ]; do
+        printf '{"ev":"alloc","t":%d,"dur":1,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x%x","size":%d,"mem":"device","bt":["0x%x","0x555555556000"]}\n' \
+            $((1000000000 + i * 1000)) $((0x100000000 * i)) $((i * MiB)) $((0x555555555000 + i * 16))
+        i=$((i + 1))
+    done
+} >"$TMP/tm.jsonl"
+"$VT" report --html "$TMP/tm.html" "$TMP/tm.jsonl" >/dev/null 2>"$TMP/tm.err"
+check_eq "treemap trace: report --html exits 0, says nothing" "$?:$(cat "$TMP/tm.err")" "0:"
+python3 - "$TMP/tm.html" >"$TMP/tm.txt" 2>&1 <<'EOF'
+import re, sys
+page = open(sys.argv[1]).read()
+svg = re.search(r'<svg viewBox="0 0 (\d+) (\d+)"[^>]*aria-label="memory at the peak by call site">(.*?)</svg>', page, re.S)
+W, H, body = float(svg.group(1)), float(svg.group(2)), svg.group(3)
+cells = []
+for g in re.findall(r"<g>(.*?)</g>", body, re.S):
+    r = re.match(r'<rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)" fill="(#[0-9a-f]{6})"', g)
+    pct = re.search(r"\(([\d.]+)%\)</text>", g)
+    t = re.search(r"<title>(.*): ([\d.]+) MiB at the peak</title>", g)
+    cells.append([float(v) for v in r.groups()[:4]] + [r.group(5), float(pct.group(1)) if pct else None, t.group(1), float(t.group(2))])
+print("map:", "%g x %g" % (W, H), len(cells), "cells")
+print("sizes:", ";".join("%g" % c[7] for c in cells))
+print("names:", len(set(c[6] for c in cells[:-1])), "distinct;", cells[-1][6])
+pal = ["#4a7bd0", "#3a9d8f", "#7b61c4", "#d07a3a", "#5a9d3a", "#c4557b", "#3a86b8", "#9d8a3a"]
+print("fills by rank:", all(c[4] == pal[k % 8] for k, c in enumerate(cells[:-1])), cells[-1][4])
+# coordinates are written to 0.1: a cell's area is good to half a tenth of its perimeter
+print("areas are shares:", all(abs(c[2] * c[3] - W * H * c[7] / 465) <= 0.05 * (c[2] + c[3]) + 0.01 for c in cells),
+      "%d" % (round(sum(c[2] * c[3] for c in cells) / 100) * 100))
+print("inside:", all(c[0] >= 0 and c[1] >= 0 and c[0] + c[2] <= W + 0.1 and c[1] + c[3] <= H + 0.1 for c in cells))
+overlap = lambda a, b: min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]) > 0.2 and min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]) > 0.2
+print("overlaps:", sum(overlap(a, b) for i, a in enumerate(cells) for b in cells[i + 1:]))
+lab = [c for c in cells if c[5] is not None]
+print("percentages:", len(lab), "labelled,", all(c[5] == round(100 * c[7] / 465, 1) for c in lab),
+      "rows and columns:", len(set(c[1] for c in lab)) > 1 and len(set(c[0] for c in lab)) > 1)
+EOF
+check_eq "treemap: the checker ran" "$(grep -c Traceback "$TMP/tm.txt")" 0
+check_eq "treemap: 1100 x 320, 25 cells" "$(sed -n 's/^map: //p' "$TMP/tm.txt")" "1100 x 320 25 cells"
+check_eq "treemap: the cells' sizes, largest first, \"other sites\" last (21 MiB)" "$(sed -n 's/^sizes: //p' "$TMP/tm.txt")" \
+    "30;29;28;27;26;25;24;23;22;21;20;19;18;17;16;15;14;13;12;11;10;9;8;7;21"
+check_eq "treemap: 24 sites, each its own name, then \"other sites\"" "$(sed -n 's/^names: //p' "$TMP/tm.txt")" "24 distinct; other sites"
+check_eq "treemap: the palette in turn by rank, \"other sites\" grey" "$(sed -n 's/^fills by rank: //p' "$TMP/tm.txt")" "True #a0a6b0"
+check_eq "treemap: each cell's area is its share of 465 MiB; together the whole 352000 (to 100)" "$(sed -n 's/^areas are shares: //p' "$TMP/tm.txt")" "True 352000"
+check_eq "treemap: every cell inside the map, none overlapping" "$(sed -n 's/^inside: //p;s/^overlaps: //p' "$TMP/tm.txt" | tr '\n' ' ')" "True 0 "
+check "treemap: labelled cells in columns and rows, each percentage its bytes over 465 MiB" \
+    grep -qx "percentages: [0-9]* labelled, True rows and columns: True" "$TMP/tm.txt"
