@@ -266,8 +266,10 @@ class Tree:
 
 
 def diff_of(f, lineno, original, mutant):
-    return "".join(difflib.unified_diff([original], [mutant], f"a/{f}:{lineno}", f"b/{f}:{lineno}",
-                                        n=0))
+    # a mutant may be several lines (universalmutator inserts a "break;" after a statement): each
+    # line gets its sign, or the inserted ones read as context and the change as no change
+    return "".join(difflib.unified_diff(original.splitlines(True), mutant.splitlines(True),
+                                        f"a/{f}:{lineno}", f"b/{f}:{lineno}", n=0))
 
 
 def main():

@@ -56,3 +56,7 @@ PY
 )
 check_eq "confirm_kill: a real kill counts (its test run once on the copy), a kill by a test broken without the mutant is void" \
     "$(printf '%s' "$out" | tr '\n' ';')" "killed;killed 1;void;killed"
+# a mutant of several lines (universalmutator inserts "break;" after a statement) shows the inserted
+# line signed "+": printed as context, the survivor read as no change at all
+out=$(cd tools && python3 -c 'import mutants; print(mutants.diff_of("r.c", 214, "  n++;\n", "  n++;\n  break;\n"), end="")' 2>&1)
+check_eq "a survivor's diff signs each inserted line" "$(printf '%s' "$out" | tr '\n' ';')" "--- a/r.c:214;+++ b/r.c:214;@@ -1,0 +2 @@;+  break;"

@@ -121,3 +121,8 @@ printf 'not a trace\n' >"$TMP/ranks/rank4.jsonl"
 check_eq "report DIR with a damaged rank: exit 2, the rank named with its line, the other ranks still reported" \
     "$?:$(grep -c 'rank4.jsonl:1: not valid JSON' "$TMP/ranks2.err"):$(grep -c '3 of 5 traces could not be read (named above); the report covers the other 2' "$TMP/ranks2.err"):$(jq '.processes | length' "$TMP/ranks2.json")" \
     "2:1:1:2"
+# the damaged trace named first: the traces after it are read all the same
+"$VT" report --json "$TMP/ranks/rank4.jsonl" "$ROOT/tests/data/traces/oom.jsonl" "$TMP/ranks/rank2.jsonl" >"$TMP/first.json" 2>"$TMP/first.err"
+check_eq "report with the damaged trace first: exit 2, 1 of 3 unread, the 2 after it reported (oom's 3.5 GiB peak, rank2's 2 MiB)" \
+    "$?:$(grep -c '1 of 3 traces could not be read (named above); the report covers the other 2' "$TMP/first.err"):$(jq -c '[.processes[].peak_bytes]' "$TMP/first.json")" \
+    "2:1:[3758096384,2097152]"
