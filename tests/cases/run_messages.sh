@@ -99,6 +99,10 @@ check "RANK=..: a directory of underscores, not the template's parent" test -f "
 mkdir -p "$W/tmpl/keep"
 RANK='zZ9.a_b+c-d' "$VT" run --sim -q -o "$W/tmpl/keep/r%r.jsonl" -- "$P" alloc >/dev/null 2>&1
 check_eq "RANK=zZ9.a_b+c-d: letters, digits, '.', '_', '+' and '-' are kept as they are" "$(ls "$W/tmpl/keep")" "rzZ9.a_b+c-d.jsonl"
+# '%%' is one '%'; a '%' before any other character, or last, is kept as written
+mkdir -p "$W/tmpl/pct"
+"$VT" run --sim -q -o "$W/tmpl/pct/a%%b%q%.jsonl%" -- "$P" alloc >/dev/null 2>&1
+check_eq "template a%%b%q%.jsonl%: the trace a%b%q%.jsonl%" "$(ls "$W/tmpl/pct")" "a%b%q%.jsonl%"
 # a newline in the program's file name: one line in run's list, not a forged "trace written to"
 nl='
 '
