@@ -33,6 +33,12 @@ check_eq "fork child: child trace ends with its footer" "$(jqs "$TMP/child/t.$cp
 check_eq "fork child: parent trace has no line from the child" \
     "$(jqs "$TMP/child/t.jsonl" '[.[] | select(.size == 2097152)] | length')" 0
 check_eq "fork child: parent footer live_bytes 0" "$(jqs "$TMP/child/t.jsonl" '.[-1].live_bytes')" 0
+# a template with no extension (the dot is the directory's): the child's pid is appended
+mkdir -p "$TMP/noext.d"
+timeout 60 "$VT" run --sim -q -o "$TMP/noext.d/t" -- "$P" child >"$TMP/noext.out" 2>&1
+cpid=$(sed -n 's/^child=\([0-9]*\).*/\1/p' "$TMP/noext.out")
+check_eq "fork child, -o DIR.d/t: the parent's trace t, the child's t.PID, each its own header" \
+    "$(ls "$TMP/noext.d" | tr '\n' ' ')$(hdr "$TMP/noext.d/t.$cpid")" "t t.$cpid header $cpid"
 
 # fork 20 times while another thread is inside the tracer
 run thread thread
