@@ -50,6 +50,22 @@ static void *announce_in_thread(void *p)
     if (t->rc >= 0) vt_registry_free_retire();
     return NULL;
 }
+/* A thread that found no slot (the limit 1: the main thread holds slot 0) looks again only after
+ * RETRY_AFTER (4096) more frees: the first failure sets the countdown, 4095 more fail without a
+ * look, the 4096th looks and gets a slot now that the limit allows it. */
+struct retry_try { int first, skipped, seen, after_retire; };
+static void *retry_in_thread(void *p)
+{
+    struct retry_try *t = p;
+    t->first = vt_inflight_announce(0x16000000);
+    vt_inflight_test_limit(256);
+    t->skipped = 0;
+    while (t->skipped < 10000 && vt_inflight_announce(0x16000000) == -1) t->skipped++;
+    t->seen = vt_inflight_has(0x16000000);
+    vt_inflight_retire();
+    t->after_retire = vt_inflight_has(0x16000000);
+    return NULL;
+}
 static int announce_from_new_thread(uint64_t base, struct announce_try *t)
 {
     pthread_t th;
@@ -199,6 +215,12 @@ int main(void)
     VT_CHECK_EQ_INT(announce_from_new_thread(0x15000000, &t), 0, "and gives it back when it exits (the next thread gets it)");
     vt_inflight_test_limit(1);
     VT_CHECK_EQ_INT(announce_from_new_thread(0x15000000, &t), -1, "no slot left: not announced (the caller marks the map)");
+    struct retry_try rt = { 0 };
+    pthread_t rth2;
+    pthread_create(&rth2, NULL, retry_in_thread, &rt);
+    pthread_join(rth2, NULL);
+    VT_CHECK(rt.first == -1 && rt.skipped == 4095, "a thread without a slot looks again after 4096 frees (4095 skipped)");
+    VT_CHECK(rt.seen == 1 && rt.after_retire == 0, "the slot it then got holds its announcement until retired");
     vt_inflight_test_limit(256);
 
     for (uint64_t i = 0; i < 5000; i++) vt_registry_insert(0x30000000 + i * 0x1000, 0x800, VT_MEM_ASYNC, 1);
