@@ -99,6 +99,16 @@ check "RANK=..: a directory of underscores, not the template's parent" test -f "
 mkdir -p "$W/tmpl/keep"
 RANK='zZ9.a_b+c-d' "$VT" run --sim -q -o "$W/tmpl/keep/r%r.jsonl" -- "$P" alloc >/dev/null 2>&1
 check_eq "RANK=zZ9.a_b+c-d: letters, digits, '.', '_', '+' and '-' are kept as they are" "$(ls "$W/tmpl/keep")" "rzZ9.a_b+c-d.jsonl"
+# %r: the first of RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID that is set and not empty, else 0
+mkdir -p "$W/tmpl/rk"
+for c in "a OMPI_COMM_WORLD_RANK=7 PMI_RANK=8 SLURM_PROCID=9" "b RANK= OMPI_COMM_WORLD_RANK= PMI_RANK=8 SLURM_PROCID=9" \
+         "c SLURM_PROCID=9 LOCAL_RANK=4" "d LOCAL_RANK=4 SLURM_LOCALID=5"; do
+    set -- $c
+    n=$1; shift
+    env -u RANK -u OMPI_COMM_WORLD_RANK -u PMI_RANK -u SLURM_PROCID "$@" "$VT" run --sim -q -o "$W/tmpl/rk/$n%r.jsonl" -- "$P" alloc >/dev/null 2>&1
+done
+check_eq "%r from RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID in turn (empty ones passed over), else 0" \
+    "$(ls "$W/tmpl/rk" | tr '\n' ' ')" "a7.jsonl b8.jsonl c9.jsonl d0.jsonl "
 # '%%' is one '%'; a '%' before any other character, or last, is kept as written
 mkdir -p "$W/tmpl/pct"
 "$VT" run --sim -q -o "$W/tmpl/pct/a%%b%q%.jsonl%" -- "$P" alloc >/dev/null 2>&1
