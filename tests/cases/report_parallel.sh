@@ -3,7 +3,8 @@
 # sequential one gives: the malformed-trace and basic report suites run again with tiny chunks
 # (VRAMTRACE_REPORT_CHUNK, which also lifts the 64 MiB threshold), and crafted traces (a line
 # longer than a chunk's overlap, CRLF and blank lines, NUL padding and a NUL tail, a bad line deep
-# in the file) give byte-identical output, warnings and exit status both ways.
+# in the file, 5000 blank lines before the first record) give byte-identical output, warnings and
+# exit status both ways.
 . tests/lib.sh
 for ch in 7 64; do
     for suite in report_malformed report_basic; do
@@ -27,7 +28,12 @@ long=$(head -c 300000 /dev/zero | tr '\0' 'x')
 { echo "$H"; i=0; while [ $i -lt 500 ]; do echo "$L"; i=$((i + 1)); done; echo '{"ev":"alloc","t":-1}'; echo "$A"; } >"$TMP/bad.jsonl"
 { echo "$L"; echo "$H"; } >"$TMP/nohead.jsonl"
 { echo "$H"; echo "$A"; printf '%s' '{"ev":"free","t":30,"ti'; } >"$TMP/cut.jsonl"
-for f in long nul bad nohead cut; do
+# 5000 blank lines first: the header (or a record that is not one) is in the second 4096-byte chunk,
+# whose worker does not know it holds the first record
+blanks() { i=0; while [ $i -lt 5000 ]; do echo; i=$((i + 1)); done; }
+{ blanks; echo "$H"; echo "$A"; echo "$L"; } >"$TMP/lead.jsonl"
+{ blanks; echo "$A"; echo "$H"; echo "$L"; } >"$TMP/leadbad.jsonl"
+for f in long nul bad nohead cut lead leadbad; do
     for fmt in --json ""; do
         VRAMTRACE_REPORT_THREADS=1 "$VT" report $fmt "$TMP/$f.jsonl" >"$TMP/$f.seq.out" 2>"$TMP/$f.seq.err"; s=$?
         VRAMTRACE_REPORT_CHUNK=4096 "$VT" report $fmt "$TMP/$f.jsonl" >"$TMP/$f.mt.out" 2>"$TMP/$f.mt.err"; m=$?
@@ -38,6 +44,8 @@ for f in long nul bad nohead cut; do
 done
 check "bad line deep in the file: the sequential reader's message, with its line number" \
     grep -q "bad.jsonl:502: field 't' is negative" "$TMP/bad.mt.err"
+check_eq "blank lines first: the header read as the first record (1 MiB peak); a first record that is not a header refused at its line" \
+    "$(VRAMTRACE_REPORT_CHUNK=4096 "$VT" report --json "$TMP/lead.jsonl" | jq .peak_bytes):$(grep -c "leadbad.jsonl:5001: first record is not a header (ev \"alloc\")" "$TMP/leadbad.mt.err")" "1048576:1"
 check_eq "long line: read in full (601 launches)" \
     "$(VRAMTRACE_REPORT_CHUNK=4096 "$VT" report --json "$TMP/long.jsonl" | jq '.processes[0].launches // .launches // empty' | head -1)" \
     "$(VRAMTRACE_REPORT_THREADS=1 "$VT" report --json "$TMP/long.jsonl" | jq '.processes[0].launches // .launches // empty' | head -1)"
