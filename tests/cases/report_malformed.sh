@@ -49,6 +49,14 @@ bad escaped_bad "$H\n"'{"ev":"kernel","id":1,"name":"a\\qb"}\n' "2: not valid JS
 bad empty "" "1: empty trace"
 bad only_nul '\0\0\0\0' "1: empty trace"
 bad second_header "$H\n$H\n" "2: second header record"
+# a kernel's parameter layout: [offset, size] pairs, each from 0 to 65535
+bad params_negative_size "$H\n"'{"ev":"kernel","id":1,"name":"k","params":[[0,8],[8,-1]]}\n' "2: field 'params' element 1 is out of range"
+bad params_big_offset "$H\n"'{"ev":"kernel","id":1,"name":"k","params":[[65536,8]]}\n' "2: field 'params' element 0 is out of range"
+bad params_big_size "$H\n"'{"ev":"kernel","id":1,"name":"k","params":[[0,8],[8,8],[16,65536]]}\n' "2: field 'params' element 2 is out of range"
+bad params_not_pair "$H\n"'{"ev":"kernel","id":1,"name":"k","params":[[0,8,1]]}\n' "2: field 'params' element 0 is not an [offset, size] pair"
+printf '%b' "$H\n"'{"ev":"kernel","id":1,"name":"k","params":[[0,0],[65535,65535]]}\n' >"$TMP/params_edge.jsonl"
+"$VT" report "$TMP/params_edge.jsonl" >/dev/null 2>"$TMP/params_edge.err"
+check_eq "params at the bounds (offset and size 0 and 65535) are read: exit 0, nothing said" "$?:$(cat "$TMP/params_edge.err")" "0:"
 
 # accepted damage
 printf '%s\n%s\n%s' "$H" "$A" '{"ev":"alloc","t":20,"tid":1,"api":"cudaMa' >"$TMP/cut.jsonl"
