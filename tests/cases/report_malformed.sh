@@ -65,6 +65,24 @@ bad absurd_folded "$H\n"'{"ev":"copies","t":5,"tid":1,"api":"cudaMemcpy","dev":0
 printf '%b' "$H\n"'{"ev":"copy","t":5,"dur":1,"tid":1,"api":"cudaMemcpy","res":0,"dev":0,"size":1125899906842624,"dir":"h2d"}\n' >"$TMP/copy_pib.jsonl"
 "$VT" report "$TMP/copy_pib.jsonl" >/dev/null 2>"$TMP/copy_pib.err"
 check_eq "a copy of exactly 1 PiB is read: exit 0, nothing said" "$?:$(cat "$TMP/copy_pib.err")" "0:"
+# every count, time and size field is refused negative, in any record (a step here); t, dur and
+# tid also in a call record's head, which the fast parser matches literally
+for f in t dur tid arg offset first last line events dropped live_bytes findings depth page_size wall_time \
+         count bytes value skipped keep release_threshold reserved_after; do
+    bad "neg_$f" "$H\n"'{"ev":"step","t":5,"'$f'":-1}\n' "2: field '$f' is negative (-1)"
+done
+for v in '"t":-1,"dur":2,"tid":1' '"t":1,"dur":-2,"tid":1' '"t":1,"dur":2,"tid":-3'; do
+    f=$(printf '%s' "$v" | sed 's/.*"\([a-z]*\)":\(-[0-9]\).*/\1 \2/')
+    bad "head_neg_${f% *}" "$H\n"'{"ev":"alloc",'"$v"',"api":"cudaMalloc","res":0,"dev":0,"addr":"0x1","size":1,"mem":"device"}\n' "2: field '${f% *}' is negative (${f#* })"
+done
+# dev: -1 (none) to 4095, in a call record's head (the fast parser's) and elsewhere (a device record)
+bad dev_below_device "$H\n"'{"ev":"device","t":1,"dev":-2,"name":"x","total_bytes":1}\n' "2: field 'dev' is out of range (-2)"
+bad dev_above_device "$H\n"'{"ev":"device","t":1,"dev":4096,"name":"x","total_bytes":1}\n' "2: field 'dev' is out of range (4096)"
+bad dev_below "$H\n"'{"ev":"alloc","t":1,"dur":2,"tid":1,"api":"cudaMalloc","res":0,"dev":-2,"addr":"0x1","size":1,"mem":"device"}\n' "2: field 'dev' is out of range (-2)"
+bad dev_above "$H\n"'{"ev":"alloc","t":1,"dur":2,"tid":1,"api":"cudaMalloc","res":0,"dev":4096,"addr":"0x1","size":1,"mem":"device"}\n' "2: field 'dev' is out of range (4096)"
+printf '%b' "$H\n"'{"ev":"alloc","t":1,"dur":2,"tid":1,"api":"cudaMalloc","res":0,"dev":4095,"addr":"0x1","size":1,"mem":"device"}\n{"ev":"alloc","t":1,"dur":2,"tid":1,"api":"cudaMalloc","res":2,"dev":-1,"size":1,"mem":"device"}\n{"ev":"device","t":1,"dev":4095,"name":"x","total_bytes":1}\n' >"$TMP/dev_edges.jsonl"
+"$VT" report "$TMP/dev_edges.jsonl" >/dev/null 2>"$TMP/dev_edges.err"
+check_eq "dev 4095 and -1 are read (a call record and a device record): exit 0, nothing said" "$?:$(cat "$TMP/dev_edges.err")" "0:"
 bad bt_not_hex "$H\n"'{"ev":"alloc","t":10,"tid":1,"api":"cudaMalloc","res":0,"dev":0,"addr":"0x1","size":1,"mem":"device","bt":["0x10","0x20","main+4"]}\n' "2: field 'bt' element 2 is not a hex address"
 bad params_not_pair "$H\n"'{"ev":"kernel","id":1,"name":"k","params":[[0,8,1]]}\n' "2: field 'params' element 0 is not an [offset, size] pair"
 printf '%b' "$H\n"'{"ev":"kernel","id":1,"name":"k","params":[[0,0],[65535,65535]]}\n' >"$TMP/params_edge.jsonl"

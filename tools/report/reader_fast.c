@@ -85,7 +85,7 @@ static const char *call_head(struct vt_reader *r, const char *p, const char *e, 
     if (!HEAD_LIT(",\"res\":")) return NULL;
     if (HEAD_LIT("null")) ev->res_null = 1;
     else if (!(p = head_int(p, e, &ev->res, 1))) return NULL;
-    if (!HEAD_LIT(",\"dev\":") || !(p = head_int(p, e, &x, 1)) || x < -1 || x > 4095) return NULL;
+    if (!HEAD_LIT(",\"dev\":") || !(p = head_int(p, e, &x, 1)) || !vtr_rd_dev_ok(x)) return NULL;
     ev->dev = x;
     ev->type = t < 0 ? VT_EV_UNKNOWN : (enum vt_ev_type)t;
     ev->api = vtr_rd_keep_str(r, v.s, v.n);

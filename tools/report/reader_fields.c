@@ -209,7 +209,7 @@ int vtr_rd_field(struct vt_reader *r, struct vt_event *ev, const char *k, size_t
         else { ev->res_null = 0; rc = get_i64(r, k, kn, v, &ev->res, 0, err, errlen); }
     } else if (KEY("dev")) {
         I64(ev->dev, 0, VT_F_DEV);
-        if (!rc && (ev->dev < -1 || ev->dev > 4095))
+        if (!rc && !vtr_rd_dev_ok(ev->dev))
             return vtr_rd_fail(r, VT_RD_ESCHEMA, err, errlen, "field 'dev' is out of range (%lld)", (long long)ev->dev);
     } else if (KEY("k")) I64(ev->k, 1, VT_F_K);
     else if (KEY("stream")) { HEX(ev->stream, 0); ev->has_stream = 1; }
