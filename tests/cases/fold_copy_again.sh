@@ -15,7 +15,11 @@ SM=$(grep -n '// SMALL' "$P" | cut -d: -f1)
 SA=$(grep -n '// SITE_A' "$P" | cut -d: -f1)
 for bt in 1 0; do
     t="$TMP/bt$bt"
-    env VRAMTRACE_BACKTRACE=$bt "$VT" run --sim -q -o "$t.jsonl" -- "$PROGS/copy_again" >"$t.out" 2>"$t.err"
+    # an hour between the drain thread's writes of the counts: a copy that finds its table locked
+    # by such a write keeps its own line (fold.c never waits there), so the line count is exact
+    # only without them (5 lines were seen once on a loaded machine; that this was the cause is
+    # likely, not shown)
+    env VRAMTRACE_BACKTRACE=$bt VRAMTRACE_FOLD_INTERVAL_MS=3600000 "$VT" run --sim -q -o "$t.jsonl" -- "$PROGS/copy_again" >"$t.out" 2>"$t.err"
     check_eq "backtraces $bt: the program ran as untraced (exit 0, 50 copies failed)" "$?:$(cat "$t.out")" "0:rc=0 failed=50"
     "$VT" report --json "$t.jsonl" >"$t.json" 2>/dev/null
     check_eq "backtraces $bt: h2d 500 copies of 4 KiB: 400 pageable (the first and third 100, the 200 from two lines), 100 pinned (registered)" \
