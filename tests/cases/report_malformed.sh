@@ -74,9 +74,10 @@ for f in t dur tid arg offset first last line events dropped live_bytes findings
          count bytes value skipped keep release_threshold reserved_after; do
     bad "neg_$f" "$H\n"'{"ev":"step","t":5,"'$f'":-1}\n' "2: field '$f' is negative (-1)"
 done
-for v in '"t":-1,"dur":2,"tid":1' '"t":1,"dur":-2,"tid":1' '"t":1,"dur":2,"tid":-3'; do
-    f=$(printf '%s' "$v" | sed 's/.*"\([a-z]*\)":\(-[0-9]\).*/\1 \2/')
-    bad "head_neg_${f% *}" "$H\n"'{"ev":"alloc",'"$v"',"api":"cudaMalloc","res":0,"dev":0,"addr":"0x1","size":1,"mem":"device"}\n' "2: field '${f% *}' is negative (${f#* })"
+for c in "t -1" "dur -2" "tid -3"; do
+    set -- $c
+    head=$(printf '"t":1,"dur":2,"tid":3' | sed "s/\"$1\":[0-9]*/\"$1\":$2/")
+    bad "head_neg_$1" "$H\n"'{"ev":"alloc",'"$head"',"api":"cudaMalloc","res":0,"dev":0,"addr":"0x1","size":1,"mem":"device"}\n' "2: field '$1' is negative ($2)"
 done
 # dev: -1 (none) to 4095, in a call record's head (the fast parser's) and elsewhere (a device record)
 bad dev_below_device "$H\n"'{"ev":"device","t":1,"dev":-2,"name":"x","total_bytes":1}\n' "2: field 'dev' is out of range (-2)"

@@ -71,7 +71,7 @@ print("capacity:", ";".join("%d %s" % (mib16(y), t) for y, t in caps))
 for t in re.findall(r"<title>([^<]*)</title>", svg):
     print("title:", re.sub(r"^\+[\d.]+ s: ", "", t.split("\n")[0]))
 EOF
-g() { sed -n "s/^$1: //p" "$TMP/geo.txt"; }
+g() { sed -n "s/^$1: //p" "${2:-$TMP/geo.txt}"; }   # KEY [FILE]: a checker's line
 check_eq "the checker ran" "$(grep -c Traceback "$TMP/geo.txt")" 0
 check_eq "bytes axis in GiB (the OOM's 768 MiB + 1 GiB is above 1 GiB), every 0.5 GiB" "$(g 'y ticks')" "0 GiB;0.5 GiB;1 GiB;1.5 GiB"
 check_eq "each grid line at its bytes' height" "$(g 'y ticks at their values')" True
@@ -131,12 +131,12 @@ print("percentages:", len(lab), "labelled,", all(c[5] == round(100 * c[7] / 465,
       "rows and columns:", len(set(c[1] for c in lab)) > 1 and len(set(c[0] for c in lab)) > 1)
 EOF
 check_eq "treemap: the checker ran" "$(grep -c Traceback "$TMP/tm.txt")" 0
-check_eq "treemap: 1100 x 320, 25 cells" "$(sed -n 's/^map: //p' "$TMP/tm.txt")" "1100 x 320 25 cells"
-check_eq "treemap: the cells' sizes, largest first, \"other sites\" last (21 MiB)" "$(sed -n 's/^sizes: //p' "$TMP/tm.txt")" \
+check_eq "treemap: 1100 x 320, 25 cells" "$(g map "$TMP/tm.txt")" "1100 x 320 25 cells"
+check_eq "treemap: the cells' sizes, largest first, \"other sites\" last (21 MiB)" "$(g sizes "$TMP/tm.txt")" \
     "30;29;28;27;26;25;24;23;22;21;20;19;18;17;16;15;14;13;12;11;10;9;8;7;21"
-check_eq "treemap: 24 sites, each its own name, then \"other sites\"" "$(sed -n 's/^names: //p' "$TMP/tm.txt")" "24 distinct; other sites"
-check_eq "treemap: the palette in turn by rank, \"other sites\" grey" "$(sed -n 's/^fills by rank: //p' "$TMP/tm.txt")" "True #a0a6b0"
-check_eq "treemap: each cell's area is its share of 465 MiB; together the whole 352000 (to 100)" "$(sed -n 's/^areas are shares: //p' "$TMP/tm.txt")" "True 352000"
-check_eq "treemap: every cell inside the map, none overlapping" "$(sed -n 's/^inside: //p;s/^overlaps: //p' "$TMP/tm.txt" | tr '\n' ' ')" "True 0 "
+check_eq "treemap: 24 sites, each its own name, then \"other sites\"" "$(g names "$TMP/tm.txt")" "24 distinct; other sites"
+check_eq "treemap: the palette in turn by rank, \"other sites\" grey" "$(g 'fills by rank' "$TMP/tm.txt")" "True #a0a6b0"
+check_eq "treemap: each cell's area is its share of 465 MiB; together the whole 352000 (to 100)" "$(g 'areas are shares' "$TMP/tm.txt")" "True 352000"
+check_eq "treemap: every cell inside the map, none overlapping" "$(g inside "$TMP/tm.txt") $(g overlaps "$TMP/tm.txt")" "True 0"
 check "treemap: labelled cells in columns and rows, each percentage its bytes over 465 MiB" \
     grep -qx "percentages: [0-9]* labelled, True rows and columns: True" "$TMP/tm.txt"
