@@ -83,10 +83,12 @@ check_eq "clean program: census of pinned/managed/registered allocations" \
 trace copies "" -- "$PROGS/trace_rt" copies
 check_findings copies "copy/set/free checks"
 check "oob copy says by how much" grep -q "destination range runs 4096 bytes past the end" "$TMP/copies.err"
-check "direction mismatch says what the kind claimed" grep -q "kind says d2h but the pointers are h2d" "$TMP/copies.err"
+check_eq "direction mismatch says what the kind claimed, for a host side and for each device side" \
+    "$(grep -o 'kind says [a-z0-9]* but the pointers are [a-z0-9]*' "$TMP/copies.err" | tr '\n' ';')" \
+    "kind says d2h but the pointers are h2d;kind says h2d but the pointers are d2d;kind says d2h but the pointers are d2d;"
 check_eq "oob copy names its allocation" \
     "$(q copies '[.[] | select(.ev=="finding" and .kind=="oob_copy") | .alloc.size] | map(tostring) | join(",")')" "4096,4096,4096;"
-check "summary lists every kind" grep -q "findings: 6 errors, 0 warnings (3 out-of-bounds copy, 1 direction mismatch, 1 double free, 1 invalid free)" "$TMP/copies.err"
+check "summary lists every kind" grep -q "findings: 8 errors, 0 warnings (3 out-of-bounds copy, 3 direction mismatch, 1 double free, 1 invalid free)" "$TMP/copies.err"
 
 # Copies and memsets of freed device and managed memory: a use after free naming the freed
 # allocation and the call's side (issue 50 slice 4: before, a copy from a freed pointer read as a

@@ -60,12 +60,12 @@ check_eq "leak: 3 MiB live at a clean exit trips it" "$(gate "$TMP/exit.jsonl" -
     "3|vramtrace report: --fail-on=leak: not freed at exit: 3.00 MiB VRAM in 3 allocations"
 check_eq "leak: 3 MiB live when the process aborted does not" "$(gate "$TMP/abort.jsonl" --fail-on=leak | head -1 | cut -d'|' -f1):$(grep -c fail-on "$TMP/gate.err")" "0:0"
 
-# error / warning: trace_rt copies makes 6 errors (3 out-of-bounds copies/sets, a direction
-# mismatch, a double free, an invalid free), no warning; between makes 1 warning (a pointer
+# error / warning: trace_rt copies makes 8 errors (3 out-of-bounds copies/sets, 3 direction
+# mismatches, a double free, an invalid free), no warning; between makes 1 warning (a pointer
 # between two allocations), no error; clean makes neither.
 for mode in copies between clean; do "$VT" run --sim -q -o "$TMP/$mode.jsonl" -- "$PROGS/trace_rt" $mode >/dev/null 2>&1; done
 C="$TMP/copies.jsonl"; B="$TMP/between.jsonl"
-check_eq "error: 6 checker errors" "$(gate "$C" --fail-on=error)" "3|vramtrace report: --fail-on=error: pid $(pid "$C") ($C): 6 checker errors"
+check_eq "error: 8 checker errors" "$(gate "$C" --fail-on=error)" "3|vramtrace report: --fail-on=error: pid $(pid "$C") ($C): 8 checker errors"
 check_eq "error: a warning alone does not trip it" "$(gate "$B" --fail-on=error)" "0|"
 check_eq "warning: a warning trips it" "$(gate "$B" --fail-on=warning)" "3|vramtrace report: --fail-on=warning: pid $(pid "$B") ($B): 1 checker warning and 0 errors"
 check_eq "warning: errors trip it too" "$(gate "$C" --fail-on=warning | head -1 | cut -d'|' -f1)" 3

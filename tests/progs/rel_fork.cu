@@ -12,6 +12,9 @@
 //   hold      cudaMalloc 1 MiB and keep it; fork; the child sets RANK=5, makes one 64-byte
 //             host-to-host cudaMemcpy (its only CUDA call: it holds no device memory) and exits;
 //             the parent frees after
+//   findings  21 cudaFree of host addresses never allocated (21 invalid frees: the tracer says the
+//             first 20 on stderr), fork; the child makes one more, at host+100, and exits. Prints
+//             "bad=ADDR" (host+100) for the child's
 //   rawfork   cudaMalloc 1 MiB, then a child made by syscall(SYS_fork) (no atfork handlers run,
 //   _Fork     no pid or tid caches reset) or by glibc's _Fork (no atfork handlers): the child
 //             does cudaMalloc 2 MiB + cudaFree and exit(0) (destructors run); parent frees after
@@ -142,6 +145,16 @@ int main(int argc, char **argv)
         }
         wait_child(c);
         cudaFree(p);
+        return 0;
+    }
+    if (!strcmp(mode, "findings")) {
+        static char host[128];
+        for (int i = 0; i < 21; i++) { cudaFree(host + i); cudaGetLastError(); }
+        printf("bad=%p\n", (void *)(host + 100));
+        fflush(stdout);
+        pid_t c = fork();
+        if (c == 0) { cudaFree(host + 100); exit(0); }
+        wait_child(c);
         return 0;
     }
     if (!strcmp(mode, "rawfork") || !strcmp(mode, "_Fork")) {

@@ -311,6 +311,14 @@ static int mode(const char *m)
         expect("direction_mismatch", "error", NULL, 0, 0, d);
         printf("rc mismatch %d\n", (int)cudaMemcpy(d, hb, 64, cudaMemcpyDeviceToHost));
         cudaGetLastError();
+        // both sides device memory: the kind contradicts the source (host-to-device) or the
+        // destination (device-to-host); each finding names the source, the device side it saw
+        expect("direction_mismatch", "error", NULL, 0, 0, d + 2048);
+        printf("rc mismatch_src %d\n", (int)cudaMemcpy(d, d + 2048, 64, cudaMemcpyHostToDevice));
+        cudaGetLastError();
+        expect("direction_mismatch", "error", NULL, 0, 0, d + 1024);
+        printf("rc mismatch_dst %d\n", (int)cudaMemcpy(d, d + 1024, 64, cudaMemcpyDeviceToHost));
+        cudaGetLastError();
         char *z = (char *)dmalloc(256);
         dfree(z);
         expect("double_free", "error", NULL, 0, 0, z);
