@@ -264,6 +264,27 @@ static void test_ptx_use_many_registers(void)
     free(t);
 }
 
+/* PTX identifiers may start with '%' or '$' (PTX ISA, identifiers: [_$%] then [a-zA-Z0-9_$]);
+ * ptxas 13 assembles this hand-written kernel (-arch=sm_90). Its layout is read with those names
+ * (out at 0, n at 8, _p at 16), and out, loaded by name and stored through, is the one address
+ * used: n is stored as a value. */
+static void test_ptx_percent_names(void)
+{
+    static const char text[] =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k(.param .u64 %out, .param .u32 $n, .param .u64 _p)\n{\n"
+        "\t.reg .b64 %rd<3>;\n\t.reg .b32 %r<2>;\n"
+        "\tld.param.u64 %rd1, [%out];\n\tld.param.u32 %r1, [$n];\n"
+        "\tcvta.to.global.u64 %rd2, %rd1;\n\tst.global.u32 [%rd2], %r1;\n\tret;\n}\n";
+    blob b;
+    vt_fatbin *fb;
+    const vt_kernel_layout *k = ptx_kernel(text, "k", "PTX with % and $ parameter names", &fb, &b);
+    check_layout(fb, "k", 3, (const uint32_t[]){0, 8, 8, 4, 16, 8}, "% and $ names");
+    VT_CHECK(k && k->nuses == 1 && k->uses[0].param == 0 && k->uses[0].offset == 0,
+             "%%out stored through: the one use is param 0 word 0 (got %d uses)", k ? k->nuses : -9);
+    ptx_done(fb, &b);
+}
+
 int main(void)
 {
     test_ptx_syntax();
@@ -273,5 +294,6 @@ int main(void)
     test_ptx_use_before_param();
     test_ptx_use_halves();
     test_ptx_use_many_registers();
+    test_ptx_percent_names();
     return vt_test_finish();
 }
