@@ -30,6 +30,7 @@ struct vt_site {
     const char *label;                 /* "build_attention (oom.cu:42)"; "(no backtrace)" */
     const struct vt_frame *const *frames;  /* representative full stack, innermost first */
     size_t nframes;
+    int no_backtrace;                  /* the records made without a call stack, all lines in one */
     uint64_t peak_bytes, peak_count;   /* live VRAM at the process peak */
     uint64_t alloc_bytes, alloc_count; /* all successful VRAM allocations (churn) */
     uint64_t leak_bytes, leak_count;   /* VRAM still live at the end of the trace */

@@ -206,6 +206,7 @@ static int make_sites(struct vt_proc *p)
         t->label = vtr_strtab_get(&a->strs, lid);
         t->frames = frames;
         t->nframes = nf;
+        t->no_backtrace = !s->n;
         s->site = (int)p->nsites++;
         if (vtr_hmap_put(&by_label, (uint64_t)lid, (uint64_t)s->site) < 0) goto oom;
     }

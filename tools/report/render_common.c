@@ -223,11 +223,12 @@ size_t vt_transfer_verdicts(struct vt_proc *const *procs, size_t np, const struc
         v->per_copy_s = d.sync_count && d.seconds > 0 ? d.seconds / (double)d.sync_count : 0;
     }
     /* a synchronous device-to-host copy made over and over from one line (reading a loss value
-     * each step): each waits for all the GPU's work before it, so the host and GPU take turns */
+     * each step): each waits for all the GPU's work before it, so the host and GPU take turns.
+     * Copies without a call stack may come from any number of lines: no verdict for them */
     for (size_t i = 0; i < np; i++)
         for (size_t j = 0; j < procs[i]->nsites && n < max; j++) {
             const struct vt_site *s = &procs[i]->sites[j];
-            if (s->d2h_sync_count < 16) continue;
+            if (s->d2h_sync_count < 16 || s->no_backtrace) continue;
             struct vt_verdict *v = &out[n++];
             memset(v, 0, sizeof *v);
             v->kind = VT_V_SYNC_LOOP; v->dir = VT_DIR_D2H; v->count = s->d2h_sync_count;
@@ -235,8 +236,8 @@ size_t vt_transfer_verdicts(struct vt_proc *const *procs, size_t np, const struc
         }
     /* device to device through the host (d2h from one GPU, then h2d of those bytes to another) */
     for (size_t i = 0; i < np; i++)
-        for (size_t j = 0; j < procs[i]->nsites && n < max; j++) {
-            const struct vt_site *s = &procs[i]->sites[j];
+        for (size_t t = 0; t < procs[i]->nsites && n < max; t++) {   /* the "(no backtrace)" site too */
+            const struct vt_site *s = &procs[i]->sites[t];
             if (!s->staged_count) continue;
             struct vt_verdict *v = &out[n++];
             memset(v, 0, sizeof *v);
