@@ -128,6 +128,7 @@ static void copy_sites(FILE *f, const struct vt_proc *p, int top)
 {
     size_t *idx = NULL;
     long n = vt_copy_sites(p, 0, &idx);
+    if (n < 0) fputs("<section><h2>Copy sites</h2><p>Unknown: the report ran out of memory for them.</p></section>", f);
     if (n > 0) {
         fputs("<section><h2>Copy sites</h2><table><tr><th class=\"n\">bytes</th><th class=\"n\">copies</th><th class=\"n\">host time</th>"
               "<th class=\"n\">pageable</th><th>call site</th></tr>", f);

@@ -226,6 +226,7 @@ static void copy_sites(FILE *f, const struct vt_proc *p)
 {
     size_t *idx = NULL;
     long n = vt_copy_sites(p, 0, &idx);
+    if (n < 0) { fputs("null", f); return; }   /* unknown: the report ran out of memory for them */
     fputc('[', f);
     for (long k = 0; k < n; k++) {
         const struct vt_site *s = &p->sites[idx[k]];

@@ -526,7 +526,9 @@ static void copy_sites(FILE *f, const struct vt_proc *p, const struct vt_render_
     for (int by_time = 0; by_time < 2; by_time++) {
         size_t *idx = NULL;
         long n = vt_copy_sites(p, by_time, &idx);
-        if (n > 0) fprintf(f, "\nCopy sites (by %s):\n", by_time ? "host time of synchronous copies" : "bytes");
+        const char *by = by_time ? "host time of synchronous copies" : "bytes";
+        if (n < 0) fprintf(f, "\nCopy sites (by %s): unknown (the report ran out of memory for them)\n", by);
+        if (n > 0) fprintf(f, "\nCopy sites (by %s):\n", by);
         for (long k = 0; k < n && k < o->top; k++) {
             const struct vt_site *s = &p->sites[idx[k]];
             char d[32];
