@@ -139,3 +139,13 @@ record_fields_bad() {
 # its end ("vramtrace: trace written to ...", "vramtrace: analyse with: ..."); nothing for a clean
 # run. A warning no one asked for (a false one included) shows here.
 stderr_unexpected() { grep -v -e '^vramtrace: trace written to ' -e '^vramtrace: analyse with: vramtrace report ' "$1"; }
+
+# sync_d2h_trace N1 N2 : a hand-made trace (stdout) of N1 + N2 synchronous 4-byte d2h copies into
+# pageable memory, 10 us apart: the first N1 from the stack [0x401234], the next N2 from [0x405678]
+sync_d2h_trace() {
+    awk -v n1="$1" -v n2="$2" 'BEGIN {
+    print "{\"ev\":\"header\",\"format\":\"vramtrace-trace\",\"version\":1,\"tracer\":\"0.1.0\",\"pid\":801,\"ppid\":1,\"program\":\"/opt/job\",\"argv\":[\"job\"],\"t\":1000000000,\"wall_time\":1764680000,\"hostname\":\"h\",\"rank\":{},\"page_size\":4096,\"backtraces\":true,\"checks\":\"off\"}"
+    for (i = 0; i < n1 + n2; i++)
+        printf "{\"ev\":\"copy\",\"t\":%d,\"dur\":1000,\"tid\":801,\"api\":\"cudaMemcpy\",\"res\":0,\"dev\":0,\"dst\":\"0x7e0000001000\",\"src\":\"0x7f0000000000\",\"size\":4,\"dir\":\"d2h\",\"host\":\"pageable\",\"async\":false,\"bt\":[\"%s\"]}\n", 2000000000 + i * 10000, i < n1 ? "0x401234" : "0x405678"
+}'
+}

@@ -52,11 +52,7 @@ fi
 # sites of a trace with 16 copies from one stack, in each format, with each allocation failed in
 # turn. Each run shows the one site (its label "?" where symbolizing it ran out of memory), or
 # says the sites are unknown; and some run says so.
-awk 'BEGIN {
-    print "{\"ev\":\"header\",\"format\":\"vramtrace-trace\",\"version\":1,\"tracer\":\"0.1.0\",\"pid\":801,\"ppid\":1,\"program\":\"/opt/job\",\"argv\":[\"job\"],\"t\":1000000000,\"wall_time\":1764680000,\"hostname\":\"h\",\"rank\":{},\"page_size\":4096,\"backtraces\":true,\"checks\":\"off\"}"
-    for (i = 0; i < 16; i++)
-        printf "{\"ev\":\"copy\",\"t\":%d,\"dur\":1000,\"tid\":801,\"api\":\"cudaMemcpy\",\"res\":0,\"dev\":0,\"dst\":\"0x7e0000001000\",\"src\":\"0x7f0000000000\",\"size\":4,\"dir\":\"d2h\",\"host\":\"pageable\",\"async\":false,\"bt\":[\"0x401234\"]}\n", 2000000000 + i * 10000
-}' >"$TMP/copies16.jsonl"
+sync_d2h_trace 16 0 >"$TMP/copies16.jsonl"
 if [ -n "${VRAMTRACE_PRELOAD_FIRST:-}" ] || [ ! -f "$SHIM" ]; then
     skip "copy sites under failed allocations: no shim here (see above)"
 else

@@ -140,11 +140,7 @@ check_eq "verdicts in JSON carry the text's sentence" \
     "32 d2h copies from one line that the host waits for, each until the GPU has finished its work: keep the values on the GPU and read them back once after the loop, or copy with cudaMemcpyAsync into pinned memory and synchronize once after it"
 # The verdict for each site, the first of the process included: a trace whose first stack
 # (site 0) makes 16 synchronous d2h copies of 4 bytes, its second 15 (below the 16 a loop needs)
-awk 'BEGIN {
-    print "{\"ev\":\"header\",\"format\":\"vramtrace-trace\",\"version\":1,\"tracer\":\"0.1.0\",\"pid\":801,\"ppid\":1,\"program\":\"/opt/job\",\"argv\":[\"job\"],\"t\":1000000000,\"wall_time\":1764680000,\"hostname\":\"h\",\"rank\":{},\"page_size\":4096,\"backtraces\":true,\"checks\":\"off\"}"
-    for (i = 0; i < 31; i++)
-        printf "{\"ev\":\"copy\",\"t\":%d,\"dur\":1000,\"tid\":801,\"api\":\"cudaMemcpy\",\"res\":0,\"dev\":0,\"dst\":\"0x7e0000001000\",\"src\":\"0x7f0000000000\",\"size\":4,\"dir\":\"d2h\",\"host\":\"pageable\",\"async\":false,\"bt\":[\"%s\"]}\n", 2000000000 + i * 10000, i < 16 ? "0x401234" : "0x405678"
-}' >"$TMP/sync_first.jsonl"
+sync_d2h_trace 16 15 >"$TMP/sync_first.jsonl"
 check_eq "a synchronous d2h loop at the process's first stack: its verdict (16 copies at 0x401234), none for 15" \
     "$("$VT" report --json "$TMP/sync_first.jsonl" | jq -c '[.transfer_verdicts[] | [.kind, .count, .sites]]')" '[["sync_copy_in_loop",16,["0x401234"]]]'
 # the same 31 copies without call stacks (VRAMTRACE_BACKTRACE=0): they may come from 31 lines, so
